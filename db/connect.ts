@@ -1,0 +1,39 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export type DatabaseTarget =
+  | { dialect: 'sqlite'; file: string }
+  | { dialect: 'postgres'; connectionString: string };
+
+/** An open database: the kysely handle plus the driver object, which a few libraries need directly. */
+export type Db =
+  | { dialect: 'sqlite'; kysely: Kysely<Database>; sqlite: BetterSqlite3.Database; close(): Promise<void> }
+  | { dialect: 'postgres'; kysely: Kysely<Database>; pool: pg.Pool; close(): Promise<void> };
+
+/**
+ * Opens the database named by `target`. SQLite gets WAL (readers do not block the writer), a busy timeout
+ * (another process holding the write lock makes us wait, not fail) and enforced foreign keys.
+ */
+export function connect(target: DatabaseTarget, options: { poolSize?: number } = {}): Db {
+  if (target.dialect === 'sqlite') {
+    if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
+    const sqlite = new BetterSqlite3(target.file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('synchronous = NORMAL');
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { dialect: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
+  }
+  const pool = new pg.Pool({ connectionString: target.connectionString, max: options.poolSize ?? 10 });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { dialect: 'postgres', kysely, pool, close: () => kysely.destroy() };
+}

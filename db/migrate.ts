@@ -1,0 +1,23 @@
+import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
+import type { Dialect } from './connect.js';
+import { migrations } from './migrations/index.js';
+
+/**
+ * Brings the schema up to date. Safe to run from several processes at once: kysely's migrator takes a lock
+ * table, so one process migrates and the others wait, then find nothing left to do.
+ * @throws the first migration error, after kysely has rolled that migration back.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(
+          migrations.map((m): [string, Migration] => [m.name, { up: (tx) => m.up(tx, dialect) }]),
+        ),
+    },
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}

@@ -1,0 +1,5 @@
+import { foundation } from './0001-foundation.js';
+import type { FrozenMigration } from './types.js';
+
+/** Every migration, in the order it runs. Append only; never edit one that has shipped. */
+export const migrations: readonly FrozenMigration[] = [foundation];

@@ -1,0 +1,50 @@
+import express, { type Express } from 'express';
+import type { Container } from './container.js';
+import { ServiceError } from './core/errors.js';
+import { errorHandler } from './http/errors.js';
+import { requestContext } from './http/middleware/request-id.js';
+import { mountRoutes } from './http/mount.js';
+import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
+import type { AnyRoute } from './http/route.js';
+import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
+import { systemRoutes } from './http/routes/system.routes.js';
+
+/** Every REST operation the service offers; the OpenAPI document and the authorization tests enumerate it. */
+export function restRoutes(container: Container): AnyRoute[] {
+  const { services } = container;
+  return [...systemRoutes(services.health), ...apiKeyRoutes(services.apiKeys)];
+}
+
+/** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */
+export function buildApp(container: Container, baseUrl: string): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestContext(container.logger));
+
+  const routes = restRoutes(container);
+  let yaml: string | undefined;
+  app.get('/openapi.yaml', (_req, res) => {
+    // Rendered on first request, then kept: the routes do not change while the process runs.
+    yaml ??= renderOpenApiYaml(buildOpenApiDocument(routes, baseUrl));
+    res.type('application/yaml').send(yaml);
+  });
+
+  app.use(
+    mountRoutes(routes, {
+      auth: {
+        apiKey: (token) => container.services.apiKeys.authenticate(token),
+      },
+      limiter: container.limiter,
+      bodyLimit: container.config.bodyLimit,
+    }),
+  );
+
+  app.use((req, _res, next) => {
+    next(new ServiceError('not_found', `No route for ${req.method} ${req.path.slice(0, 200)}.`));
+  });
+  app.use(errorHandler());
+  return app;
+}

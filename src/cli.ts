@@ -1,0 +1,77 @@
+import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
+import { connect } from '../db/connect.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createContainer } from './container.js';
+import { createLogger } from './logger.js';
+import { createWorkspaceInputSchema } from './core/workspaces/workspaces.schema.js';
+
+const USAGE = `Usage: npm run cli -- <command>
+
+Commands:
+  migrate                                   bring the database schema up to date
+  workspace create --name NAME [--json]     create a workspace and its first API key (shown once)
+`;
+
+/** Operator commands. Exit codes: 0 done, 1 failed, 2 bad usage or configuration. */
+async function run(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+  });
+  const command = positionals.join(' ');
+  if (values.help || command === '') {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const config = loadConfig();
+
+  if (command === 'migrate') {
+    const db = connect(config.database);
+    try {
+      const result = await migrateToLatest(db.kysely as unknown as Kysely<unknown>, db.dialect);
+      const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      process.stdout.write(applied.length === 0 ? 'Schema already up to date.\n' : `Applied: ${applied.join(', ')}\n`);
+      return 0;
+    } finally {
+      await db.close();
+    }
+  }
+
+  if (command === 'workspace create') {
+    const input = createWorkspaceInputSchema.safeParse({ name: values.name });
+    if (!input.success) {
+      process.stderr.write('workspace create needs --name NAME (1 to 100 characters)\n');
+      return 2;
+    }
+    const container = await createContainer(config, { logger: createLogger('warn', process.stderr) });
+    try {
+      const created = await container.services.workspaces.create(input.data);
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify(created)}\n`
+          : `Workspace ${created.workspace_id}\nAPI key ${created.key_id} (shown only now; store it):\n  ${created.api_key}\n`,
+      );
+      return 0;
+    } finally {
+      await container.close();
+    }
+  }
+
+  process.stderr.write(`Unknown command: ${command}\n${USAGE}`);
+  return 2;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS') ? 2 : 1);
+  },
+);

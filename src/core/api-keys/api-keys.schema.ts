@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** Spec 2.1 and 4.1. */
+
+export const apiKeyIdSchema = z.string().regex(/^key_[0-9a-z]{20}$/, 'must be an API key id (key_…)');
+
+export const createApiKeyInputSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).describe('Label chosen by the caller, e.g. "zapier" or "ci". One key per use.'),
+    revoke_others: z
+      .boolean()
+      .optional()
+      .describe('When true, every other key of the workspace is revoked in the same request (atomic rotation).'),
+  })
+  .meta({ id: 'CreateApiKeyInput' });
+
+export const apiKeySchema = z
+  .object({
+    id: z.string().describe('Identifier of the key (key_…).'),
+    name: z.string(),
+    prefix: z.string().describe('The first 8 characters of the key, to recognise it.'),
+    created_at: z.iso.datetime().describe('ISO 8601 UTC.'),
+    last_used_at: z.iso.datetime().nullable().describe('Last authenticated use, to the minute; null if never used.'),
+    revoked_at: z.iso.datetime().nullable().describe('When the key was revoked; null while active.'),
+  })
+  .meta({ id: 'ApiKey', description: 'An API key as listed; the plaintext is never returned after creation.' });
+
+export const createdApiKeySchema = z
+  .object({
+    id: z.string(),
+    api_key: z
+      .string()
+      .regex(/^svc_live_[0-9a-f]{32}$/)
+      .describe('The plaintext key: svc_live_ + 32 lowercase hex. Returned only in this response; store it now.'),
+    name: z.string(),
+    prefix: z.string(),
+    created_at: z.iso.datetime(),
+    revoked_other_keys: z.number().int().describe('How many other keys this request revoked (revoke_others).'),
+  })
+  .meta({ id: 'CreatedApiKey' });
+
+export const apiKeyListSchema = z.object({ data: z.array(apiKeySchema) }).meta({ id: 'ApiKeyList' });
+
+export type CreateApiKeyInput = z.infer<typeof createApiKeyInputSchema>;
+export type ApiKey = z.infer<typeof apiKeySchema>;
+export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;

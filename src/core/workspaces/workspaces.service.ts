@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import { claimMetaFlag, insertWorkspace } from '../../../db/repositories/workspaces.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { mintApiKey } from '../api-keys/api-keys.service.js';
+import type { Clock } from '../clock.js';
+import { newId } from '../ids.js';
+import type { CreateWorkspaceInput } from './workspaces.schema.js';
+
+export interface NewWorkspace {
+  workspace_id: string;
+  key_id: string;
+  /** Plaintext of the first key; shown once. */
+  api_key: string;
+}
+
+export type WorkspacesService = ReturnType<typeof createWorkspacesService>;
+
+export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clock }) {
+  const { db, clock } = deps;
+
+  async function createIn(tx: Kysely<Database>, name: string): Promise<NewWorkspace> {
+    const workspaceId = newId('ws_');
+    await insertWorkspace(tx, { id: workspaceId, name, createdAt: clock.now() });
+    const { row, apiKey } = await mintApiKey(tx, clock, workspaceId, 'first key');
+    return { workspace_id: workspaceId, key_id: row.id, api_key: apiKey };
+  }
+
+  return {
+    /** Creates a workspace and its first API key in one transaction (operators: CLI and first start). */
+    async create(input: CreateWorkspaceInput): Promise<NewWorkspace> {
+      return db.transaction().execute((tx) => createIn(tx, input.name));
+    },
+
+    /**
+     * On the very first start of an installation, creates a default workspace and key and returns them;
+     * returns null on every later start, and to all but one of several processes starting together.
+     */
+    async bootstrapOnce(): Promise<NewWorkspace | null> {
+      return db.transaction().execute(async (tx) => {
+        const first = await claimMetaFlag(tx, 'bootstrapped', 'default workspace created', clock.now());
+        return first ? createIn(tx, 'Default workspace') : null;
+      });
+    },
+  };
+}

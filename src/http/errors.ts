@@ -1,0 +1,47 @@
+import type { NextFunction, Request, Response } from 'express';
+import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
+import { locals } from './middleware/request-id.js';
+
+/** body-parser reports its failures as errors with a `type`; these are the client's fault. */
+function fromBodyParser(err: unknown): ServiceError | null {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return null;
+  switch ((err as { type: unknown }).type) {
+    case 'entity.parse.failed':
+      return new ServiceError('invalid_request', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return new ServiceError('payload_too_large', 'The request body is larger than the service accepts.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ServiceError('invalid_request', 'The request body must be UTF-8 JSON.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ServiceError('invalid_request', 'The request body was incomplete.');
+    default:
+      return null;
+  }
+}
+
+/** Spec 7.1: `{error, message, request_id, ...extra}` with the catalogue's status. */
+export function sendError(res: Response, error: ServiceError): void {
+  const { requestId } = locals(res);
+  const body: ErrorBody = { ...error.extra, error: error.code, message: error.message, request_id: requestId };
+  res.status(error.status).json(body);
+}
+
+/** The last middleware: every error becomes the spec's body; unknown ones become a bare `server_error`. */
+export function errorHandler() {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+    const known = err instanceof ServiceError ? err : fromBodyParser(err);
+    if (known) {
+      sendError(res, known);
+      return;
+    }
+    locals(res).log.error({ err }, 'unhandled error');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendError(res, new ServiceError('server_error', SERVER_ERROR_MESSAGE));
+  };
+}

@@ -1,0 +1,42 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ServiceError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
+
+/**
+ * How a bearer credential becomes a Principal. API keys are recognised by their `svc_live_` shape; anything
+ * else is offered to the OAuth verifier when one is installed (the OAuth issue plugs it in here).
+ */
+export interface Authenticators {
+  apiKey(presented: string): Promise<Principal>;
+  /**
+   * Resolves an OAuth access token. Returns null when the string is not a token we issued (answered as
+   * `invalid_api_key`); throws `invalid_token` when it is ours but expired or revoked.
+   */
+  oauthToken?(presented: string): Promise<Principal | null>;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function invalidKey(): ServiceError {
+  return new ServiceError('invalid_api_key', 'The API key is missing, malformed, revoked or unknown. Send Authorization: Bearer <API_KEY>.');
+}
+
+export async function resolvePrincipal(authorization: string | undefined, auth: Authenticators): Promise<Principal> {
+  const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  if (token === undefined) throw invalidKey();
+  if (token.startsWith('svc_live_') || auth.oauthToken === undefined) return auth.apiKey(token);
+  const principal = await auth.oauthToken(token);
+  if (principal === null) throw invalidKey();
+  return principal;
+}
+
+export function authenticate(auth: Authenticators) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    res.locals.principal = await resolvePrincipal(req.get('authorization'), auth);
+    next();
+  };
+}
+
+export function principalOf(res: Response): Principal | null {
+  return (res.locals.principal as Principal | undefined) ?? null;
+}

@@ -1,0 +1,39 @@
+import type { NextFunction, Request, Response } from 'express';
+import { newId } from '../../core/ids.js';
+import type { Logger } from '../../logger.js';
+
+/** An incoming id is kept only if it is short and plain, so it cannot inject into logs or headers. */
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+export interface RequestLocals {
+  requestId: string;
+  log: Logger;
+}
+
+export function locals(res: Response): RequestLocals {
+  return res.locals as RequestLocals;
+}
+
+/** Gives every request an id (spec 4.7), a logger bound to it, and one access-log line when it ends. */
+export function requestContext(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : newId('req_');
+    const log = logger.child({ request_id: requestId });
+    Object.assign(res.locals, { requestId, log } satisfies RequestLocals);
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      log.info(
+        {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

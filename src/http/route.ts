@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteContext<P, Q, B> {
+  /** Null only on routes declared `auth: 'none'`. */
+  principal: Principal | null;
+  params: P;
+  query: Q;
+  body: B;
+  requestId: string;
+  /** Raw request headers, for the few routes that read one (e.g. Idempotency-Key). */
+  header(name: string): string | undefined;
+}
+
+/**
+ * One REST operation, declared once: the same object mounts the Express handler and renders its OpenAPI
+ * entry, so a route cannot exist undocumented.
+ */
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R> {
+  operationId: string;
+  method: Method;
+  /** OpenAPI form, e.g. `/api/v1/workspaces/{wsId}/api-keys`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: 'bearer' | 'none';
+  params?: P;
+  query?: Q;
+  body?: B;
+  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType<R> };
+  /** Error codes this operation raises itself; auth, body and rate-limit codes are added automatically. */
+  errors?: ErrorCode[];
+  handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<R>;
+}
+
+// `handle` is declared as a method, so any concrete route is assignable here (method parameters are bivariant).
+export type AnyRoute = RouteSpec<z.ZodType, z.ZodType, z.ZodType, unknown>;
+
+export function defineRoute<
+  P extends z.ZodType = z.ZodObject<Record<string, never>>,
+  Q extends z.ZodType = z.ZodObject<Record<string, never>>,
+  B extends z.ZodType = z.ZodUndefined,
+  R = unknown,
+>(spec: RouteSpec<P, Q, B, R>): AnyRoute {
+  return spec as unknown as AnyRoute;
+}
+
+/** Error codes a route can answer with, given how it is declared. */
+export function routeErrorCodes(route: AnyRoute): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.errors ?? []);
+  if (route.auth === 'bearer') {
+    codes.add('invalid_api_key');
+    codes.add('invalid_token');
+    codes.add('rate_limited');
+    if (route.path.includes('{wsId}')) codes.add('forbidden');
+  }
+  if (route.body !== undefined) {
+    codes.add('invalid_request');
+    codes.add('payload_too_large');
+  }
+  if (route.body !== undefined || route.query !== undefined || route.params !== undefined) codes.add('validation_failed');
+  codes.add('server_error');
+  return [...codes];
+}

@@ -1,0 +1,58 @@
+import { ConfigError, loadConfig } from './config.js';
+import { startService } from './server.js';
+
+/** Process entry: start, print where we listen (and the first key on a fresh install), stop cleanly on signals. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  const service = await startService(config);
+  const { logger } = service.container;
+  if (config.allowLocalUrls) {
+    logger.warn('ALLOW_LOCAL_URLS is on: webhooks and media may reach http and private addresses. For local testing only.');
+  }
+
+  const lines = [`Listening on ${service.listenUrl} (base URL ${service.baseUrl})`, `API description: ${service.baseUrl}/openapi.yaml`];
+  const first = service.firstWorkspace;
+  if (first) {
+    lines.push(
+      '',
+      `First start: created workspace ${first.workspace_id} and its first API key (shown only now; store it):`,
+      `  ${first.api_key}`,
+      'Try it:',
+      `  curl -H "Authorization: Bearer ${first.api_key}" ${service.baseUrl}/api/v1/workspaces/${first.workspace_id}/api-keys`,
+    );
+  } else {
+    lines.push('Get an API key for a new workspace: npm run cli -- workspace create --name "My workspace" --json');
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) return;
+    signalled = true;
+    logger.info({ signal }, 'shutting down');
+    service.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

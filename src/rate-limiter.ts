@@ -1,0 +1,43 @@
+import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Db } from '../db/connect.js';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Epoch ms at which the current window ends. */
+  resetAt: number;
+}
+
+export interface WorkspaceRateLimiter {
+  /** Counts one request for the workspace and says whether it fits in the current window. */
+  consume(workspaceId: string): Promise<RateDecision>;
+}
+
+/**
+ * Spec 8: a fixed one-minute window per workspace, counted across all its keys and tokens. The counters live
+ * in the service's own database (rate-limiter-flexible's SQLite or PostgreSQL store, one atomic upsert per
+ * request), so every process sharing the database shares the budget.
+ *
+ * The library reads the wall clock itself; windows therefore follow real time, not the injected clock.
+ */
+export function createRateLimiter(db: Db, perMinute: number): WorkspaceRateLimiter {
+  const common = { points: perMinute, duration: 60, keyPrefix: 'ws', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: true };
+  const limiter: RateLimiterAbstract =
+    db.dialect === 'sqlite'
+      ? new RateLimiterSQLite({ ...common, storeClient: db.sqlite, storeType: 'better-sqlite3' })
+      : new RateLimiterPostgres({ ...common, storeClient: db.pool });
+
+  return {
+    async consume(workspaceId) {
+      try {
+        const res = await limiter.consume(workspaceId, 1);
+        return { allowed: true, limit: perMinute, remaining: res.remainingPoints, resetAt: Date.now() + res.msBeforeNext };
+      } catch (rejection) {
+        // The library rejects with a RateLimiterRes when over the limit, with an Error when its store failed.
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        return { allowed: false, limit: perMinute, remaining: 0, resetAt: Date.now() + rejection.msBeforeNext };
+      }
+    },
+  };
+}

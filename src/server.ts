@@ -1,0 +1,58 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { type Container, type ContainerOptions, createContainer } from './container.js';
+import type { NewWorkspace } from './core/workspaces/workspaces.service.js';
+
+export interface RunningService {
+  container: Container;
+  server: Server;
+  /** Where the socket listens, e.g. http://127.0.0.1:8080. */
+  listenUrl: string;
+  baseUrl: string;
+  /** Set on the first start of an installation only. */
+  firstWorkspace: NewWorkspace | null;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the database. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** config → db → migrate → container → HTTP server. Used by `main` and by the tests alike. */
+export async function startService(config: Config, options: ContainerOptions = {}): Promise<RunningService> {
+  const container = await createContainer(config, options);
+  const firstWorkspace = await container.services.workspaces.bootstrapOnce();
+
+  // With PORT=0 the port, hence the default base URL, is known only after listening: the app is attached then.
+  const server = createServer();
+  server.keepAliveTimeout = 5_000;
+  const address = await listen(server, config.port, config.host);
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const listenUrl = `http://${host}:${address.port}`;
+  const baseUrl = config.baseUrl ?? `http://localhost:${address.port}`;
+  server.on('request', buildApp(container, baseUrl));
+
+  let stopping: Promise<void> | undefined;
+  const stop = (graceMs = 10_000): Promise<void> => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(force);
+      await container.close();
+    })();
+    return stopping;
+  };
+
+  return { container, server, listenUrl, baseUrl, firstWorkspace, stop };
+}
