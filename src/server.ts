@@ -45,9 +45,11 @@ export async function startService(config: Config, options: ContainerOptions = {
   const stop = (graceMs = 10_000): Promise<void> => {
     stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Keep-alive sockets become idle as their last response ends; close them then rather than at their timeout.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const force = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
+      clearInterval(sweep);
       clearTimeout(force);
       await container.close();
     })();

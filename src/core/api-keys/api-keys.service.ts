@@ -37,9 +37,9 @@ function render(row: ApiKeyRow): ApiKey {
  */
 export async function mintApiKey(
   db: Kysely<Database>,
-  clock: Clock,
   workspaceId: string,
   name: string,
+  now: number,
 ): Promise<{ row: ApiKeyRow; apiKey: string }> {
   const apiKey = newApiKey();
   const row: ApiKeyRow = {
@@ -47,7 +47,7 @@ export async function mintApiKey(
     workspaceId,
     name,
     prefix: apiKey.slice(0, 8),
-    createdAt: clock.now(),
+    createdAt: now,
     lastUsedAt: null,
     revokedAt: null,
   };
@@ -69,9 +69,10 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
      */
     async create(principal: Principal, workspaceId: string, input: CreateApiKeyInput): Promise<CreatedApiKey> {
       assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
       return db.transaction().execute(async (tx) => {
-        const { row, apiKey } = await mintApiKey(tx, clock, workspaceId, input.name);
-        const revoked = input.revoke_others === true ? await revokeOtherApiKeys(tx, workspaceId, row.id, clock.now()) : 0;
+        const { row, apiKey } = await mintApiKey(tx, workspaceId, input.name, now);
+        const revoked = input.revoke_others === true ? await revokeOtherApiKeys(tx, workspaceId, row.id, now) : 0;
         return {
           id: row.id,
           api_key: apiKey,

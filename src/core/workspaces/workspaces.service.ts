@@ -20,8 +20,9 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
 
   async function createIn(tx: Kysely<Database>, name: string): Promise<NewWorkspace> {
     const workspaceId = newId('ws_');
-    await insertWorkspace(tx, { id: workspaceId, name, createdAt: clock.now() });
-    const { row, apiKey } = await mintApiKey(tx, clock, workspaceId, 'first key');
+    const now = clock.now();
+    await insertWorkspace(tx, { id: workspaceId, name, createdAt: now });
+    const { row, apiKey } = await mintApiKey(tx, workspaceId, 'first key', now);
     return { workspace_id: workspaceId, key_id: row.id, api_key: apiKey };
   }
 
