@@ -44,6 +44,7 @@ describeEachDb('rate limit', (server) => {
 
     const over = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/api-keys`, { key: ws.api_key });
     expect(over.status).toBe(429);
+    expect(Object.keys(over.body).sort()).toEqual(['error', 'message', 'request_id']);
     expect(over.body).toMatchObject({ error: 'rate_limited', request_id: over.headers.get('x-request-id') });
     const retryAfter = Number(over.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);

@@ -18,9 +18,7 @@ export function rateLimit(limiter: WorkspaceRateLimiter) {
     if (!decision.allowed) {
       const seconds = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000));
       res.setHeader('Retry-After', String(seconds));
-      throw new ServiceError('rate_limited', `More than ${decision.limit} requests per minute for this workspace. Retry after ${seconds} s.`, {
-        retry_after: seconds,
-      });
+      throw new ServiceError('rate_limited', `More than ${decision.limit} requests per minute for this workspace. Retry after ${seconds} s.`);
     }
     next();
   };
