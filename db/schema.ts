@@ -11,6 +11,121 @@ export interface WorkspacesTable {
   id: string;
   name: string;
   created_at: Millis;
+  plan: Generated<string>;
+}
+
+export interface BrandsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  created_at: Millis;
+  updated_at: Millis;
+  deleted_at: NullableMillis;
+}
+
+export interface ConnectionsTable {
+  id: string;
+  workspace_id: string;
+  brand_id: string;
+  platform_slug: string;
+  mode: string;
+  name: string;
+  status: string;
+  status_reason: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface ContentsTable {
+  id: string;
+  workspace_id: string;
+  brand_id: string;
+  content_type: string;
+  status: string;
+  /** JSON of the validated request (text, media, thread, overrides…). */
+  request: string;
+  created_at: Millis;
+  updated_at: Millis;
+  completed_at: NullableMillis;
+}
+
+export interface JobsTable {
+  id: string;
+  content_id: string;
+  workspace_id: string;
+  connection_id: string;
+  platform_slug: string;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  previous_status: string | null;
+  sandbox_outcome: string | null;
+  external_container_id: string | null;
+  external_post_id: string | null;
+  external_post_url: string | null;
+  attempts: Generated<number>;
+  confirm_checks: Generated<number>;
+  confirm_misses: Generated<number>;
+  confirm_deadline: NullableMillis;
+  late_check_until: NullableMillis;
+  active: Generated<number>;
+  run_at: Millis;
+  locked_by: string | null;
+  locked_until: NullableMillis;
+  created_at: Millis;
+  updated_at: Millis;
+  published_at: NullableMillis;
+}
+
+export interface MeterCountersTable {
+  workspace_id: string;
+  meter: string;
+  period: string;
+  used: ColumnType<number | string, number | undefined, number>;
+}
+
+export interface IdempotencyKeysTable {
+  workspace_id: string;
+  key: string;
+  request_hash: string;
+  state: string;
+  outcome: string | null;
+  locked_until: Millis;
+  expires_at: Millis;
+  created_at: Millis;
+}
+
+export interface MediaTable {
+  id: string;
+  workspace_id: string;
+  content_type: string;
+  size_bytes: ColumnType<number | string, number, number>;
+  storage_path: string;
+  created_at: Millis;
+}
+
+export interface EventsTable {
+  id: string;
+  workspace_id: string;
+  type: string;
+  subject_id: string;
+  payload: string;
+  created_at: Millis;
+}
+
+export interface SandboxPostsTable {
+  id: string;
+  container_id: string;
+  job_id: string;
+  connection_id: string;
+  platform_slug: string;
+  created_at: Millis;
+}
+
+export interface SandboxContainersTable {
+  id: string;
+  job_id: string;
+  created_at: Millis;
 }
 
 export interface ApiKeysTable {
@@ -41,6 +156,16 @@ export interface ServiceMetaTable {
 
 export interface Database {
   workspaces: WorkspacesTable;
+  brands: BrandsTable;
+  connections: ConnectionsTable;
+  contents: ContentsTable;
+  jobs: JobsTable;
+  meter_counters: MeterCountersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  media: MediaTable;
+  events: EventsTable;
+  sandbox_posts: SandboxPostsTable;
+  sandbox_containers: SandboxContainersTable;
   api_keys: ApiKeysTable;
   rate_limits: RateLimitsTable;
   service_meta: ServiceMetaTable;

@@ -7,12 +7,19 @@ import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
+import { brandRoutes } from './http/routes/brands.routes.js';
+import { contentRoutes } from './http/routes/contents.routes.js';
 import { systemRoutes } from './http/routes/system.routes.js';
 
 /** Every REST operation the service offers; the OpenAPI document and the authorization tests enumerate it. */
 export function restRoutes(container: Container): AnyRoute[] {
   const { services } = container;
-  return [...systemRoutes(services.health), ...apiKeyRoutes(services.apiKeys)];
+  return [
+    ...systemRoutes(services.health),
+    ...apiKeyRoutes(services.apiKeys),
+    ...brandRoutes(services.brands, services.connections),
+    ...contentRoutes(services.contents, services.meters),
+  ];
 }
 
 /** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */

@@ -5,6 +5,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer } from './container.js';
 import { createLogger } from './logger.js';
+import { ServiceError } from './core/errors.js';
 import { createWorkspaceInputSchema } from './core/workspaces/workspaces.schema.js';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -12,6 +13,7 @@ const USAGE = `Usage: npm run cli -- <command>
 Commands:
   migrate                                   bring the database schema up to date
   workspace create --name NAME [--json]     create a workspace and its first API key (shown once)
+  workspace plan --workspace WS --plan PLAN put a workspace on a plan (see PLANS_JSON)
 `;
 
 /** Operator commands. Exit codes: 0 done, 1 failed, 2 bad usage or configuration. */
@@ -19,7 +21,7 @@ async function run(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: { name: { type: 'string' }, workspace: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
   });
   const command = positionals.join(' ');
   if (values.help || command === '') {
@@ -55,6 +57,27 @@ async function run(argv: string[]): Promise<number> {
           : `Workspace ${created.workspace_id}\nAPI key ${created.key_id} (shown only now; store it):\n  ${created.api_key}\n`,
       );
       return 0;
+    } finally {
+      await container.close();
+    }
+  }
+
+  if (command === 'workspace plan') {
+    if (values.workspace === undefined || values.plan === undefined) {
+      process.stderr.write('workspace plan needs --workspace WS --plan PLAN\n');
+      return 2;
+    }
+    const container = await createContainer(config, { logger: createLogger('warn', process.stderr) });
+    try {
+      await container.services.workspaces.setPlan(values.workspace, values.plan);
+      process.stdout.write(`Workspace ${values.workspace} is on plan ${values.plan}.\n`);
+      return 0;
+    } catch (err) {
+      if (err instanceof ServiceError) {
+        process.stderr.write(`${err.message}\n`);
+        return 1;
+      }
+      throw err;
     } finally {
       await container.close();
     }

@@ -1,5 +1,8 @@
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { DatabaseTarget } from '../db/connect.js';
+import { DEFAULT_PLANS, type Plan, planSchema } from './core/meters/plans.js';
+import type { PublisherSettings } from './workers/publisher.js';
 
 /**
  * The service configuration. This module is the only reader of `process.env`: everything else receives a
@@ -11,6 +14,18 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+function positiveInt(fallback: number) {
+  return z.coerce
+    .number({ message: 'must be a positive integer' })
+    .int({ message: 'must be a positive integer' })
+    .positive({ message: 'must be a positive integer' })
+    .default(fallback);
+}
+
+function ms(fallback: number) {
+  return positiveInt(fallback);
+}
 
 const envSchema = z.object({
   PORT: z.coerce
@@ -42,6 +57,21 @@ const envSchema = z.object({
     .int({ message: 'must be a positive integer' })
     .positive({ message: 'must be a positive integer' })
     .default(600),
+  CONFIRM_INTERVAL_MS: ms(10_000),
+  CONFIRM_DEADLINE_MS: ms(300_000),
+  LATE_CHECK_INTERVAL_MS: ms(600_000),
+  LATE_CHECK_WINDOW_MS: ms(86_400_000),
+  JOB_LEASE_MS: ms(60_000),
+  JOB_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, { message: 'must be a comma-separated list of milliseconds' })
+    .default('5000,30000,120000'),
+  WORKER_CONCURRENCY: positiveInt(8),
+  WORKER_PER_CONNECTION: positiveInt(2),
+  WORKER_POLL_MS: ms(500),
+  SANDBOX_DELAY_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int().min(0).default(50),
+  MEDIA_DIR: z.string().min(1).optional(),
+  PLANS_JSON: z.string().optional(),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 1mb or 512kb' })
@@ -60,6 +90,11 @@ export interface Config {
   allowLocalUrls: boolean;
   rateLimitPerMinute: number;
   bodyLimit: string;
+  publisher: PublisherSettings;
+  sandboxDelayMs: number;
+  /** Where uploads are kept; defaults to `media/` beside the SQLite file, or `./data/media`. */
+  mediaDir: string;
+  plans: Record<string, Plan>;
 }
 
 /** A configuration value that cannot be used; `main` prints `message` on one line and exits with code 2. */
@@ -109,6 +144,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (database.dialect === 'postgres' && e.SECRET_KEY === undefined) {
     throw new ConfigError('SECRET_KEY', 'SECRET_KEY is required when DATABASE_URL selects PostgreSQL');
   }
+  let plans = DEFAULT_PLANS;
+  if (e.PLANS_JSON !== undefined) {
+    let parsedPlans: unknown;
+    try {
+      parsedPlans = JSON.parse(e.PLANS_JSON);
+    } catch {
+      throw new ConfigError('PLANS_JSON', 'PLANS_JSON must be JSON: {"plan name": {"brands": 10, ...}}');
+    }
+    const checked = z.record(z.string(), planSchema).safeParse(parsedPlans);
+    if (!checked.success) throw new ConfigError('PLANS_JSON', `PLANS_JSON ${checked.error.issues[0]?.message ?? 'is invalid'} at ${checked.error.issues[0]?.path.join('.')}`);
+    plans = { ...DEFAULT_PLANS, ...checked.data };
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -119,6 +166,20 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowLocalUrls: e.ALLOW_LOCAL_URLS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     bodyLimit: e.BODY_LIMIT.toLowerCase(),
+    publisher: {
+      concurrency: e.WORKER_CONCURRENCY,
+      perConnection: e.WORKER_PER_CONNECTION,
+      leaseMs: e.JOB_LEASE_MS,
+      pollMs: e.WORKER_POLL_MS,
+      confirmIntervalMs: e.CONFIRM_INTERVAL_MS,
+      confirmDeadlineMs: e.CONFIRM_DEADLINE_MS,
+      lateCheckIntervalMs: e.LATE_CHECK_INTERVAL_MS,
+      lateCheckWindowMs: e.LATE_CHECK_WINDOW_MS,
+      retryDelaysMs: e.JOB_RETRY_DELAYS_MS.split(',').map(Number),
+    },
+    sandboxDelayMs: e.SANDBOX_DELAY_MS,
+    mediaDir: e.MEDIA_DIR ?? join(database.dialect === 'sqlite' ? dirname(database.file) : './data', 'media'),
+    plans,
   };
 }
 

@@ -9,13 +9,28 @@ import { createApiKeysService } from './core/api-keys/api-keys.service.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { createHealthService } from './core/health.js';
 import { createWorkspacesService } from './core/workspaces/workspaces.service.js';
+import type { Dispatcher } from 'undici';
+import { createBrandsService } from './core/brands/brands.service.js';
+import { createConnectionsService } from './core/connections/connections.service.js';
+import { createContentsService } from './core/contents/contents.service.js';
+import { createIdempotencyService } from './core/idempotency/idempotency.service.js';
+import { createMetersService, type MetersService } from './core/meters/meters.service.js';
 import { createLogger, type Logger } from './logger.js';
+import { fetchMediaCapped, probeMedia } from './media/probe.js';
+import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
+import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './networks/limits.js';
+import { createSandboxAdapter } from './networks/sandbox.js';
+import { createPublisher } from './workers/publisher.js';
 import { createRateLimiter, type WorkspaceRateLimiter } from './rate-limiter.js';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
   workspaces: ReturnType<typeof createWorkspacesService>;
   health: ReturnType<typeof createHealthService>;
+  meters: MetersService;
+  brands: ReturnType<typeof createBrandsService>;
+  connections: ReturnType<typeof createConnectionsService>;
+  contents: ReturnType<typeof createContentsService>;
 }
 
 /** Everything a process needs, wired once. */
@@ -27,12 +42,21 @@ export interface Container {
   secretKey: Buffer;
   services: Services;
   limiter: WorkspaceRateLimiter;
+  publisher: ReturnType<typeof createPublisher>;
+  /** Starts the background workers (not done by `createContainer`, so tests and the CLI can drive them). */
+  startWorkers(): void;
   close(): Promise<void>;
 }
 
 export interface ContainerOptions {
   clock?: Clock;
   logger?: Logger;
+}
+
+/** The outbound policy for media and webhooks: public HTTPS only, unless local URLs are allowed for testing. */
+function outbound(config: Config): { policy: OutboundPolicy; dispatcher: Dispatcher } {
+  const policy: OutboundPolicy = { allowLocal: config.allowLocalUrls };
+  return { policy, dispatcher: createSafeDispatcher(policy) };
 }
 
 /**
@@ -60,6 +84,20 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const secretKey = resolveSecretKey(config);
     await migrateToLatest(db.kysely as unknown as Kysely<unknown>, db.dialect);
     const deps = { db: db.kysely, clock };
+    const net = outbound(config);
+    const meters = createMetersService({ ...deps, plans: config.plans });
+    const sandbox = createSandboxAdapter({ ...deps, delayMs: config.sandboxDelayMs });
+    const publisher = createPublisher({
+      ...deps,
+      dialect: db.dialect,
+      logger,
+      settings: config.publisher,
+      adapterFor: () => sandbox,
+      checkUnknownSizeMedia: async (url) => {
+        const fetched = await fetchMediaCapped(url, UNKNOWN_SIZE_MEDIA_CAP_BYTES, net.policy, { dispatcher: net.dispatcher });
+        return fetched.ok ? { ok: true } : { ok: false, tooLarge: fetched.reason === 'too_large' };
+      },
+    });
     return {
       config,
       db,
@@ -68,11 +106,26 @@ export async function createContainer(config: Config, options: ContainerOptions 
       secretKey,
       services: {
         apiKeys: createApiKeysService(deps),
-        workspaces: createWorkspacesService(deps),
+        workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService(deps),
+        meters,
+        brands: createBrandsService({ ...deps, meters }),
+        connections: createConnectionsService({ ...deps, meters }),
+        contents: createContentsService({
+          ...deps,
+          meters,
+          idempotency: createIdempotencyService(deps),
+          probeMedia: (url) => probeMedia(url, net.policy, { dispatcher: net.dispatcher }),
+        }),
       },
       limiter: createRateLimiter(db, config.rateLimitPerMinute),
-      close: () => db.close(),
+      publisher,
+      startWorkers: () => publisher.start(),
+      close: async () => {
+        await publisher.stop();
+        await net.dispatcher.close();
+        await db.close();
+      },
     };
   } catch (err) {
     await db.close();

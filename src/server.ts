@@ -28,8 +28,9 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 }
 
 /** config → db → migrate → container → HTTP server. Used by `main` and by the tests alike. */
-export async function startService(config: Config, options: ContainerOptions = {}): Promise<RunningService> {
+export async function startService(config: Config, options: ContainerOptions & { workers?: boolean } = {}): Promise<RunningService> {
   const container = await createContainer(config, options);
+  if (options.workers !== false) container.startWorkers();
   const firstWorkspace = await container.services.workspaces.bootstrapOnce();
 
   // With PORT=0 the port, hence the default base URL, is known only after listening: the app is attached then.

@@ -1,5 +1,6 @@
 import { foundation } from './0001-foundation.js';
+import { publishing } from './0002-publishing.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing];

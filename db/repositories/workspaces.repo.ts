@@ -6,6 +6,7 @@ export interface WorkspaceRow {
   id: string;
   name: string;
   createdAt: number;
+  plan?: string;
 }
 
 export async function insertWorkspace(db: Kysely<Database>, row: WorkspaceRow): Promise<void> {
@@ -14,7 +15,12 @@ export async function insertWorkspace(db: Kysely<Database>, row: WorkspaceRow): 
 
 export async function findWorkspace(db: Kysely<Database>, id: string): Promise<WorkspaceRow | undefined> {
   const r = await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && { id: r.id, name: r.name, createdAt: toMillis(r.created_at) };
+  return r && { id: r.id, name: r.name, createdAt: toMillis(r.created_at), plan: r.plan };
+}
+
+export async function setWorkspacePlan(db: Kysely<Database>, id: string, plan: string): Promise<boolean> {
+  const result = await db.updateTable('workspaces').set({ plan }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -52,6 +52,7 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
       if (route.body !== undefined && req.body === undefined) {
         throw new ServiceError('invalid_request', 'This operation needs a JSON body (Content-Type: application/json).');
       }
+      let status: number = route.success.status;
       const result = await route.handle({
         principal: principalOf(res),
         params: parseOrThrow(route.params, { ...req.params }, 'path'),
@@ -59,9 +60,11 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
         body: parseOrThrow(route.body, req.body, 'body'),
         requestId: locals(res).requestId,
         header: (name) => req.get(name),
+        setHeader: (name, value) => res.setHeader(name, value),
+        setStatus: (s) => (status = s),
       });
-      if (route.success.status === 204) res.status(204).end();
-      else res.status(route.success.status).json(result);
+      if (status === 204) res.status(204).end();
+      else res.status(status).json(result);
     });
     router[route.method](expressPath(route.path), ...chain);
   }

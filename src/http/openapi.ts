@@ -54,6 +54,7 @@ function toRouteConfig(route: AnyRoute): RouteConfig {
   const request: RouteConfig['request'] = {};
   if (route.params instanceof z.ZodObject) request.params = route.params;
   if (route.query instanceof z.ZodObject) request.query = route.query;
+  if (route.headers !== undefined) request.headers = route.headers;
   if (route.body !== undefined) request.body = { required: true, content: { 'application/json': { schema: route.body } } };
   return {
     method: route.method,
@@ -64,7 +65,16 @@ function toRouteConfig(route: AnyRoute): RouteConfig {
     tags: [route.tag],
     security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
     request,
-    responses: { [String(route.success.status)]: success, ...errorResponses(route) },
+    responses: {
+      [String(route.success.status)]: success,
+      ...Object.fromEntries(
+        (route.alternatives ?? []).map((alt) => [
+          String(alt.status),
+          { description: alt.description, headers: headersFor(route), content: { 'application/json': { schema: alt.schema } } },
+        ]),
+      ),
+      ...errorResponses(route),
+    },
   };
 }
 

@@ -13,6 +13,10 @@ export interface RouteContext<P, Q, B> {
   requestId: string;
   /** Raw request headers, for the few routes that read one (e.g. Idempotency-Key). */
   header(name: string): string | undefined;
+  /** Sets a response header (e.g. Idempotent-Replayed). */
+  setHeader(name: string, value: string): void;
+  /** Overrides the declared success status (e.g. 200 for a dry run). */
+  setStatus(status: number): void;
 }
 
 /**
@@ -32,6 +36,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   query?: Q;
   body?: B;
   success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType<R> };
+  /** Further success answers the operation may give, documented beside the main one. */
+  alternatives?: { status: 200 | 201 | 202; description: string; schema: z.ZodType }[];
+  /** Request headers the operation reads, documented as parameters. */
+  headers?: z.ZodObject;
   /** Error codes this operation raises itself; auth, body and rate-limit codes are added automatically. */
   errors?: ErrorCode[];
   handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<R>;

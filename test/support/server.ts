@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import type { ContainerOptions } from '../../src/container.js';
+import { ManualClock } from '../../src/core/clock.js';
 import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.js';
 import { type RunningService, startService } from '../../src/server.js';
 import { type TestDatabase, type TestDatabaseKind, testDatabaseKinds } from './databases.js';
@@ -73,15 +74,40 @@ export class TestServer {
     return { status: res.status, headers: res.headers, body: parsed, text };
   }
 
+  /**
+   * Runs the workers until no job is active: drains due work, then moves the manual clock to the next due
+   * job, and again. Time jumps exactly to each scheduled moment, so retry and confirmation schedules are
+   * walked in milliseconds.
+   */
+  async settle(maxSteps = 500): Promise<void> {
+    const clock = this.container.clock;
+    if (!(clock instanceof ManualClock)) throw new Error('settle() needs a ManualClock');
+    for (let step = 0; step < maxSteps; step++) {
+      await this.container.publisher.drain();
+      const next = await this.container.db.kysely
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.min('run_at').as('at'))
+        .where('active', '=', 1)
+        .executeTakeFirst();
+      if (next?.at === null || next?.at === undefined) return;
+      clock.set(Math.max(clock.now(), Number(next.at)));
+    }
+    throw new Error('jobs did not settle');
+  }
+
   async stop(): Promise<void> {
     await this.service.stop(1000);
     await this.database.drop();
   }
 }
 
-export async function startTestServer(kind: TestDatabaseKind, env: Record<string, string> = {}, options: ContainerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  kind: TestDatabaseKind,
+  env: Record<string, string> = {},
+  options: ContainerOptions & { workers?: boolean } = {},
+): Promise<TestServer> {
   const database = await kind.create();
-  const config = parseConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET_KEY, ...env });
+  const config = parseConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET_KEY, SANDBOX_DELAY_MS: '0', ...env });
   const service = await startService(config, options);
   return new TestServer(service, database);
 }
@@ -94,12 +120,13 @@ export function describeEachDb(
   title: string,
   body: (server: () => TestServer, kind: TestDatabaseKind) => void,
   env: Record<string, string> = {},
+  options: () => ContainerOptions & { workers?: boolean } = () => ({}),
 ): void {
   for (const kind of testDatabaseKinds()) {
     describe(`${title} [${kind.name}]`, () => {
       let server: TestServer | undefined;
       beforeAll(async () => {
-        server = await startTestServer(kind, env);
+        server = await startTestServer(kind, env, options());
       });
       afterAll(async () => {
         await server?.stop();

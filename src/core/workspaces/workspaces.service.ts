@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import { claimMetaFlag, insertWorkspace } from '../../../db/repositories/workspaces.repo.js';
+import { claimMetaFlag, insertWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { mintApiKey } from '../api-keys/api-keys.service.js';
 import type { Clock } from '../clock.js';
+import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CreateWorkspaceInput } from './workspaces.schema.js';
 
@@ -15,7 +16,7 @@ export interface NewWorkspace {
 
 export type WorkspacesService = ReturnType<typeof createWorkspacesService>;
 
-export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clock }) {
+export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clock; planNames: readonly string[] }) {
   const { db, clock } = deps;
 
   async function createIn(tx: Kysely<Database>, name: string): Promise<NewWorkspace> {
@@ -36,6 +37,17 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
      * On the very first start of an installation, creates a default workspace and key and returns them;
      * returns null on every later start, and to all but one of several processes starting together.
      */
+    /**
+     * Puts a workspace on a plan (operators). Ceilings change at once; what was already used stays counted.
+     * @throws ServiceError `validation_failed` for an unknown plan, `not_found` for an unknown workspace.
+     */
+    async setPlan(workspaceId: string, plan: string): Promise<void> {
+      if (!deps.planNames.includes(plan)) {
+        throw new ServiceError('validation_failed', `plan: unknown plan ${plan}; known plans: ${deps.planNames.join(', ')}`);
+      }
+      if (!(await setWorkspacePlan(db, workspaceId, plan))) throw new ServiceError('not_found', `Workspace ${workspaceId} was not found.`);
+    },
+
     async bootstrapOnce(): Promise<NewWorkspace | null> {
       return db.transaction().execute(async (tx) => {
         const first = await claimMetaFlag(tx, 'bootstrapped', 'default workspace created', clock.now());

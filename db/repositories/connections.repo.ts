@@ -1,0 +1,112 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { toMillis } from './rows.js';
+
+export interface ConnectionRow {
+  id: string;
+  workspaceId: string;
+  brandId: string;
+  platformSlug: string;
+  mode: string;
+  name: string;
+  status: string;
+  statusReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const COLUMNS = ['id', 'workspace_id', 'brand_id', 'platform_slug', 'mode', 'name', 'status', 'status_reason', 'created_at', 'updated_at'] as const;
+
+type Selected = {
+  id: string;
+  workspace_id: string;
+  brand_id: string;
+  platform_slug: string;
+  mode: string;
+  name: string;
+  status: string;
+  status_reason: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+};
+
+function toRow(r: Selected): ConnectionRow {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    brandId: r.brand_id,
+    platformSlug: r.platform_slug,
+    mode: r.mode,
+    name: r.name,
+    status: r.status,
+    statusReason: r.status_reason,
+    createdAt: toMillis(r.created_at),
+    updatedAt: toMillis(r.updated_at),
+  };
+}
+
+export async function insertConnection(db: Kysely<Database>, row: ConnectionRow): Promise<void> {
+  await db
+    .insertInto('connections')
+    .values({
+      id: row.id,
+      workspace_id: row.workspaceId,
+      brand_id: row.brandId,
+      platform_slug: row.platformSlug,
+      mode: row.mode,
+      name: row.name,
+      status: row.status,
+      status_reason: row.statusReason,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    })
+    .execute();
+}
+
+export async function findConnection(db: Kysely<Database>, workspaceId: string, id: string): Promise<ConnectionRow | undefined> {
+  const r = await db.selectFrom('connections').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return r && toRow(r);
+}
+
+export async function findConnectionById(db: Kysely<Database>, id: string): Promise<ConnectionRow | undefined> {
+  const r = await db.selectFrom('connections').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  return r && toRow(r);
+}
+
+export interface ConnectionFilter {
+  brandId?: string | undefined;
+  platformSlug?: string | undefined;
+  status?: string | undefined;
+  statuses?: string[] | undefined;
+}
+
+export async function listConnections(db: Kysely<Database>, workspaceId: string, filter: ConnectionFilter = {}): Promise<ConnectionRow[]> {
+  let q = db.selectFrom('connections').select(COLUMNS).where('workspace_id', '=', workspaceId);
+  if (filter.brandId !== undefined) q = q.where('brand_id', '=', filter.brandId);
+  if (filter.platformSlug !== undefined) q = q.where('platform_slug', '=', filter.platformSlug);
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  if (filter.statuses !== undefined) q = q.where('status', 'in', filter.statuses);
+  const rows = await q.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(toRow);
+}
+
+/**
+ * Moves a connection from one of `from` to `to`; returns whether this call made the change (so an event is
+ * recorded once per transition even when several jobs notice it together).
+ */
+export async function transitionConnection(
+  db: Kysely<Database>,
+  id: string,
+  from: string[],
+  to: string,
+  reason: string | null,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('connections')
+    .set({ status: to, status_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

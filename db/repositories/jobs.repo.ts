@@ -1,0 +1,191 @@
+import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
+import type { Database, JobsTable } from '../schema.js';
+import { toMillis, toMillisOrNull } from './rows.js';
+
+export interface JobRow {
+  id: string;
+  contentId: string;
+  workspaceId: string;
+  connectionId: string;
+  platformSlug: string;
+  status: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  previousStatus: string | null;
+  sandboxOutcome: string | null;
+  externalContainerId: string | null;
+  externalPostId: string | null;
+  externalPostUrl: string | null;
+  attempts: number;
+  confirmChecks: number;
+  confirmMisses: number;
+  confirmDeadline: number | null;
+  lateCheckUntil: number | null;
+  active: boolean;
+  runAt: number;
+  lockedBy: string | null;
+  lockedUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+  publishedAt: number | null;
+}
+
+function toRow(r: Selectable<JobsTable>): JobRow {
+  return {
+    id: r.id,
+    contentId: r.content_id,
+    workspaceId: r.workspace_id,
+    connectionId: r.connection_id,
+    platformSlug: r.platform_slug,
+    status: r.status,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    previousStatus: r.previous_status,
+    sandboxOutcome: r.sandbox_outcome,
+    externalContainerId: r.external_container_id,
+    externalPostId: r.external_post_id,
+    externalPostUrl: r.external_post_url,
+    attempts: Number(r.attempts),
+    confirmChecks: Number(r.confirm_checks),
+    confirmMisses: Number(r.confirm_misses),
+    confirmDeadline: toMillisOrNull(r.confirm_deadline),
+    lateCheckUntil: toMillisOrNull(r.late_check_until),
+    active: Number(r.active) === 1,
+    runAt: toMillis(r.run_at),
+    lockedBy: r.locked_by,
+    lockedUntil: toMillisOrNull(r.locked_until),
+    createdAt: toMillis(r.created_at),
+    updatedAt: toMillis(r.updated_at),
+    publishedAt: toMillisOrNull(r.published_at),
+  };
+}
+
+export async function insertJobs(
+  db: Kysely<Database>,
+  rows: { id: string; contentId: string; workspaceId: string; connectionId: string; platformSlug: string; sandboxOutcome: string | null; now: number }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('jobs')
+    .values(
+      rows.map((r) => ({
+        id: r.id,
+        content_id: r.contentId,
+        workspace_id: r.workspaceId,
+        connection_id: r.connectionId,
+        platform_slug: r.platformSlug,
+        status: 'queued',
+        sandbox_outcome: r.sandboxOutcome,
+        error_code: null,
+        error_message: null,
+        previous_status: null,
+        external_container_id: null,
+        external_post_id: null,
+        external_post_url: null,
+        run_at: r.now,
+        locked_by: null,
+        created_at: r.now,
+        updated_at: r.now,
+      })),
+    )
+    .execute();
+}
+
+export async function listJobsForContent(db: Kysely<Database>, contentId: string): Promise<JobRow[]> {
+  const rows = await db.selectFrom('jobs').selectAll().where('content_id', '=', contentId).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(toRow);
+}
+
+export async function listJobsForContents(db: Kysely<Database>, contentIds: string[]): Promise<JobRow[]> {
+  if (contentIds.length === 0) return [];
+  const rows = await db.selectFrom('jobs').selectAll().where('content_id', 'in', contentIds).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(toRow);
+}
+
+/**
+ * Claims up to `limit` due jobs for `lease` (a token unique to this claim) until `lockedUntil`, in one
+ * statement. On PostgreSQL the inner select skips rows other workers are claiming (`FOR UPDATE SKIP LOCKED`);
+ * SQLite has a single writer, so the statement is atomic by itself.
+ */
+export async function claimDueJobs(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  args: { now: number; limit: number; lease: string; lockedUntil: number },
+): Promise<JobRow[]> {
+  let due = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('active', '=', 1)
+    .where('run_at', '<=', args.now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', args.now)]))
+    .orderBy('run_at', 'asc')
+    .limit(args.limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const rows = await db
+    .updateTable('jobs')
+    .set({ locked_by: args.lease, locked_until: args.lockedUntil })
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
+  return rows.map(toRow);
+}
+
+export type JobUpdate = Updateable<JobsTable>;
+
+/**
+ * Writes a job's outcome only if the caller still holds its lease: a slow worker whose lease ran out cannot
+ * overwrite a row another worker re-claimed. Returns whether the write happened.
+ */
+export async function updateJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate): Promise<boolean> {
+  const result = await db.updateTable('jobs').set(changes).where('id', '=', id).where('locked_by', '=', lease).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Extends a lease during long work; false when it was lost. */
+export async function renewLease(db: Kysely<Database>, id: string, lease: string, lockedUntil: number): Promise<boolean> {
+  return updateJobUnderLease(db, id, lease, { locked_until: lockedUntil });
+}
+
+/** Lets go of a claimed job without changing it (shutdown): it becomes claimable at once. */
+export async function releaseLease(db: Kysely<Database>, id: string, lease: string): Promise<void> {
+  await db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('id', '=', id).where('locked_by', '=', lease).execute();
+}
+
+/** Puts failed jobs back in the queue as new work (a caller-requested retry). */
+export async function requeueJobs(db: Kysely<Database>, ids: string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('jobs')
+    .set({
+      status: 'queued',
+      error_code: null,
+      error_message: null,
+      external_container_id: null,
+      external_post_id: null,
+      external_post_url: null,
+      attempts: 0,
+      confirm_checks: 0,
+      confirm_misses: 0,
+      confirm_deadline: null,
+      late_check_until: null,
+      active: 1,
+      run_at: now,
+      locked_by: null,
+      locked_until: null,
+      updated_at: now,
+    })
+    .where('id', 'in', ids)
+    .where('status', '=', 'failed')
+    .execute();
+}
+
+/** Counts due, unclaimed work (queue depth). */
+export async function countDueJobs(db: Kysely<Database>, now: number): Promise<number> {
+  const r = await db
+    .selectFrom('jobs')
+    .select(sql<number | string>`count(*)`.as('n'))
+    .where('active', '=', 1)
+    .where('run_at', '<=', now)
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}

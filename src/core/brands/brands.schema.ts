@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+export const brandInputSchema = z
+  .strictObject({ name: z.string().trim().min(1).max(100).describe('Display name of the brand.') })
+  .meta({ id: 'BrandInput' });
+
+export const brandSchema = z
+  .object({
+    id: z.string().describe('Brand id (brand_…).'),
+    name: z.string(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Brand', description: 'A brand groups the network connections content is published through.' });
+
+export const brandListSchema = z.object({ data: z.array(brandSchema) }).meta({ id: 'BrandList' });
+
+export type BrandInput = z.infer<typeof brandInputSchema>;
+export type Brand = z.infer<typeof brandSchema>;

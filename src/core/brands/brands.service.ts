@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely';
+import { type BrandRow, deleteBrand, findBrand, insertBrand, listBrands, renameBrand } from '../../../db/repositories/brands.repo.js';
+import { listConnections, transitionConnection } from '../../../db/repositories/connections.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { type Clock, toIso } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { MetersService } from '../meters/meters.service.js';
+import type { Principal } from '../principal.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import type { Brand, BrandInput } from './brands.schema.js';
+
+export function renderBrand(row: BrandRow): Brand {
+  return { id: row.id, name: row.name, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
+}
+
+export function brandNotFound(id: string): ServiceError {
+  return new ServiceError('not_found', `Brand ${id} was not found in this workspace.`);
+}
+
+export type BrandsService = ReturnType<typeof createBrandsService>;
+
+export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService }) {
+  const { db, clock, meters } = deps;
+
+  async function get(principal: Principal, workspaceId: string, brandId: string): Promise<Brand> {
+    assertWorkspaceAccess(principal, workspaceId);
+    const row = await findBrand(db, workspaceId, brandId);
+    if (!row) throw brandNotFound(brandId);
+    return renderBrand(row);
+  }
+
+  return {
+    /**
+     * Creates a brand, counted on the `brands` stock meter.
+     * @throws ServiceError `limit_reached` (resolve `desativar_outra`).
+     */
+    async create(principal: Principal, workspaceId: string, input: BrandInput): Promise<Brand> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
+      const row: BrandRow = { id: newId('brand_'), workspaceId, name: input.name, createdAt: now, updatedAt: now };
+      await db.transaction().execute(async (tx) => {
+        await meters.consume(tx, workspaceId, [{ meter: 'brands', amount: 1 }]);
+        await insertBrand(tx, row);
+      });
+      return renderBrand(row);
+    },
+
+    async list(principal: Principal, workspaceId: string): Promise<Brand[]> {
+      assertWorkspaceAccess(principal, workspaceId);
+      return (await listBrands(db, workspaceId)).map(renderBrand);
+    },
+
+    /** @throws ServiceError `not_found`. */
+    get,
+
+    /** @throws ServiceError `not_found`. */
+    async update(principal: Principal, workspaceId: string, brandId: string, input: BrandInput): Promise<Brand> {
+      await get(principal, workspaceId, brandId);
+      await renameBrand(db, workspaceId, brandId, input.name, clock.now());
+      return get(principal, workspaceId, brandId);
+    },
+
+    /**
+     * Deletes a brand and deactivates its connections, freeing their slots; its contents remain readable.
+     * @throws ServiceError `not_found`.
+     */
+    async remove(principal: Principal, workspaceId: string, brandId: string): Promise<void> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
+      await db.transaction().execute(async (tx) => {
+        if (!(await deleteBrand(tx, workspaceId, brandId, now))) throw brandNotFound(brandId);
+        await meters.release(tx, workspaceId, 'brands', 1);
+        for (const conn of await listConnections(tx, workspaceId, { brandId, statuses: ['active', 'expired'] })) {
+          if (await transitionConnection(tx, conn.id, ['active', 'expired'], 'inactive', 'brand_deleted', now)) {
+            await meters.release(tx, workspaceId, 'connections', 1);
+          }
+        }
+      });
+    },
+  };
+}

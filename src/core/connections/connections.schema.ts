@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { PLATFORM_SLUGS } from '../../networks/limits.js';
+
+export const CONNECTION_STATUSES = ['active', 'expired', 'inactive'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+
+export const platformSlugSchema = z.enum(PLATFORM_SLUGS).describe('Platform identifier.');
+
+export const createSandboxConnectionInputSchema = z
+  .strictObject({
+    platform_slug: platformSlugSchema,
+    mode: z.literal('sandbox').describe('Only sandbox connections are created directly; live ones come through the network\'s OAuth.'),
+    name: z.string().trim().min(1).max(100).describe('Label, e.g. the account handle it stands for.'),
+  })
+  .meta({ id: 'CreateSandboxConnectionInput' });
+
+export const connectionSchema = z
+  .object({
+    id: z.string().describe('Connection id (conn_…).'),
+    brand_id: z.string(),
+    platform_slug: platformSlugSchema,
+    mode: z.enum(['sandbox', 'live']),
+    name: z.string(),
+    status: z
+      .enum(CONNECTION_STATUSES)
+      .describe('active: usable; expired: must be re-authorised (jobs fail with token_expired); inactive: deactivated, frees its slot.'),
+    status_reason: z.string().nullable().describe('Why the connection left `active`, e.g. token_expired.'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Connection' });
+
+export const connectionListQuerySchema = z.strictObject({
+  brand_id: z.string().optional().describe('Only connections of this brand.'),
+  platform_slug: platformSlugSchema.optional(),
+  status: z.enum(CONNECTION_STATUSES).optional(),
+});
+
+export const connectionListSchema = z.object({ data: z.array(connectionSchema) }).meta({ id: 'ConnectionList' });
+
+export type CreateSandboxConnectionInput = z.infer<typeof createSandboxConnectionInputSchema>;
+export type Connection = z.infer<typeof connectionSchema>;
+export type ConnectionListQuery = z.infer<typeof connectionListQuerySchema>;

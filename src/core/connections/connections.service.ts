@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+import { findBrand } from '../../../db/repositories/brands.repo.js';
+import {
+  type ConnectionRow,
+  findConnection,
+  insertConnection,
+  listConnections,
+  transitionConnection,
+} from '../../../db/repositories/connections.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { brandNotFound } from '../brands/brands.service.js';
+import { type Clock, toIso } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { MetersService } from '../meters/meters.service.js';
+import type { Principal } from '../principal.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import type { Connection, ConnectionListQuery, CreateSandboxConnectionInput } from './connections.schema.js';
+
+export function renderConnection(row: ConnectionRow): Connection {
+  return {
+    id: row.id,
+    brand_id: row.brandId,
+    platform_slug: row.platformSlug as Connection['platform_slug'],
+    mode: row.mode as Connection['mode'],
+    name: row.name,
+    status: row.status as Connection['status'],
+    status_reason: row.statusReason,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+function connectionNotFound(id: string): ServiceError {
+  return new ServiceError('not_found', `Connection ${id} was not found in this workspace.`);
+}
+
+export type ConnectionsService = ReturnType<typeof createConnectionsService>;
+
+export function createConnectionsService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService }) {
+  const { db, clock, meters } = deps;
+
+  return {
+    /**
+     * Creates a sandbox connection on a brand, counted on the `connections` stock meter.
+     * @throws ServiceError `not_found` (brand), `limit_reached`.
+     */
+    async createSandbox(principal: Principal, workspaceId: string, brandId: string, input: CreateSandboxConnectionInput): Promise<Connection> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
+      const row: ConnectionRow = {
+        id: newId('conn_'),
+        workspaceId,
+        brandId,
+        platformSlug: input.platform_slug,
+        mode: 'sandbox',
+        name: input.name,
+        status: 'active',
+        statusReason: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await db.transaction().execute(async (tx) => {
+        if (!(await findBrand(tx, workspaceId, brandId))) throw brandNotFound(brandId);
+        await meters.consume(tx, workspaceId, [{ meter: 'connections', amount: 1 }]);
+        await insertConnection(tx, row);
+      });
+      return renderConnection(row);
+    },
+
+    async list(principal: Principal, workspaceId: string, query: ConnectionListQuery): Promise<Connection[]> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const rows = await listConnections(db, workspaceId, { brandId: query.brand_id, platformSlug: query.platform_slug, status: query.status });
+      return rows.map(renderConnection);
+    },
+
+    /** @throws ServiceError `not_found`. */
+    async get(principal: Principal, workspaceId: string, connectionId: string): Promise<Connection> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const row = await findConnection(db, workspaceId, connectionId);
+      if (!row) throw connectionNotFound(connectionId);
+      return renderConnection(row);
+    },
+
+    /**
+     * Deactivates a connection, freeing its slot on the `connections` meter (spec 7.3 `desativar_outra`).
+     * Deactivating an inactive connection changes nothing.
+     * @throws ServiceError `not_found`.
+     */
+    async deactivate(principal: Principal, workspaceId: string, connectionId: string): Promise<Connection> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        const row = await findConnection(tx, workspaceId, connectionId);
+        if (!row) throw connectionNotFound(connectionId);
+        if (await transitionConnection(tx, connectionId, ['active', 'expired'], 'inactive', 'deactivated', now)) {
+          await meters.release(tx, workspaceId, 'connections', 1);
+        }
+        return renderConnection((await findConnection(tx, workspaceId, connectionId)) ?? row);
+      });
+    },
+  };
+}

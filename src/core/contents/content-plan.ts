@@ -1,0 +1,210 @@
+import type { Kysely } from 'kysely';
+import { findBrand } from '../../../db/repositories/brands.repo.js';
+import { type ConnectionRow, listConnections } from '../../../db/repositories/connections.repo.js';
+import { findMedia } from '../../../db/repositories/media.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf } from '../../networks/limits.js';
+import { brandNotFound } from '../brands/brands.service.js';
+import { ServiceError } from '../errors.js';
+import type { CreateContentInput } from './contents.schema.js';
+import { splitIntoThread } from './thread-split.js';
+
+/** What a media address told us when probed (the probe itself is infrastructure, injected). */
+export type MediaProbeResult =
+  | { ok: true; size: number | null; contentType: string | null }
+  | { ok: false; reason: 'blocked' | 'unreachable' | 'http_error'; status?: number };
+
+export type ProbeMedia = (url: string) => Promise<MediaProbeResult>;
+
+export interface PlannedMedia {
+  url: string | null;
+  mediaId: string | null;
+  /** null when the address does not report a size: the 100 MB cap is applied when publishing (spec 8). */
+  sizeBytes: number | null;
+  storagePath: string | null;
+}
+
+export interface PlannedTarget {
+  platform: PlatformSlug;
+  connection: ConnectionRow;
+  text: string | null;
+  title: string | null;
+  thread: string[] | null;
+  sandboxOutcome: string | null;
+}
+
+/** Everything a content request resolves to once every check passed; stored with the content. */
+export interface ContentPlan {
+  brandId: string;
+  contentType: ContentType;
+  text: string | null;
+  title: string | null;
+  media: PlannedMedia[];
+  targets: PlannedTarget[];
+}
+
+const chars = (s: string) => Array.from(s).length;
+
+function tooLong(platform: PlatformSlug, what: string, limit: number, length: number, hint = ''): ServiceError {
+  return new ServiceError(
+    'caption_too_long',
+    `The ${what} for ${PLATFORMS[platform].name} (${platform}) has ${length} characters; the limit is ${limit}.${hint}`,
+    { platform_slug: platform, limit },
+  );
+}
+
+function invalid(path: string, message: string): ServiceError {
+  return new ServiceError('validation_failed', `${path}: ${message}`, { fields: [{ path, message }] });
+}
+
+/** Chooses the connection of each target platform (spec 4.3, 7.2 `connections_required`). */
+async function resolveConnections(db: Kysely<Database>, workspaceId: string, input: CreateContentInput): Promise<Map<PlatformSlug, ConnectionRow>> {
+  const usable = (await listConnections(db, workspaceId, { brandId: input.brand_id })).filter((c) => c.status !== 'inactive');
+  const chosen = new Map<PlatformSlug, ConnectionRow>();
+  (input.target_connections ?? []).forEach((id, i) => {
+    const conn = usable.find((c) => c.id === id);
+    const path = `target_connections[${i}]`;
+    if (!conn) throw invalid(path, `${id} is not an active connection of brand ${input.brand_id}`);
+    const platform = conn.platformSlug as PlatformSlug;
+    if (!input.target_platforms.includes(platform)) throw invalid(path, `${id} is on ${platform}, which is not a target platform`);
+    if (chosen.has(platform)) throw invalid(path, `only one connection per platform may be chosen (${platform})`);
+    chosen.set(platform, conn);
+  });
+  const ambiguous: ConnectionRow[] = [];
+  input.target_platforms.forEach((platform, i) => {
+    if (chosen.has(platform)) return;
+    const candidates = usable.filter((c) => c.platformSlug === platform);
+    if (candidates.length === 0) throw invalid(`target_platforms[${i}]`, `brand ${input.brand_id} has no active connection on ${platform}`);
+    if (candidates.length === 1) chosen.set(platform, candidates[0]!);
+    else ambiguous.push(...candidates);
+  });
+  if (ambiguous.length > 0) {
+    const platforms = [...new Set(ambiguous.map((c) => c.platformSlug))].join(', ');
+    throw new ServiceError('connections_required', `The brand has several connections on ${platforms}; choose one per platform with target_connections.`, {
+      connections: ambiguous.map((c) => ({ id: c.id, name: c.name, platform_slug: c.platformSlug })),
+    });
+  }
+  return chosen;
+}
+
+/** Text, title and thread for one platform, or the 7.2 error that stops the request. */
+function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: string | null; title: string | null; thread: string[] | null } {
+  const info = PLATFORMS[platform];
+  const override = input.overrides?.[platform];
+  const text = override?.text ?? input.text ?? null;
+  const title = override?.title ?? input.title ?? null;
+  let thread: string[] | null = null;
+
+  if (input.content_type === 'thread') {
+    const max = info.limits.threadMaxPosts ?? 1;
+    thread = input.thread ?? null;
+    if (thread === null && text !== null && input.thread_split === 'auto') {
+      thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, maxPosts: max, numbering: input.thread_numbering === true });
+      if (thread === null) throw tooLong(platform, 'text', info.limits.textMaxChars * max, chars(text), ` Even split, it needs more than ${max} posts.`);
+    }
+    if (thread === null) throw invalid('thread', 'content_type thread needs `thread` (or `text` with thread_split auto)');
+    if (thread.length > max) throw invalid('thread', `at most ${max} posts`);
+    thread.forEach((post, i) => {
+      if (chars(post) > info.limits.textMaxChars) throw tooLong(platform, `post ${i + 1} of the thread`, info.limits.textMaxChars, chars(post));
+    });
+  } else if (text !== null && chars(text) > info.limits.textMaxChars) {
+    const splittable = info.limits.threadMaxPosts !== null;
+    if (splittable && input.thread_split === 'auto') {
+      thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, maxPosts: info.limits.threadMaxPosts ?? 1, numbering: input.thread_numbering === true });
+      if (thread === null) throw tooLong(platform, 'text', info.limits.textMaxChars, chars(text), ' It is too long even for a full thread.');
+    } else {
+      throw tooLong(platform, 'text', info.limits.textMaxChars, chars(text), splittable ? ' Reduce it, or send thread_split: "auto" to publish it as a thread.' : ' Reduce it.');
+    }
+  }
+  if (info.titleRequired && (title === null || title.trim() === '')) throw invalid('title', `${info.name} needs a title`);
+  if (info.limits.titleMaxChars !== null && title !== null && chars(title) > info.limits.titleMaxChars) {
+    throw tooLong(platform, 'title', info.limits.titleMaxChars, chars(title));
+  }
+  return { text, title, thread };
+}
+
+/** Resolves and sizes the media items (uploads by id, URLs by probe). */
+async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: CreateContentInput, probe: ProbeMedia): Promise<PlannedMedia[]> {
+  const items = input.media ?? [];
+  const kind = mediaKindOf(input.content_type);
+  if (kind !== null && items.length === 0) throw invalid('media', `content_type ${input.content_type} needs at least one media item`);
+  const out: PlannedMedia[] = [];
+  for (const [i, item] of items.entries()) {
+    if ('media_id' in item) {
+      const media = await findMedia(db, workspaceId, item.media_id);
+      if (!media) throw invalid(`media[${i}].media_id`, `${item.media_id} is not an upload of this workspace`);
+      out.push({ url: null, mediaId: media.id, sizeBytes: media.sizeBytes, storagePath: media.storagePath });
+      continue;
+    }
+    const probed = await probe(item.url);
+    if (!probed.ok) {
+      const why = probed.reason === 'blocked' ? 'is not a public https address' : probed.reason === 'http_error' ? `answered HTTP ${probed.status ?? 'error'}` : 'could not be reached';
+      throw invalid(`media[${i}].url`, `the address ${why}`);
+    }
+    out.push({ url: item.url, mediaId: null, sizeBytes: probed.size, storagePath: null });
+  }
+  return out;
+}
+
+/**
+ * Runs every check of a content request, in the order an integrator can act on, before anything is stored:
+ * brand, platform compatibility, connections, text limits, media sizes, sandbox outcomes.
+ * @throws ServiceError `not_found`, `validation_failed`, `platform_not_supported`, `connections_required`,
+ *   `caption_too_long`, `media_too_large`.
+ */
+export async function planContent(db: Kysely<Database>, workspaceId: string, input: CreateContentInput, probe: ProbeMedia): Promise<ContentPlan> {
+  if (!(await findBrand(db, workspaceId, input.brand_id))) throw brandNotFound(input.brand_id);
+
+  for (const platform of input.target_platforms) {
+    const info = PLATFORMS[platform];
+    if (!info.contentTypes.includes(input.content_type)) {
+      throw new ServiceError(
+        'platform_not_supported',
+        `${info.name} (${platform}) does not publish content_type ${input.content_type}; it accepts ${info.contentTypes.join(', ')}.`,
+        { platform_slug: platform },
+      );
+    }
+  }
+  for (const key of Object.keys(input.overrides ?? {})) {
+    if (!input.target_platforms.includes(key as PlatformSlug)) throw invalid(`overrides.${key}`, 'is not a target platform');
+  }
+
+  const connections = await resolveConnections(db, workspaceId, input);
+  const shaped = new Map(input.target_platforms.map((p) => [p, shapeText(p, input)]));
+
+  for (const [platform, outcome] of Object.entries(input.sandbox_outcomes ?? {})) {
+    const conn = connections.get(platform as PlatformSlug);
+    if (!conn) throw invalid(`sandbox_outcomes.${platform}`, 'is not a target platform');
+    if (conn.mode !== 'sandbox') throw invalid(`sandbox_outcomes.${platform}`, `accepted only on sandbox connections; ${conn.id} is live (${outcome} was asked)`);
+  }
+
+  const media = await resolveMedia(db, workspaceId, input, probe);
+  const kind = mediaKindOf(input.content_type);
+  if (kind !== null) {
+    for (const platform of input.target_platforms) {
+      const limit = PLATFORMS[platform].limits.mediaMaxBytes[kind];
+      const over = media.findIndex((m) => limit !== null && m.sizeBytes !== null && m.sizeBytes > limit);
+      if (limit !== null && over >= 0) {
+        throw new ServiceError(
+          'media_too_large',
+          `media[${over}] is ${media[over]!.sizeBytes} bytes; ${PLATFORMS[platform].name} (${platform}) accepts a ${kind} of at most ${limit} bytes.`,
+          { platform_slug: platform, limit },
+        );
+      }
+    }
+  }
+
+  return {
+    brandId: input.brand_id,
+    contentType: input.content_type,
+    text: input.text ?? null,
+    title: input.title ?? null,
+    media,
+    targets: input.target_platforms.map((platform) => ({
+      platform,
+      connection: connections.get(platform)!,
+      ...shaped.get(platform)!,
+      sandboxOutcome: input.sandbox_outcomes?.[platform] ?? null,
+    })),
+  };
+}

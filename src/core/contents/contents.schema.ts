@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { CONTENT_TYPES, PLATFORM_SLUGS } from '../../networks/limits.js';
+import { platformSlugSchema } from '../connections/connections.schema.js';
+import { JOB_ERROR_CODES, SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from './sandbox-outcomes.js';
+
+/** Spec 2.6, 2.7, 4.3. */
+
+export const JOB_STATUSES = ['queued', 'publishing', 'confirming', 'published', 'failed'] as const;
+export const CONTENT_STATUSES = ['publishing', 'published', 'partial', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+
+export const mediaItemSchema = z
+  .union([
+    z.strictObject({ url: z.url({ protocol: /^https?$/ }).max(2048).describe('Public address of the file; its size is checked at creation.') }),
+    z.strictObject({ media_id: z.string().describe('An upload made with POST /api/v1/workspaces/{wsId}/media.') }),
+  ])
+  .meta({ id: 'MediaItem', description: 'A media file, by public URL or by uploaded media id.' });
+
+const overrideSchema = z.strictObject({
+  text: z.string().max(100_000).optional().describe('Replaces `text` on this platform.'),
+  title: z.string().max(1000).optional().describe('Replaces `title` on this platform.'),
+});
+
+const sandboxOutcomeSchema = z
+  .enum(SANDBOX_OUTCOMES)
+  .describe(Object.entries(SANDBOX_OUTCOME_DESCRIPTIONS).map(([k, v]) => `\`${k}\`: ${v}`).join('\n'));
+
+export const createContentInputSchema = z
+  .strictObject({
+    brand_id: z.string().describe('Brand whose connections publish the content.'),
+    target_platforms: z
+      .array(platformSlugSchema)
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, { message: 'must not repeat a platform' })
+      .describe('Platforms to publish to; each yields one job.'),
+    target_connections: z
+      .array(z.string())
+      .optional()
+      .describe('Connection ids to use, at most one per platform; required for a platform on which the brand has more than one connection.'),
+    content_type: z.enum(CONTENT_TYPES).describe('Must be compatible with every target platform (see GET /api/v1/platforms).'),
+    text: z.string().max(100_000).optional().describe('Post text, caption or description.'),
+    title: z.string().max(1000).optional().describe('Title, for the video network (required there, at most 100 characters).'),
+    media: z.array(mediaItemSchema).max(10).optional().describe('Media files; photo, video and reel need at least one.'),
+    thread: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(25)
+      .optional()
+      .describe('For content_type thread: the chained posts of the short-post network, at most 25 of at most 500 characters.'),
+    thread_split: z
+      .enum(['auto', 'off'])
+      .optional()
+      .describe('auto: on the short-post network, a text over 500 characters is split into a chain at sentence, then word boundaries, instead of failing with caption_too_long.'),
+    thread_numbering: z.boolean().optional().describe('With thread_split auto: end each post with "i/n".'),
+    overrides: z
+      .partialRecord(z.enum(PLATFORM_SLUGS), overrideSchema)
+      .optional()
+      .describe('Per-platform replacements of text and title.'),
+    sandbox_outcomes: z
+      .partialRecord(z.enum(PLATFORM_SLUGS), sandboxOutcomeSchema)
+      .optional()
+      .describe('Force an outcome per platform; accepted only when that platform publishes through a sandbox connection.'),
+  })
+  .meta({ id: 'CreateContentInput' });
+
+export type CreateContentInput = z.infer<typeof createContentInputSchema>;
+
+export const createdJobSchema = z.object({
+  job_id: z.string(),
+  platform_slug: platformSlugSchema,
+  connection_id: z.string(),
+  status: z.enum(JOB_STATUSES),
+});
+
+export const createdContentSchema = z
+  .object({
+    content_id: z.uuid().describe('Identifier of the content.'),
+    status: z.enum(CONTENT_STATUSES),
+    created_at: z.iso.datetime(),
+    jobs: z.array(createdJobSchema),
+  })
+  .meta({ id: 'CreatedContent' });
+export type CreatedContent = z.infer<typeof createdContentSchema>;
+
+export const jobSchema = z
+  .object({
+    job_id: z.string(),
+    platform_slug: platformSlugSchema,
+    connection_id: z.string(),
+    status: z.enum(JOB_STATUSES).describe('queued → publishing → confirming → published | failed.'),
+    error_code: z.enum(JOB_ERROR_CODES).nullable().describe('Spec 7.4 code when failed.'),
+    error_message: z.string().nullable(),
+    external_post_url: z.string().nullable().describe('Public URL of the post once published.'),
+    previous_status: z.string().nullable().describe('Set when a late confirmation corrected a failed job.'),
+    attempts: z.number().int(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    published_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Job' });
+export type Job = z.infer<typeof jobSchema>;
+
+export const contentSchema = z
+  .object({
+    content_id: z.uuid(),
+    brand_id: z.string(),
+    content_type: z.enum(CONTENT_TYPES),
+    status: z.enum(CONTENT_STATUSES).describe('publishing until every job is final, then published, partial or failed.'),
+    text: z.string().nullable(),
+    title: z.string().nullable(),
+    thread: z.array(z.string()).nullable().describe('The chain published on the short-post network, after any automatic split.'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().nullable(),
+    jobs: z.array(jobSchema),
+  })
+  .meta({ id: 'Content' });
+export type Content = z.infer<typeof contentSchema>;
+
+export const contentListQuerySchema = z.strictObject({
+  status: z.enum(CONTENT_STATUSES).optional(),
+  created_after: z.iso.datetime().optional().describe('ISO 8601; only contents created at or after.'),
+  created_before: z.iso.datetime().optional().describe('ISO 8601; only contents created before.'),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page.'),
+});
+export type ContentListQuery = z.infer<typeof contentListQuerySchema>;
+
+export const contentListSchema = z
+  .object({ data: z.array(contentSchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'ContentList' });
+
+export const previewSchema = z
+  .object({
+    dry_run: z.literal(true),
+    content_type: z.enum(CONTENT_TYPES),
+    jobs: z.array(
+      z.object({
+        platform_slug: platformSlugSchema,
+        connection_id: z.string(),
+        connection_mode: z.enum(['sandbox', 'live']),
+        text: z.string().nullable(),
+        title: z.string().nullable(),
+        thread: z.array(z.string()).nullable(),
+      }),
+    ),
+    meters: z.array(z.object({ meter: z.string(), used: z.number().int(), consumes: z.number().int(), limit: z.number().int() })),
+  })
+  .meta({ id: 'ContentPreview', description: 'What the request would do; nothing was created, charged or published.' });
+export type Preview = z.infer<typeof previewSchema>;
+
+export const retryInputSchema = z
+  .strictObject({
+    force: z
+      .boolean()
+      .optional()
+      .describe('Also re-queue confirmation failures, whose post may already be live (risk of a duplicate post).'),
+  })
+  .meta({ id: 'RetryInput' });
+
+export const retryResultSchema = z
+  .object({ content_id: z.uuid(), status: z.enum(CONTENT_STATUSES), requeued: z.array(createdJobSchema) })
+  .meta({ id: 'RetryResult' });
+
+/** Extra body of 422 connections_required. */
+export const connectionsRequiredSchema = z.object({
+  connections: z.array(z.object({ id: z.string(), name: z.string(), platform_slug: platformSlugSchema })),
+});

@@ -1,0 +1,35 @@
+import type { Kysely } from 'kysely';
+import { findContentById, updateContentStatus } from '../../../db/repositories/contents.repo.js';
+import { listJobsForContent } from '../../../db/repositories/jobs.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { recordContentEvent } from '../events/events.js';
+
+const FINAL_CONTENT = new Set(['published', 'partial', 'failed']);
+
+/** Spec 3.2: published (all), partial (some), failed (none); null while a job is not final. */
+export function contentOutcome(jobStatuses: string[]): 'published' | 'partial' | 'failed' | null {
+  if (jobStatuses.some((s) => s !== 'published' && s !== 'failed')) return null;
+  const published = jobStatuses.filter((s) => s === 'published').length;
+  if (published === jobStatuses.length) return 'published';
+  return published === 0 ? 'failed' : 'partial';
+}
+
+/**
+ * Recomputes a content's outcome after one of its jobs changed, inside that change's transaction. When the
+ * outcome changes, the content is updated and the event recorded; a change from an earlier final outcome is a
+ * late correction (`corrected: true`, `previous_status`).
+ */
+export async function refreshContentOutcome(tx: Kysely<Database>, contentId: string, now: number): Promise<void> {
+  const content = await findContentById(tx, contentId);
+  if (!content) return;
+  const jobs = await listJobsForContent(tx, contentId);
+  const outcome = contentOutcome(jobs.map((j) => j.status));
+  if (outcome === null) {
+    if (content.status !== 'publishing') await updateContentStatus(tx, contentId, 'publishing', now, null);
+    return;
+  }
+  if (outcome === content.status) return;
+  const previous = FINAL_CONTENT.has(content.status) ? content.status : null;
+  await updateContentStatus(tx, contentId, outcome, now, now);
+  await recordContentEvent(tx, { workspaceId: content.workspaceId, contentId, outcome, jobs, previousStatus: previous, now });
+}

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import { decrement, incrementWithin, readCounters } from '../../../db/repositories/meters.repo.js';
+import { findWorkspace } from '../../../db/repositories/workspaces.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { type Clock, toIso } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { type Meter, type Plan, type StockMeter, METERS, cycleOf, isStockMeter } from './plans.js';
+import type { Usage } from './meters.schema.js';
+
+export type MetersService = ReturnType<typeof createMetersService>;
+
+export function createMetersService(deps: { db: Kysely<Database>; clock: Clock; plans: Record<string, Plan> }) {
+  const { db, clock, plans } = deps;
+
+  async function planOf(tx: Kysely<Database>, workspaceId: string): Promise<{ name: string; plan: Plan }> {
+    const ws = await findWorkspace(tx, workspaceId);
+    const name = ws?.plan ?? 'default';
+    const plan = plans[name] ?? plans.default;
+    if (!plan) throw new Error(`no plan named ${name} and no default plan`);
+    return { name, plan };
+  }
+
+  function period(meter: Meter, now: number): string {
+    return isStockMeter(meter) ? 'stock' : cycleOf(now).key;
+  }
+
+  return {
+    /**
+     * Takes `amount` of each meter inside the caller's transaction, all or nothing.
+     * @throws ServiceError `limit_reached` with {meter, limit, used, resolve} for the first meter that would
+     *   pass its ceiling; the caller's transaction then rolls back whatever was taken.
+     */
+    async consume(tx: Kysely<Database>, workspaceId: string, items: { meter: Meter; amount: number }[]): Promise<void> {
+      const { plan } = await planOf(tx, workspaceId);
+      const now = clock.now();
+      for (const { meter, amount } of items) {
+        if (amount === 0) continue;
+        const limit = plan[meter];
+        const key = { workspaceId, meter, period: period(meter, now) };
+        if (!(await incrementWithin(tx, key, amount, limit))) {
+          const [row] = await readCounters(tx, workspaceId, [key.period]).then((rows) => rows.filter((r) => r.meter === meter));
+          throw new ServiceError('limit_reached', `The plan's ${meter} meter is at its ceiling (${limit}).`, {
+            meter,
+            limit,
+            used: row?.used ?? 0,
+            resolve: isStockMeter(meter) ? 'desativar_outra' : 'upgrade',
+          });
+        }
+      }
+    },
+
+    /** Frees stock (a deactivated item); per-cycle meters are never given back (spec 7.3). */
+    async release(tx: Kysely<Database>, workspaceId: string, meter: StockMeter, amount: number): Promise<void> {
+      await decrement(tx, { workspaceId, meter, period: 'stock' }, amount);
+    },
+
+    /** Every meter with limit, used and, for cycle meters, when the cycle ends. */
+    async usage(workspaceId: string): Promise<Usage> {
+      const { name, plan } = await planOf(db, workspaceId);
+      const cycle = cycleOf(clock.now());
+      const counters = await readCounters(db, workspaceId, ['stock', cycle.key]);
+      return {
+        plan: name,
+        cycle_end: toIso(cycle.end),
+        meters: METERS.map((meter) => ({
+          meter,
+          kind: isStockMeter(meter) ? ('stock' as const) : ('cycle' as const),
+          limit: plan[meter],
+          used: counters.find((c) => c.meter === meter && c.period === (isStockMeter(meter) ? 'stock' : cycle.key))?.used ?? 0,
+          cycle_end: isStockMeter(meter) ? null : toIso(cycle.end),
+        })),
+      };
+    },
+
+    /** Plans known to this installation, by name. */
+    planNames: () => Object.keys(plans),
+  };
+}

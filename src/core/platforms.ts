@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { CONTENT_TYPES, PLATFORM_SLUGS, PLATFORMS, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../networks/limits.js';
+
+export const platformSchema = z
+  .object({
+    slug: z.enum(PLATFORM_SLUGS),
+    name: z.string(),
+    kind: z.string().describe('The kind of network (spec 1).'),
+    content_types: z.array(z.enum(CONTENT_TYPES)),
+    limits: z.object({
+      text_max_chars: z.number().int(),
+      title_max_chars: z.number().int().nullable(),
+      thread_max_posts: z.number().int().nullable(),
+      photo_max_bytes: z.number().int().nullable(),
+      video_max_bytes: z.number().int().nullable(),
+      daily_posts: z.number().int().nullable().describe("The network's own approximate daily cap per account."),
+      unknown_size_media_cap_bytes: z.number().int().describe('Service cap for media whose address does not report a size.'),
+    }),
+    title_required: z.boolean(),
+    sandbox_available: z.boolean(),
+    live_available: z.boolean().describe('Whether live connections (network OAuth) can be made in this installation.'),
+  })
+  .meta({ id: 'Platform' });
+
+export const platformListSchema = z.object({ data: z.array(platformSchema) }).meta({ id: 'PlatformList' });
+export type PlatformList = z.infer<typeof platformListSchema>;
+
+/** The platform catalogue (GET /api/v1/platforms). */
+export function listPlatforms(liveAvailable: (slug: string) => boolean): PlatformList {
+  return {
+    data: PLATFORM_SLUGS.map((slug) => {
+      const p = PLATFORMS[slug];
+      return {
+        slug,
+        name: p.name,
+        kind: p.kind,
+        content_types: [...p.contentTypes],
+        limits: {
+          text_max_chars: p.limits.textMaxChars,
+          title_max_chars: p.limits.titleMaxChars,
+          thread_max_posts: p.limits.threadMaxPosts,
+          photo_max_bytes: p.limits.mediaMaxBytes.photo,
+          video_max_bytes: p.limits.mediaMaxBytes.video,
+          daily_posts: p.limits.dailyPosts,
+          unknown_size_media_cap_bytes: UNKNOWN_SIZE_MEDIA_CAP_BYTES,
+        },
+        title_required: p.titleRequired,
+        sandbox_available: true,
+        live_available: liveAvailable(slug),
+      };
+    }),
+  };
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import {
+  contentListQuerySchema,
+  contentListSchema,
+  contentSchema,
+  createContentInputSchema,
+  createdContentSchema,
+  previewSchema,
+  retryInputSchema,
+  retryResultSchema,
+} from '../../core/contents/contents.schema.js';
+import type { ContentsService } from '../../core/contents/contents.service.js';
+import { ServiceError } from '../../core/errors.js';
+import { usageSchema } from '../../core/meters/meters.schema.js';
+import type { MetersService } from '../../core/meters/meters.service.js';
+import { listPlatforms, platformListSchema } from '../../core/platforms.js';
+import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
+import { defineRoute } from '../route.js';
+import { requirePrincipal, workspaceParams } from './common.js';
+
+const contentParams = workspaceParams.extend({ contentId: z.string().describe('Content id (UUID).') });
+
+const createQuery = z.strictObject({
+  dry_run: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('true: run every check and answer 200 with what would happen; nothing is created, charged or published.'),
+});
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function contentRoutes(contents: ContentsService, meters: MetersService) {
+  return [
+    defineRoute({
+      operationId: 'listPlatforms',
+      method: 'get',
+      path: '/api/v1/platforms',
+      tag: 'Platforms',
+      summary: 'List platforms',
+      description: 'Each platform with its kind of network, content types, limits, and whether live connections are available.',
+      auth: 'none',
+      success: { status: 200, description: 'The platforms.', schema: platformListSchema },
+      handle: async () => listPlatforms(() => false),
+    }),
+    defineRoute({
+      operationId: 'createContent',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents',
+      tag: 'Contents',
+      summary: 'Create and publish content',
+      description:
+        'Checks everything first (nothing is stored or charged on failure), then stores the content and queues one job per target platform. ' +
+        'Counts 1 on criacao_de_conteudos and 1 per platform on publicacoes. With `Idempotency-Key`, the same key and body replay the first answer ' +
+        '(header `Idempotent-Replayed: true`); a different body answers 409 idempotency_conflict. Keys are kept 24 hours. ' +
+        'With `?dry_run=true` the answer is 200 with a preview.',
+      auth: 'bearer',
+      params: workspaceParams,
+      query: createQuery,
+      headers: z.object({
+        'Idempotency-Key': z.string().max(255).optional().describe('Unique per logical request (e.g. a UUID); printable ASCII, at most 255 characters.'),
+      }),
+      body: createContentInputSchema,
+      success: { status: 201, description: 'Created; jobs are queued.', schema: createdContentSchema },
+      alternatives: [{ status: 200, description: 'Preview (dry_run=true).', schema: previewSchema }],
+      errors: ['not_found', 'limit_reached', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
+      handle: async ({ principal, params, query, body, header, setHeader, setStatus }) => {
+        const caller = requirePrincipal(principal);
+        if (query.dry_run === 'true') {
+          setStatus(200);
+          return contents.preview(caller, params.wsId, body);
+        }
+        const key = header('idempotency-key');
+        if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+          throw new ServiceError('validation_failed', 'Idempotency-Key: must be 1 to 255 printable ASCII characters', {
+            fields: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+          });
+        }
+        const result = await contents.create(caller, params.wsId, body, key);
+        if (result.replayed) setHeader('Idempotent-Replayed', 'true');
+        if (!result.outcome.ok) throw result.outcome.error;
+        return result.outcome.value;
+      },
+    }),
+    defineRoute({
+      operationId: 'listContents',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/contents',
+      tag: 'Contents',
+      summary: 'List contents',
+      description: 'Newest first; pass next_cursor as cursor for the next page.',
+      auth: 'bearer',
+      params: workspaceParams,
+      query: contentListQuerySchema,
+      success: { status: 200, description: 'A page of contents with their jobs.', schema: contentListSchema },
+      handle: ({ principal, params, query }) => contents.list(requirePrincipal(principal), params.wsId, query),
+    }),
+    defineRoute({
+      operationId: 'getContent',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}',
+      tag: 'Contents',
+      summary: 'Get a content and its jobs',
+      auth: 'bearer',
+      params: contentParams,
+      success: { status: 200, description: 'The content.', schema: contentSchema },
+      errors: ['not_found'],
+      handle: ({ principal, params }) => contents.get(requirePrincipal(principal), params.wsId, params.contentId),
+    }),
+    defineRoute({
+      operationId: 'retryContent',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/retry',
+      tag: 'Contents',
+      summary: 'Retry failed targets',
+      description:
+        'Re-queues the failed jobs whose error the caller can retry. Confirmation failures (confirmacao_esgotada, confirmacao_indisponivel, post_inexistente) are left alone because their post may be live, unless `force: true`. Counted on publicacoes.',
+      auth: 'bearer',
+      params: contentParams,
+      body: retryInputSchema,
+      success: { status: 200, description: 'The jobs re-queued (possibly none).', schema: retryResultSchema },
+      errors: ['not_found', 'limit_reached'],
+      handle: ({ principal, params, body }) => contents.retry(requirePrincipal(principal), params.wsId, params.contentId, body),
+    }),
+    defineRoute({
+      operationId: 'getUsage',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/usage',
+      tag: 'Usage',
+      summary: 'Plan meters',
+      description: 'Every meter of spec 7.3 with its limit, use and, for per-cycle meters, the end of the cycle.',
+      auth: 'bearer',
+      params: workspaceParams,
+      success: { status: 200, description: 'The meters.', schema: usageSchema },
+      handle: ({ principal, params }) => {
+        assertWorkspaceAccess(requirePrincipal(principal), params.wsId);
+        return meters.usage(params.wsId);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,306 @@
+import type { Kysely } from 'kysely';
+import PQueue from 'p-queue';
+import { findConnectionById, transitionConnection } from '../../db/repositories/connections.repo.js';
+import { findContentById } from '../../db/repositories/contents.repo.js';
+import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { StoredRequest } from '../core/contents/contents.service.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../core/contents/sandbox-outcomes.js';
+import { recordConnectionExpired } from '../core/events/events.js';
+import { newId } from '../core/ids.js';
+import { refreshContentOutcome } from '../core/jobs/outcome.js';
+import type { Logger } from '../logger.js';
+import type { NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
+import type { ContentType, PlatformSlug } from '../networks/limits.js';
+
+export interface PublisherSettings {
+  concurrency: number;
+  perConnection: number;
+  leaseMs: number;
+  pollMs: number;
+  confirmIntervalMs: number;
+  confirmDeadlineMs: number;
+  lateCheckIntervalMs: number;
+  lateCheckWindowMs: number;
+  /** Delay before each automatic retry of a transient failure; its length is the number of retries. */
+  retryDelaysMs: number[];
+}
+
+/** Checks a media address that gave no size against the service cap (spec 8), streaming at most the cap. */
+export type UnknownSizeMediaCheck = (url: string) => Promise<{ ok: true } | { ok: false; tooLarge: boolean }>;
+
+export interface PublisherDeps {
+  db: Kysely<Database>;
+  dialect: 'sqlite' | 'postgres';
+  clock: Clock;
+  logger: Logger;
+  adapterFor(mode: string, platform: PlatformSlug): NetworkAdapter;
+  checkUnknownSizeMedia: UnknownSizeMediaCheck;
+  settings: PublisherSettings;
+}
+
+const AUTH_FAILURES = new Set<JobErrorCode>(['token_expired', 'permission_revoked']);
+
+/**
+ * The publishing worker: claims due jobs with a lease, runs them through a bounded queue (overall and per
+ * connection), and moves each along queued → publishing → confirming → published | failed. Every write is
+ * checked against the lease; outcomes and their events commit together. A job reclaimed after a crash resumes
+ * from what was recorded: a recorded container is published (idempotent per container), a recorded post is
+ * confirmed — it is never submitted twice.
+ */
+export function createPublisher(deps: PublisherDeps) {
+  const { db, clock, logger, settings } = deps;
+  const workerId = newId('wrk_', 8);
+  const queue = new PQueue({ concurrency: settings.concurrency });
+  const perConnection = new Map<string, PQueue>();
+  /** Jobs claimed by this worker and not finished: released on shutdown so others need not wait for the lease. */
+  const held = new Set<{ id: string; lease: string }>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopping = false;
+
+  const connectionQueue = (id: string) => {
+    let q = perConnection.get(id);
+    if (!q) {
+      q = new PQueue({ concurrency: settings.perConnection });
+      q.on('idle', () => perConnection.delete(id));
+      perConnection.set(id, q);
+    }
+    return q;
+  };
+
+  async function write(job: JobRow, lease: string, changes: JobUpdate, refreshOutcome = false): Promise<boolean> {
+    const now = clock.now();
+    return db.transaction().execute(async (tx) => {
+      const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
+      if (ok && refreshOutcome) await refreshContentOutcome(tx, job.contentId, now);
+      return ok;
+    });
+  }
+
+  const release = { locked_by: null, locked_until: null } as const;
+
+  async function fail(job: JobRow, lease: string, failure: Pick<NetworkFailure, 'code' | 'message'>, extra: JobUpdate = {}): Promise<void> {
+    const now = clock.now();
+    await db.transaction().execute(async (tx) => {
+      const ok = await updateJobUnderLease(tx, job.id, lease, {
+        status: 'failed',
+        error_code: failure.code,
+        error_message: failure.message,
+        active: 0,
+        updated_at: now,
+        ...release,
+        ...extra,
+      });
+      if (!ok) return;
+      if (AUTH_FAILURES.has(failure.code)) {
+        const conn = await findConnectionById(tx, job.connectionId);
+        if (conn && (await transitionConnection(tx, conn.id, ['active'], 'expired', failure.code, now))) {
+          await recordConnectionExpired(tx, { workspaceId: conn.workspaceId, connectionId: conn.id, brandId: conn.brandId, platformSlug: conn.platformSlug, reason: failure.code, now });
+        }
+      }
+      await refreshContentOutcome(tx, job.contentId, now);
+    });
+  }
+
+  async function onFailure(job: JobRow, lease: string, failure: NetworkFailure, attempts: number): Promise<void> {
+    const retriesLeft = attempts <= settings.retryDelaysMs.length;
+    if (failure.retryable && retriesLeft) {
+      const delay = settings.retryDelaysMs[attempts - 1] ?? 0;
+      await write(job, lease, { status: 'queued', attempts, error_code: failure.code, error_message: failure.message, run_at: clock.now() + delay, ...release });
+      return;
+    }
+    await fail(job, lease, failure, { attempts });
+  }
+
+  async function buildRequest(job: JobRow): Promise<PublishRequest | null> {
+    const [content, conn] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
+    if (!content || !conn) return null;
+    const stored = JSON.parse(content.request) as StoredRequest;
+    const target = stored.targets.find((t) => t.platform === job.platformSlug);
+    return {
+      jobId: job.id,
+      attempt: job.attempts,
+      platform: job.platformSlug as PlatformSlug,
+      connection: { id: conn.id, mode: conn.mode as 'sandbox' | 'live', name: conn.name },
+      contentType: content.contentType as ContentType,
+      text: target?.text ?? null,
+      title: target?.title ?? null,
+      thread: target?.thread ?? null,
+      media: stored.media.map((m) => ({ url: m.url ?? `file://${m.storagePath ?? ''}`, sizeBytes: m.sizeBytes })),
+      sandboxOutcome: job.sandboxOutcome,
+    };
+  }
+
+  /** Confirmation (spec 7.4): until the deadline, then slower late checks for a window (spec 3.2). */
+  async function confirm(job: JobRow, lease: string, req: PublishRequest, adapter: NetworkAdapter): Promise<void> {
+    const late = job.status === 'failed';
+    const result = await adapter.confirm(req, job.externalPostId ?? '', { late });
+    const now = clock.now();
+    if (result.state === 'found') {
+      await write(
+        job,
+        lease,
+        {
+          status: 'published',
+          external_post_url: result.url,
+          published_at: now,
+          active: 0,
+          error_code: null,
+          error_message: null,
+          previous_status: late ? 'failed' : job.previousStatus,
+          confirm_checks: job.confirmChecks + 1,
+          ...release,
+        },
+        true,
+      );
+      return;
+    }
+    if (late) {
+      const over = job.lateCheckUntil === null || now >= job.lateCheckUntil;
+      await write(job, lease, { active: over ? 0 : 1, run_at: now + settings.lateCheckIntervalMs, confirm_checks: job.confirmChecks + 1, ...release });
+      return;
+    }
+    const misses = result.state === 'not_found' ? job.confirmMisses + 1 : 0;
+    let code: JobErrorCode | null = null;
+    if (misses >= 2) code = 'post_inexistente';
+    else if (job.confirmDeadline !== null && now >= job.confirmDeadline) code = result.state === 'unavailable' ? 'confirmacao_indisponivel' : 'confirmacao_esgotada';
+    if (code === null) {
+      await write(job, lease, { confirm_misses: misses, confirm_checks: job.confirmChecks + 1, run_at: now + settings.confirmIntervalMs, ...release });
+      return;
+    }
+    // The post may be live: keep checking, slower, for a while (spec 3.2 late confirmation).
+    await fail(job, lease, { code, message: JOB_ERROR_MESSAGES[code] }, {
+      active: 1,
+      run_at: now + settings.lateCheckIntervalMs,
+      late_check_until: now + settings.lateCheckWindowMs,
+      confirm_misses: misses,
+      confirm_checks: job.confirmChecks + 1,
+    });
+  }
+
+  async function process(job: JobRow, lease: string): Promise<void> {
+    const req = await buildRequest(job);
+    if (!req) {
+      await fail(job, lease, { code: 'upstream_unknown', message: JOB_ERROR_MESSAGES.upstream_unknown });
+      return;
+    }
+    const adapter = deps.adapterFor(req.connection.mode, req.platform);
+    if (job.status === 'confirming' || job.status === 'failed') {
+      await confirm(job, lease, req, adapter);
+      return;
+    }
+
+    let containerId = job.externalContainerId;
+    if (containerId === null) {
+      const conn = await findConnectionById(db, job.connectionId);
+      if (conn?.status !== 'active') {
+        const why = conn?.status === 'expired' ? JOB_ERROR_MESSAGES.token_expired : 'The connection was deactivated. Reconnect it to publish.';
+        await fail(job, lease, { code: 'token_expired', message: why });
+        return;
+      }
+      for (const m of req.media) {
+        if (m.sizeBytes !== null || !m.url.startsWith('http')) continue;
+        const checked = await deps.checkUnknownSizeMedia(m.url);
+        if (!checked.ok) {
+          const message = checked.tooLarge
+            ? "The media address does not report the file size, and the file is over the service's 100 MB cap for such addresses."
+            : 'The media address could not be fetched.';
+          await fail(job, lease, { code: checked.tooLarge ? 'media_too_large' : 'upstream_unknown', message });
+          return;
+        }
+      }
+      const attempts = job.attempts + 1;
+      const submitted = await adapter.submit({ ...req, attempt: attempts });
+      if (!submitted.ok) {
+        await onFailure(job, lease, submitted, attempts);
+        return;
+      }
+      containerId = submitted.containerId;
+      // Recorded before publishing: a reclaimed job publishes this container instead of creating another.
+      if (!(await write(job, lease, { status: 'publishing', attempts, external_container_id: containerId }))) return;
+      job = { ...job, attempts };
+    }
+
+    const published = await adapter.publish(req, containerId);
+    if (!published.ok) {
+      await onFailure(job, lease, published, job.attempts);
+      return;
+    }
+    const now = clock.now();
+    await write(job, lease, {
+      status: 'confirming',
+      external_post_id: published.postId,
+      confirm_deadline: now + settings.confirmDeadlineMs,
+      confirm_misses: 0,
+      error_code: null,
+      error_message: null,
+      run_at: now + settings.confirmIntervalMs,
+      ...release,
+    }, true);
+  }
+
+  async function run(job: JobRow, handle: { id: string; lease: string }): Promise<void> {
+    try {
+      await process(job, handle.lease);
+    } catch (err) {
+      logger.error({ err, job_id: job.id }, 'job run failed; it will be retried when its lease ends');
+    } finally {
+      held.delete(handle);
+    }
+  }
+
+  /** Claims what fits in the free capacity and queues it; returns how many jobs were claimed. */
+  async function tick(): Promise<number> {
+    if (stopping) return 0;
+    const free = settings.concurrency - queue.size - queue.pending;
+    if (free <= 0) return 0;
+    const lease = `${workerId}:${newId('', 10)}`;
+    const now = clock.now();
+    const jobs = await claimDueJobs(db, deps.dialect, { now, limit: free, lease, lockedUntil: now + settings.leaseMs });
+    for (const job of jobs) {
+      const handle = { id: job.id, lease };
+      held.add(handle);
+      void queue.add(() => connectionQueue(job.connectionId).add(() => run(job, handle)));
+    }
+    return jobs.length;
+  }
+
+  function schedule(): void {
+    timer = setTimeout(async () => {
+      try {
+        while ((await tick()) > 0 && !stopping) {
+          /* keep claiming while there is work and capacity */
+        }
+      } catch (err) {
+        logger.error({ err }, 'claiming jobs failed');
+      }
+      if (!stopping) schedule();
+    }, settings.pollMs);
+  }
+
+  return {
+    workerId,
+    tick,
+    /** Runs due jobs until none is due (tests and CLI use it with a controlled clock). */
+    async drain(): Promise<void> {
+      for (;;) {
+        const claimed = await tick();
+        await queue.onIdle();
+        if (claimed === 0) return;
+      }
+    },
+    start(): void {
+      stopping = false;
+      schedule();
+    },
+    /** Stops claiming, lets running jobs finish (up to `graceMs`), then releases the leases still held. */
+    async stop(graceMs = 10_000): Promise<void> {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      queue.clear();
+      await Promise.race([queue.onIdle(), new Promise((r) => setTimeout(r, graceMs))]);
+      for (const h of held) await releaseLease(db, h.id, h.lease).catch(() => undefined);
+    },
+  };
+}
