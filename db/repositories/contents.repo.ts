@@ -95,3 +95,11 @@ export async function listContents(db: Kysely<Database>, workspaceId: string, q:
 export async function updateContentStatus(db: Kysely<Database>, id: string, status: string, now: number, completedAt: number | null): Promise<void> {
   await db.updateTable('contents').set({ status, updated_at: now, completed_at: completedAt }).where('id', '=', id).execute();
 }
+
+/**
+ * Takes the content's row lock for the rest of the transaction (a no-op update works on both dialects), so
+ * jobs finishing at the same time recompute the outcome one after another, each seeing the others' commits.
+ */
+export async function lockContent(db: Kysely<Database>, id: string): Promise<void> {
+  await db.updateTable('contents').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute();
+}
