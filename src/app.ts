@@ -9,6 +9,7 @@ import type { AnyRoute } from './http/route.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { brandRoutes } from './http/routes/brands.routes.js';
 import { contentRoutes } from './http/routes/contents.routes.js';
+import { mediaRoutes } from './http/routes/media.routes.js';
 import { systemRoutes } from './http/routes/system.routes.js';
 
 /** Every REST operation the service offers; the OpenAPI document and the authorization tests enumerate it. */
@@ -19,6 +20,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...apiKeyRoutes(services.apiKeys),
     ...brandRoutes(services.brands, services.connections),
     ...contentRoutes(services.contents, services.meters),
+    ...mediaRoutes(services.media),
   ];
 }
 

@@ -14,7 +14,9 @@ import { createBrandsService } from './core/brands/brands.service.js';
 import { createConnectionsService } from './core/connections/connections.service.js';
 import { createContentsService } from './core/contents/contents.service.js';
 import { createIdempotencyService } from './core/idempotency/idempotency.service.js';
+import { createMediaService } from './core/media/media.service.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
+import { createLocalMediaStore } from './media/local-store.js';
 import { createLogger, type Logger } from './logger.js';
 import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
@@ -31,6 +33,7 @@ export interface Services {
   brands: ReturnType<typeof createBrandsService>;
   connections: ReturnType<typeof createConnectionsService>;
   contents: ReturnType<typeof createContentsService>;
+  media: ReturnType<typeof createMediaService>;
 }
 
 /** Everything a process needs, wired once. */
@@ -117,6 +120,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           idempotency: createIdempotencyService(deps),
           probeMedia: (url) => probeMedia(url, net.policy, { dispatcher: net.dispatcher }),
         }),
+        media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir) }),
       },
       limiter: createRateLimiter(db, config.rateLimitPerMinute),
       publisher,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 
@@ -101,5 +101,5 @@ export async function updateContentStatus(db: Kysely<Database>, id: string, stat
  * jobs finishing at the same time recompute the outcome one after another, each seeing the others' commits.
  */
 export async function lockContent(db: Kysely<Database>, id: string): Promise<void> {
-  await db.updateTable('contents').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute();
+  await db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', id).execute();
 }

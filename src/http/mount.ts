@@ -49,6 +49,9 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
     }
     if (route.body !== undefined) chain.push(body);
     chain.push(async (req: Request, res: Response) => {
+      if (route.rawBody !== undefined && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+        throw new ServiceError('invalid_request', 'This operation needs the file as the request body.');
+      }
       if (route.body !== undefined && req.body === undefined) {
         throw new ServiceError('invalid_request', 'This operation needs a JSON body (Content-Type: application/json).');
       }
@@ -62,6 +65,7 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
         header: (name) => req.get(name),
         setHeader: (name, value) => res.setHeader(name, value),
         setStatus: (s) => (status = s),
+        raw: route.rawBody === undefined ? null : req,
       });
       if (status === 204) res.status(204).end();
       else res.status(status).json(result);

@@ -56,6 +56,13 @@ function toRouteConfig(route: AnyRoute): RouteConfig {
   if (route.query instanceof z.ZodObject) request.query = route.query;
   if (route.headers !== undefined) request.headers = route.headers;
   if (route.body !== undefined) request.body = { required: true, content: { 'application/json': { schema: route.body } } };
+  if (route.rawBody !== undefined) {
+    request.body = {
+      required: true,
+      description: route.rawBody.description,
+      content: Object.fromEntries(route.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
+    };
+  }
   return {
     method: route.method,
     path: route.path,

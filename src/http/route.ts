@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { ErrorCode } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
@@ -17,6 +18,8 @@ export interface RouteContext<P, Q, B> {
   setHeader(name: string, value: string): void;
   /** Overrides the declared success status (e.g. 200 for a dry run). */
   setStatus(status: number): void;
+  /** The unparsed request body, on routes declared with `rawBody`. */
+  raw: Readable | null;
 }
 
 /**
@@ -38,6 +41,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType<R> };
   /** Further success answers the operation may give, documented beside the main one. */
   alternatives?: { status: 200 | 201 | 202; description: string; schema: z.ZodType }[];
+  /** The body is a file streamed as is (uploads), not JSON. */
+  rawBody?: { contentTypes: readonly string[]; description: string };
   /** Request headers the operation reads, documented as parameters. */
   headers?: z.ZodObject;
   /** Error codes this operation raises itself; auth, body and rate-limit codes are added automatically. */
@@ -70,6 +75,7 @@ export function routeErrorCodes(route: AnyRoute): ErrorCode[] {
     codes.add('invalid_request');
     codes.add('payload_too_large');
   }
+  if (route.rawBody !== undefined) codes.add('invalid_request');
   if (route.body !== undefined || route.query !== undefined || route.params !== undefined) codes.add('validation_failed');
   codes.add('server_error');
   return [...codes];

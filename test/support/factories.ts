@@ -32,23 +32,22 @@ export async function brandWithConnections(
  * `/nosize/<bytes>` streams that many bytes without Content-Length.
  */
 export async function startMediaHost(): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer((req, res): void => {
     const path = req.url ?? '/';
     const sized = (bytes: number, type: string) => {
       res.writeHead(200, { 'content-type': type, 'content-length': String(bytes) });
-      if (req.method === 'HEAD') return res.end();
-      return res.end(Buffer.alloc(bytes));
+      res.end(req.method === 'HEAD' ? undefined : Buffer.alloc(bytes));
     };
     if (path === '/video.mp4') return sized(2048, 'video/mp4');
     if (path === '/photo.jpg') return sized(1024, 'image/jpeg');
-    if (path === '/big-photo.jpg') {
-      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(9 * 1024 * 1024) });
-      return res.end(req.method === 'HEAD' ? undefined : Buffer.alloc(9 * 1024 * 1024));
-    }
+    if (path === '/big-photo.jpg') return sized(9 * 1024 * 1024, 'image/jpeg');
     const nosize = /^\/nosize\/(\d+)$/.exec(path);
     if (nosize) {
       res.writeHead(200, { 'content-type': 'video/mp4' });
-      if (req.method === 'HEAD') return res.end();
+      if (req.method === 'HEAD') {
+        res.end();
+        return;
+      }
       let left = Number(nosize[1]);
       const chunk = Buffer.alloc(1024 * 1024);
       const pump = () => {
@@ -60,7 +59,8 @@ export async function startMediaHost(): Promise<{ url: string; close(): Promise<
         res.end();
       };
       res.on('error', () => undefined);
-      return pump();
+      pump();
+      return;
     }
     res.writeHead(404).end();
   });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import type { ContainerOptions } from '../../src/container.js';
@@ -107,9 +110,24 @@ export async function startTestServer(
   options: ContainerOptions & { workers?: boolean } = {},
 ): Promise<TestServer> {
   const database = await kind.create();
-  const config = parseConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET_KEY, SANDBOX_DELAY_MS: '0', ...env });
+  const mediaDir = mkdtempSync(join(tmpdir(), 'publisher-media-'));
+  const config = parseConfig({
+    DATABASE_URL: database.url,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SECRET_KEY: TEST_SECRET_KEY,
+    SANDBOX_DELAY_MS: '0',
+    MEDIA_DIR: mediaDir,
+    ...env,
+  });
   const service = await startService(config, options);
-  return new TestServer(service, database);
+  return new TestServer(service, {
+    ...database,
+    drop: async () => {
+      rmSync(mediaDir, { recursive: true, force: true });
+      await database.drop();
+    },
+  });
 }
 
 /**

@@ -1,0 +1,40 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import type { MediaStore } from '../core/media/media-store.js';
+
+
+class TooLarge extends Error {}
+
+/** Uploads on local disk, one folder per workspace, files readable by the service's user only. */
+
+export function createLocalMediaStore(dir: string): MediaStore {
+  return {
+    async save(workspaceId, id, body, maxBytes) {
+      const folder = join(dir, workspaceId);
+      await mkdir(folder, { recursive: true });
+      const path = join(folder, id);
+      let bytes = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          if (bytes > maxBytes) done(new TooLarge());
+          else done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(body, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+        return { ok: true, bytes, path };
+      } catch (err) {
+        await rm(path, { force: true });
+        if (err instanceof TooLarge) return { ok: false, reason: 'too_large' };
+        throw err;
+      }
+    },
+    async remove(path) {
+      await rm(path, { force: true });
+    },
+  };
+}
