@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 
@@ -141,11 +141,6 @@ export async function updateJobUnderLease(db: Kysely<Database>, id: string, leas
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Extends a lease during long work; false when it was lost. */
-export async function renewLease(db: Kysely<Database>, id: string, lease: string, lockedUntil: number): Promise<boolean> {
-  return updateJobUnderLease(db, id, lease, { locked_until: lockedUntil });
-}
-
 /** Lets go of a claimed job without changing it (shutdown): it becomes claimable at once. */
 export async function releaseLease(db: Kysely<Database>, id: string, lease: string): Promise<void> {
   await db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('id', '=', id).where('locked_by', '=', lease).execute();
@@ -177,15 +172,4 @@ export async function requeueJobs(db: Kysely<Database>, ids: string[], now: numb
     .where('id', 'in', ids)
     .where('status', '=', 'failed')
     .execute();
-}
-
-/** Counts due, unclaimed work (queue depth). */
-export async function countDueJobs(db: Kysely<Database>, now: number): Promise<number> {
-  const r = await db
-    .selectFrom('jobs')
-    .select(sql<number | string>`count(*)`.as('n'))
-    .where('active', '=', 1)
-    .where('run_at', '<=', now)
-    .executeTakeFirst();
-  return Number(r?.n ?? 0);
 }
