@@ -154,7 +154,54 @@ export interface ServiceMetaTable {
   created_at: Millis;
 }
 
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string;
+  /** JSON array of event types. */
+  enabled_events: string;
+  active: number;
+  /** AES-256-GCM sealed signing secret. */
+  secret_sealed: string;
+  created_at: Millis;
+  updated_at: Millis;
+  deleted_at: NullableMillis;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  workspace_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  status: string;
+  attempt_count: Generated<number>;
+  manual: Generated<number>;
+  next_attempt_at: NullableMillis;
+  locked_by: string | null;
+  locked_until: NullableMillis;
+  created_at: Millis;
+  updated_at: Millis;
+  delivered_at: NullableMillis;
+}
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  number: number;
+  manual: number;
+  at: Millis;
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
 export interface Database {
+  webhooks: WebhooksTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
   workspaces: WorkspacesTable;
   brands: BrandsTable;
   connections: ConnectionsTable;

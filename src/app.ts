@@ -10,6 +10,7 @@ import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { brandRoutes } from './http/routes/brands.routes.js';
 import { contentRoutes } from './http/routes/contents.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
+import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { systemRoutes } from './http/routes/system.routes.js';
 
 /** Every REST operation the service offers; the OpenAPI document and the authorization tests enumerate it. */
@@ -21,6 +22,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...brandRoutes(services.brands, services.connections),
     ...contentRoutes(services.contents, services.meters),
     ...mediaRoutes(services.media),
+    ...webhookRoutes(services.webhooks),
   ];
 }
 

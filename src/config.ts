@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DatabaseTarget } from '../db/connect.js';
 import { DEFAULT_PLANS, type Plan, planSchema } from './core/meters/plans.js';
 import type { PublisherSettings } from './workers/publisher.js';
+import type { DispatcherSettings } from './workers/webhook-dispatcher.js';
 
 /**
  * The service configuration. This module is the only reader of `process.env`: everything else receives a
@@ -71,6 +72,9 @@ const envSchema = z.object({
   WORKER_POLL_MS: ms(500),
   SANDBOX_DELAY_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int().min(0).default(50),
   MEDIA_DIR: z.string().min(1).optional(),
+  WEBHOOK_TIMEOUT_MS: ms(30_000),
+  WEBHOOK_CONCURRENCY: positiveInt(16),
+  WEBHOOK_PER_ENDPOINT: positiveInt(2),
   PLANS_JSON: z.string().optional(),
   BODY_LIMIT: z
     .string()
@@ -91,6 +95,7 @@ export interface Config {
   rateLimitPerMinute: number;
   bodyLimit: string;
   publisher: PublisherSettings;
+  dispatcher: DispatcherSettings;
   sandboxDelayMs: number;
   /** Where uploads are kept; defaults to `media/` beside the SQLite file, or `./data/media`. */
   mediaDir: string;
@@ -176,6 +181,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       lateCheckIntervalMs: e.LATE_CHECK_INTERVAL_MS,
       lateCheckWindowMs: e.LATE_CHECK_WINDOW_MS,
       retryDelaysMs: e.JOB_RETRY_DELAYS_MS.split(',').map(Number),
+    },
+    dispatcher: {
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      perEndpoint: e.WEBHOOK_PER_ENDPOINT,
+      // The lease outlives the longest attempt, so another worker never takes over a delivery still waiting.
+      leaseMs: e.WEBHOOK_TIMEOUT_MS + 30_000,
+      pollMs: e.WORKER_POLL_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     mediaDir: e.MEDIA_DIR ?? join(database.dialect === 'sqlite' ? dirname(database.file) : './data', 'media'),

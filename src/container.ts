@@ -22,7 +22,10 @@ import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './networks/limits.js';
 import { createSandboxAdapter } from './networks/sandbox.js';
+import { createWebhooksService } from './core/webhooks/webhooks.service.js';
+import { publicUrlProblem } from './media/url-rule.js';
 import { createPublisher } from './workers/publisher.js';
+import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { createRateLimiter, type WorkspaceRateLimiter } from './rate-limiter.js';
 
 export interface Services {
@@ -34,6 +37,7 @@ export interface Services {
   connections: ReturnType<typeof createConnectionsService>;
   contents: ReturnType<typeof createContentsService>;
   media: ReturnType<typeof createMediaService>;
+  webhooks: ReturnType<typeof createWebhooksService>;
 }
 
 /** Everything a process needs, wired once. */
@@ -46,6 +50,7 @@ export interface Container {
   services: Services;
   limiter: WorkspaceRateLimiter;
   publisher: ReturnType<typeof createPublisher>;
+  dispatcher: ReturnType<typeof createWebhookDispatcher>;
   /** Starts the background workers (not done by `createContainer`, so tests and the CLI can drive them). */
   startWorkers(): void;
   close(): Promise<void>;
@@ -101,6 +106,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
         return fetched.ok ? { ok: true } : { ok: false, tooLarge: fetched.reason === 'too_large' };
       },
     });
+    const dispatcher = createWebhookDispatcher({
+      ...deps,
+      dialect: db.dialect,
+      logger,
+      secretKey,
+      http: net.dispatcher,
+      allowLocal: config.allowLocalUrls,
+      settings: config.dispatcher,
+    });
     return {
       config,
       db,
@@ -121,12 +135,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
           probeMedia: (url) => probeMedia(url, net.policy, { dispatcher: net.dispatcher }),
         }),
         media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir) }),
+        webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },
       limiter: createRateLimiter(db, config.rateLimitPerMinute),
       publisher,
-      startWorkers: () => publisher.start(),
+      dispatcher,
+      startWorkers: () => {
+        publisher.start();
+        dispatcher.start();
+      },
       close: async () => {
         await publisher.stop();
+        await dispatcher.stop();
         await net.dispatcher.close();
         await db.close();
       },

@@ -109,7 +109,15 @@ export async function startTestServer(
   env: Record<string, string> = {},
   options: ContainerOptions & { workers?: boolean } = {},
 ): Promise<TestServer> {
-  const database = await kind.create();
+  return startTestServerOn(await kind.create(), env, options);
+}
+
+/** A server on an existing database (e.g. a restart: stop the old one with `service.stop()`, not `stop()`). */
+export async function startTestServerOn(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  options: ContainerOptions & { workers?: boolean } = {},
+): Promise<TestServer> {
   const mediaDir = mkdtempSync(join(tmpdir(), 'publisher-media-'));
   const config = parseConfig({
     DATABASE_URL: database.url,

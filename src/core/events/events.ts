@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import { insertDeliveries } from '../../../db/repositories/deliveries.repo.js';
 import { insertEvent } from '../../../db/repositories/events.repo.js';
+import { subscribedWebhooks } from '../../../db/repositories/webhooks.repo.js';
 import type { JobRow } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { toIso } from '../clock.js';
@@ -20,6 +22,23 @@ export interface ContentEventPayload {
   };
   corrected?: true;
   previous_status?: string;
+}
+
+/**
+ * The outbox (spec 6.3, ARCHITECTURE 6): the event row and one delivery per subscribed active endpoint, written
+ * in the caller's transaction. The body stored on each delivery is the exact text that will be signed and sent.
+ */
+async function appendEvent(
+  tx: Kysely<Database>,
+  args: { id: string; workspaceId: string; type: EventType; subjectId: string; payload: object; now: number },
+): Promise<void> {
+  const body = JSON.stringify(args.payload);
+  await insertEvent(tx, { id: args.id, workspaceId: args.workspaceId, type: args.type, subjectId: args.subjectId, payload: body, createdAt: args.now });
+  const endpoints = await subscribedWebhooks(tx, args.workspaceId, args.type);
+  await insertDeliveries(
+    tx,
+    endpoints.map((w) => ({ id: newId('del_'), workspaceId: args.workspaceId, webhookId: w.id, eventId: args.id, eventType: args.type, body, now: args.now })),
+  );
 }
 
 /**
@@ -47,7 +66,7 @@ export async function recordContentEvent(
     },
     ...(args.previousStatus === null ? {} : { corrected: true as const, previous_status: args.previousStatus }),
   };
-  await insertEvent(tx, { id: payload.id, workspaceId: args.workspaceId, type: payload.type, subjectId: args.contentId, payload: JSON.stringify(payload), createdAt: args.now });
+  await appendEvent(tx, { id: payload.id, workspaceId: args.workspaceId, type: payload.type, subjectId: args.contentId, payload, now: args.now });
   return payload;
 }
 
@@ -62,5 +81,5 @@ export async function recordConnectionExpired(
     created_at: toIso(args.now),
     data: { workspace_id: args.workspaceId, connection_id: args.connectionId, brand_id: args.brandId, platform_slug: args.platformSlug, reason: args.reason },
   };
-  await insertEvent(tx, { id: payload.id, workspaceId: args.workspaceId, type: payload.type, subjectId: args.connectionId, payload: JSON.stringify(payload), createdAt: args.now });
+  await appendEvent(tx, { id: payload.id, workspaceId: args.workspaceId, type: payload.type, subjectId: args.connectionId, payload, now: args.now });
 }

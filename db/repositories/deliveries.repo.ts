@@ -1,0 +1,189 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, DeliveriesTable, DeliveryAttemptsTable } from '../schema.js';
+import { toMillis, toMillisOrNull } from './rows.js';
+
+export interface DeliveryRow {
+  id: string;
+  workspaceId: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  body: string;
+  status: string;
+  attemptCount: number;
+  manual: boolean;
+  nextAttemptAt: number | null;
+  lockedBy: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+}
+
+export interface AttemptRow {
+  deliveryId: string;
+  number: number;
+  manual: boolean;
+  at: number;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+function toRow(r: Selectable<DeliveriesTable>): DeliveryRow {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    webhookId: r.webhook_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    body: r.body,
+    status: r.status,
+    attemptCount: Number(r.attempt_count),
+    manual: Number(r.manual) === 1,
+    nextAttemptAt: toMillisOrNull(r.next_attempt_at),
+    lockedBy: r.locked_by,
+    createdAt: toMillis(r.created_at),
+    deliveredAt: toMillisOrNull(r.delivered_at),
+  };
+}
+
+function toAttempt(r: Selectable<DeliveryAttemptsTable>): AttemptRow {
+  return {
+    deliveryId: r.delivery_id,
+    number: Number(r.number),
+    manual: Number(r.manual) === 1,
+    at: toMillis(r.at),
+    httpStatus: r.http_status === null ? null : Number(r.http_status),
+    latencyMs: Number(r.latency_ms),
+    error: r.error,
+  };
+}
+
+export async function insertDeliveries(
+  db: Kysely<Database>,
+  rows: { id: string; workspaceId: string; webhookId: string; eventId: string; eventType: string; body: string; now: number }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('deliveries')
+    .values(
+      rows.map((r) => ({
+        id: r.id,
+        workspace_id: r.workspaceId,
+        webhook_id: r.webhookId,
+        event_id: r.eventId,
+        event_type: r.eventType,
+        body: r.body,
+        status: 'pending',
+        next_attempt_at: r.now,
+        locked_by: null,
+        created_at: r.now,
+        updated_at: r.now,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Claims due deliveries in one statement (PostgreSQL: `FOR UPDATE SKIP LOCKED`), skipping endpoints the caller
+ * says are busy so that a slow receiver's backlog stays in the database instead of holding leases.
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  args: { now: number; limit: number; lease: string; lockedUntil: number; busyWebhooks: string[] },
+): Promise<DeliveryRow[]> {
+  let due = db
+    .selectFrom('deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', args.now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', args.now)]))
+    .orderBy('next_attempt_at', 'asc')
+    .limit(args.limit);
+  if (args.busyWebhooks.length > 0) due = due.where('webhook_id', 'not in', args.busyWebhooks);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const rows = await db.updateTable('deliveries').set({ locked_by: args.lease, locked_until: args.lockedUntil }).where('id', 'in', due).returningAll().execute();
+  return rows.map(toRow);
+}
+
+/** Lets go of claimed deliveries without attempting them. */
+export async function releaseDeliveries(db: Kysely<Database>, ids: string[], lease: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('deliveries').set({ locked_by: null, locked_until: null }).where('id', 'in', ids).where('locked_by', '=', lease).execute();
+}
+
+/**
+ * Records one attempt and the delivery's new state, only if the lease is still held (so a worker whose lease
+ * ran out cannot overwrite a newer outcome). Returns whether it was recorded.
+ */
+export async function recordAttempt(
+  db: Kysely<Database>,
+  args: { id: string; lease: string; attemptId: string; attempt: AttemptRow; status: string; nextAttemptAt: number | null; deliveredAt: number | null },
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('deliveries')
+    .set({
+      status: args.status,
+      attempt_count: args.attempt.number,
+      manual: 0,
+      next_attempt_at: args.nextAttemptAt,
+      delivered_at: args.deliveredAt,
+      locked_by: null,
+      locked_until: null,
+      updated_at: args.attempt.at,
+    })
+    .where('id', '=', args.id)
+    .where('locked_by', '=', args.lease)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) return false;
+  await db
+    .insertInto('delivery_attempts')
+    .values({
+      id: args.attemptId,
+      delivery_id: args.id,
+      number: args.attempt.number,
+      manual: args.attempt.manual ? 1 : 0,
+      at: args.attempt.at,
+      http_status: args.attempt.httpStatus,
+      latency_ms: args.attempt.latencyMs,
+      error: args.attempt.error,
+    })
+    .execute();
+  return true;
+}
+
+export async function findDelivery(db: Kysely<Database>, workspaceId: string, id: string): Promise<DeliveryRow | undefined> {
+  const r = await db.selectFrom('deliveries').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return r && toRow(r);
+}
+
+export async function listDeliveries(
+  db: Kysely<Database>,
+  webhookId: string,
+  q: { statuses?: string[] | undefined; after?: { createdAt: number; id: string } | undefined; limit: number },
+): Promise<DeliveryRow[]> {
+  let query = db.selectFrom('deliveries').selectAll().where('webhook_id', '=', webhookId);
+  if (q.statuses !== undefined) query = query.where('status', 'in', q.statuses);
+  const after = q.after;
+  if (after !== undefined) {
+    query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  }
+  return (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()).map(toRow);
+}
+
+export async function listAttempts(db: Kysely<Database>, deliveryIds: string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  const rows = await db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('number').execute();
+  return rows.map(toAttempt);
+}
+
+/** Makes a delivery due now, for one manual attempt. */
+export async function requestRedelivery(db: Kysely<Database>, workspaceId: string, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('deliveries')
+    .set({ status: 'pending', manual: 1, next_attempt_at: now, updated_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

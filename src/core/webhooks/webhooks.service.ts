@@ -1,0 +1,196 @@
+import type { Kysely } from 'kysely';
+import { type DeliveryRow, findDelivery, listAttempts, listDeliveries, requestRedelivery } from '../../../db/repositories/deliveries.repo.js';
+import {
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  listWebhooks,
+  updateWebhook,
+  type WebhookRow,
+} from '../../../db/repositories/webhooks.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { checkSignature, type SignatureVerdict } from '../../webhooks/verify.js';
+import { type Clock, toIso } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { newId, newSecret } from '../ids.js';
+import type { MetersService } from '../meters/meters.service.js';
+import type { Principal } from '../principal.js';
+import { seal } from '../secret-box.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import type {
+  CreatedWebhook,
+  CreateWebhookInput,
+  Delivery,
+  DeliveryListQuery,
+  UpdateWebhookInput,
+  Webhook,
+} from './webhooks.schema.js';
+
+function render(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    enabled_events: row.enabledEvents as Webhook['enabled_events'],
+    active: row.active,
+    created_at: toIso(row.createdAt),
+    updated_at: toIso(row.updatedAt),
+  };
+}
+
+async function renderDeliveries(db: Kysely<Database>, rows: DeliveryRow[]): Promise<Delivery[]> {
+  const attempts = await listAttempts(db, rows.map((r) => r.id));
+  return rows.map((r) => ({
+    id: r.id,
+    webhook_id: r.webhookId,
+    event_id: r.eventId,
+    event_type: r.eventType as Delivery['event_type'],
+    status: r.status as Delivery['status'],
+    attempt_count: r.attemptCount,
+    next_attempt_at: r.status === 'pending' && r.nextAttemptAt !== null ? toIso(r.nextAttemptAt) : null,
+    created_at: toIso(r.createdAt),
+    delivered_at: r.deliveredAt === null ? null : toIso(r.deliveredAt),
+    attempts: attempts
+      .filter((a) => a.deliveryId === r.id)
+      .map((a) => ({ number: a.number, at: toIso(a.at), manual: a.manual, http_status: a.httpStatus, latency_ms: a.latencyMs, error: a.error })),
+  }));
+}
+
+function webhookNotFound(id: string): ServiceError {
+  return new ServiceError('not_found', `Webhook endpoint ${id} was not found in this workspace.`);
+}
+
+/** Checks the `url` rule of spec 2.3: public HTTPS (connect-time checks happen again when delivering). */
+export type UrlRule = (url: string) => string | null;
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService; secretKey: Buffer; checkUrl: UrlRule }) {
+  const { db, clock, meters } = deps;
+
+  function assertUrl(url: string | undefined): void {
+    if (url === undefined) return;
+    const problem = deps.checkUrl(url);
+    if (problem !== null) throw new ServiceError('validation_failed', `url: ${problem}`, { fields: [{ path: 'url', message: problem }] });
+  }
+
+  async function get(principal: Principal, workspaceId: string, id: string): Promise<WebhookRow> {
+    assertWorkspaceAccess(principal, workspaceId);
+    const row = await findWebhook(db, workspaceId, id);
+    if (!row) throw webhookNotFound(id);
+    return row;
+  }
+
+  return {
+    /**
+     * Spec 4.4: registers an endpoint; its `whsec_` secret is returned here only and stored sealed (it must be
+     * read back to sign). Counted on the `webhooks` stock meter.
+     * @throws ServiceError `validation_failed` (url), `limit_reached`.
+     */
+    async create(principal: Principal, workspaceId: string, input: CreateWebhookInput): Promise<CreatedWebhook> {
+      assertWorkspaceAccess(principal, workspaceId);
+      assertUrl(input.url);
+      const now = clock.now();
+      const secret = newSecret('whsec_', 24);
+      const row: WebhookRow = {
+        id: newId('wh_'),
+        workspaceId,
+        url: input.url,
+        description: input.description,
+        enabledEvents: input.enabled_events,
+        active: true,
+        secretSealed: seal(deps.secretKey, secret),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await db.transaction().execute(async (tx) => {
+        await meters.consume(tx, workspaceId, [{ meter: 'webhooks', amount: 1 }]);
+        await insertWebhook(tx, row);
+      });
+      return { ...render(row), secret };
+    },
+
+    async list(principal: Principal, workspaceId: string): Promise<Webhook[]> {
+      assertWorkspaceAccess(principal, workspaceId);
+      return (await listWebhooks(db, workspaceId)).map(render);
+    },
+
+    /** @throws ServiceError `not_found`. */
+    async get(principal: Principal, workspaceId: string, id: string): Promise<Webhook> {
+      return render(await get(principal, workspaceId, id));
+    },
+
+    /** @throws ServiceError `not_found`, `validation_failed`. */
+    async update(principal: Principal, workspaceId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+      await get(principal, workspaceId, id);
+      assertUrl(input.url);
+      await updateWebhook(db, workspaceId, id, { url: input.url, description: input.description, enabledEvents: input.enabled_events, active: input.active }, clock.now());
+      return render(await get(principal, workspaceId, id));
+    },
+
+    /** Deletes an endpoint and frees its slot; its delivery records stay readable through their ids. */
+    async remove(principal: Principal, workspaceId: string, id: string): Promise<void> {
+      assertWorkspaceAccess(principal, workspaceId);
+      await db.transaction().execute(async (tx) => {
+        if (!(await deleteWebhook(tx, workspaceId, id, clock.now()))) throw webhookNotFound(id);
+        await meters.release(tx, workspaceId, 'webhooks', 1);
+      });
+    },
+
+    /**
+     * Deliveries of an endpoint, newest first; `status: failed` means "will not be retried automatically":
+     * failed and dead.
+     * @throws ServiceError `not_found`.
+     */
+    async deliveries(principal: Principal, workspaceId: string, webhookId: string, query: DeliveryListQuery): Promise<{ data: Delivery[]; next_cursor: string | null }> {
+      await get(principal, workspaceId, webhookId);
+      let after: { createdAt: number; id: string } | undefined;
+      if (query.cursor !== undefined) {
+        const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split(':');
+        if (!Number.isSafeInteger(Number(at)) || !id) throw new ServiceError('validation_failed', 'cursor: is not a cursor returned by this list');
+        after = { createdAt: Number(at), id };
+      }
+      const statuses = query.status === undefined ? undefined : query.status === 'failed' ? ['failed', 'dead'] : [query.status];
+      const rows = await listDeliveries(db, webhookId, { statuses, after, limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return {
+        data: await renderDeliveries(db, page),
+        next_cursor: rows.length > query.limit && last ? Buffer.from(`${last.createdAt}:${last.id}`).toString('base64url') : null,
+      };
+    },
+
+    /** @throws ServiceError `not_found`. */
+    async delivery(principal: Principal, workspaceId: string, deliveryId: string): Promise<Delivery> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const row = await findDelivery(db, workspaceId, deliveryId);
+      if (!row) throw new ServiceError('not_found', `Delivery ${deliveryId} was not found in this workspace.`);
+      const [rendered] = await renderDeliveries(db, [row]);
+      return rendered!;
+    },
+
+    /**
+     * Spec 4.4: a new attempt now, whatever the delivery's status (dead ones above all), with the same `del_`
+     * id. The attempt itself is made by the dispatcher.
+     * @throws ServiceError `not_found`.
+     */
+    async redeliver(principal: Principal, workspaceId: string, deliveryId: string): Promise<Delivery> {
+      assertWorkspaceAccess(principal, workspaceId);
+      if (!(await requestRedelivery(db, workspaceId, deliveryId, clock.now()))) {
+        throw new ServiceError('not_found', `Delivery ${deliveryId} was not found in this workspace.`);
+      }
+      return this.delivery(principal, workspaceId, deliveryId);
+    },
+
+    /** Spec 4.4 `POST /api/v1/webhooks/verify`: the reference check, against the service clock. */
+    verify(input: { secret: string; signature_header: string; payload: string; tolerance_seconds: number }): SignatureVerdict {
+      return checkSignature({
+        secret: input.secret,
+        signatureHeader: input.signature_header,
+        payload: input.payload,
+        toleranceSeconds: input.tolerance_seconds,
+        nowSeconds: Math.floor(clock.now() / 1000),
+      });
+    },
+  };
+}

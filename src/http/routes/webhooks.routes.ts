@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import {
+  createdWebhookSchema,
+  createWebhookInputSchema,
+  deliveryListQuerySchema,
+  deliveryListSchema,
+  deliverySchema,
+  updateWebhookInputSchema,
+  verifyInputSchema,
+  verifyResultSchema,
+  webhookListSchema,
+  webhookSchema,
+} from '../../core/webhooks/webhooks.schema.js';
+import type { WebhooksService } from '../../core/webhooks/webhooks.service.js';
+import { defineRoute } from '../route.js';
+import { requirePrincipal, workspaceParams } from './common.js';
+
+const webhookParams = workspaceParams.extend({ whId: z.string().describe('Webhook endpoint id (wh_…).') });
+const deliveryParams = workspaceParams.extend({ delId: z.string().describe('Delivery id (del_…).') });
+
+const SIGNING =
+  'Each event is POSTed as JSON with headers Content-Type, Service-Timestamp (Unix seconds), Service-Signature (`sha256=` + lowercase hex HMAC-SHA256 of `{timestamp}.{raw body}` keyed by the secret), Service-Webhook-Id and Service-Delivery-Id. ' +
+  'Answer 2xx within 30 s. 5xx, 408, 429, 3xx (redirects are not followed), timeouts and connection failures are retried at +1 min, +5 min, +30 min, +2 h and +12 h; other 4xx stop. After 6 attempts the delivery is dead. ' +
+  'Delivery is at least once: de-duplicate on Service-Delivery-Id (the same across retries and redeliveries) or on the event id.';
+
+export function webhookRoutes(webhooks: WebhooksService) {
+  return [
+    defineRoute({
+      operationId: 'createWebhook',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/webhooks',
+      tag: 'Webhooks',
+      summary: 'Register a webhook endpoint',
+      description: `The secret (whsec_…) is returned only here. Counted on the webhooks stock meter. ${SIGNING}`,
+      auth: 'bearer',
+      params: workspaceParams,
+      body: createWebhookInputSchema,
+      success: { status: 201, description: 'The endpoint and its secret.', schema: createdWebhookSchema },
+      errors: ['limit_reached'],
+      handle: ({ principal, params, body }) => webhooks.create(requirePrincipal(principal), params.wsId, body),
+    }),
+    defineRoute({
+      operationId: 'listWebhooks',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/webhooks',
+      tag: 'Webhooks',
+      summary: 'List webhook endpoints',
+      auth: 'bearer',
+      params: workspaceParams,
+      success: { status: 200, description: 'The endpoints (never their secrets).', schema: webhookListSchema },
+      handle: async ({ principal, params }) => ({ data: await webhooks.list(requirePrincipal(principal), params.wsId) }),
+    }),
+    defineRoute({
+      operationId: 'getWebhook',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/webhooks/{whId}',
+      tag: 'Webhooks',
+      summary: 'Get a webhook endpoint',
+      auth: 'bearer',
+      params: webhookParams,
+      success: { status: 200, description: 'The endpoint.', schema: webhookSchema },
+      errors: ['not_found'],
+      handle: ({ principal, params }) => webhooks.get(requirePrincipal(principal), params.wsId, params.whId),
+    }),
+    defineRoute({
+      operationId: 'updateWebhook',
+      method: 'patch',
+      path: '/api/v1/workspaces/{wsId}/webhooks/{whId}',
+      tag: 'Webhooks',
+      summary: 'Update a webhook endpoint',
+      auth: 'bearer',
+      params: webhookParams,
+      body: updateWebhookInputSchema,
+      success: { status: 200, description: 'The endpoint.', schema: webhookSchema },
+      errors: ['not_found'],
+      handle: ({ principal, params, body }) => webhooks.update(requirePrincipal(principal), params.wsId, params.whId, body),
+    }),
+    defineRoute({
+      operationId: 'deleteWebhook',
+      method: 'delete',
+      path: '/api/v1/workspaces/{wsId}/webhooks/{whId}',
+      tag: 'Webhooks',
+      summary: 'Delete a webhook endpoint',
+      description: 'Frees its slot on the webhooks meter; pending deliveries to it are not sent.',
+      auth: 'bearer',
+      params: webhookParams,
+      success: { status: 204, description: 'Deleted.' },
+      errors: ['not_found'],
+      handle: ({ principal, params }) => webhooks.remove(requirePrincipal(principal), params.wsId, params.whId),
+    }),
+    defineRoute({
+      operationId: 'listDeliveries',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/webhooks/{whId}/deliveries',
+      tag: 'Webhooks',
+      summary: 'List deliveries of an endpoint',
+      description: 'Newest first, with every attempt. `status=failed` returns failed (stopped by a 4xx) and dead (6 attempts) deliveries.',
+      auth: 'bearer',
+      params: webhookParams,
+      query: deliveryListQuerySchema,
+      success: { status: 200, description: 'A page of deliveries.', schema: deliveryListSchema },
+      errors: ['not_found'],
+      handle: ({ principal, params, query }) => webhooks.deliveries(requirePrincipal(principal), params.wsId, params.whId, query),
+    }),
+    defineRoute({
+      operationId: 'getDelivery',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/deliveries/{delId}',
+      tag: 'Webhooks',
+      summary: 'Get a delivery',
+      auth: 'bearer',
+      params: deliveryParams,
+      success: { status: 200, description: 'The delivery and its attempts.', schema: deliverySchema },
+      errors: ['not_found'],
+      handle: ({ principal, params }) => webhooks.delivery(requirePrincipal(principal), params.wsId, params.delId),
+    }),
+    defineRoute({
+      operationId: 'redeliver',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/deliveries/{delId}/redeliver',
+      tag: 'Webhooks',
+      summary: 'Redeliver now',
+      description: 'Queues a new attempt now, whatever the status (dead deliveries above all), with the same delivery id. No body.',
+      auth: 'bearer',
+      params: deliveryParams,
+      success: { status: 202, description: 'The delivery, now pending.', schema: deliverySchema },
+      errors: ['not_found'],
+      handle: ({ principal, params }) => webhooks.redeliver(requirePrincipal(principal), params.wsId, params.delId),
+    }),
+    defineRoute({
+      operationId: 'verifyWebhookSignature',
+      method: 'post',
+      path: '/api/v1/webhooks/verify',
+      tag: 'Webhooks',
+      summary: 'Check a signature (debugging aid)',
+      description: 'No authentication. `payload` is the signed string `{timestamp}.{raw body}`; the timestamp is the part before the first dot and is compared with the service clock.',
+      auth: 'none',
+      body: verifyInputSchema,
+      success: { status: 200, description: 'The verdict and each check.', schema: verifyResultSchema },
+      handle: async ({ body }) => webhooks.verify(body),
+    }),
+  ];
+}

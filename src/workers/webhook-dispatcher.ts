@@ -1,0 +1,206 @@
+import type { Kysely } from 'kysely';
+import PQueue from 'p-queue';
+import type { Dispatcher } from 'undici';
+import { claimDueDeliveries, type DeliveryRow, recordAttempt, releaseDeliveries } from '../../db/repositories/deliveries.repo.js';
+import { findWebhookById } from '../../db/repositories/webhooks.repo.js';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../core/clock.js';
+import { newId } from '../core/ids.js';
+import { open } from '../core/secret-box.js';
+import { type AttemptResult, type TransportError, afterAttempt, classify, describeAttempt } from '../core/webhooks/retry-policy.js';
+import type { Logger } from '../logger.js';
+import { signPayload } from '../webhooks/verify.js';
+
+export interface DispatcherSettings {
+  concurrency: number;
+  /** At most this many attempts in flight per endpoint, so one slow receiver cannot take every slot. */
+  perEndpoint: number;
+  /** Longer than the response timeout, so a lease never runs out under a waiting attempt. */
+  leaseMs: number;
+  pollMs: number;
+  timeoutMs: number;
+}
+
+export interface DispatcherDeps {
+  db: Kysely<Database>;
+  dialect: 'sqlite' | 'postgres';
+  clock: Clock;
+  logger: Logger;
+  secretKey: Buffer;
+  /** The SSRF-guarded HTTP agent (checks every resolved address at connect time). */
+  http: Dispatcher;
+  allowLocal: boolean;
+  settings: DispatcherSettings;
+}
+
+function transportError(err: unknown): TransportError {
+  const e = err as { name?: string; code?: string; cause?: unknown };
+  if (e.name === 'OutboundBlockedError') return 'blocked';
+  if (e.name === 'AbortError' || e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (e.code === 'ECONNREFUSED') return 'refused';
+  if (e.code === 'ECONNRESET' || e.code === 'UND_ERR_SOCKET' || e.code === 'EPIPE') return 'reset';
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'dns';
+  if (e.cause !== undefined && e.cause !== err) return transportError(e.cause);
+  return 'other';
+}
+
+/**
+ * Delivers the outbox (spec 6.3): claims due deliveries with a lease, signs the stored body, POSTs it with a hard
+ * timeout, and records the attempt and the next state in one statement checked against the lease. Redirects are
+ * never followed. Work is at least once: a crash between the receiver's 2xx and our record resends, with the same
+ * `Service-Delivery-Id`.
+ */
+export function createWebhookDispatcher(deps: DispatcherDeps) {
+  const { db, clock, logger, settings } = deps;
+  const workerId = newId('whd_', 8);
+  const global = new PQueue({ concurrency: settings.concurrency });
+  const perEndpoint = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopping = false;
+
+  async function attempt(delivery: DeliveryRow, lease: string): Promise<void> {
+    const webhook = await findWebhookById(db, delivery.webhookId);
+    const number = delivery.attemptCount + 1;
+    let result: AttemptResult;
+    let latencyMs = 0;
+    const at = clock.now();
+    if (!webhook || !webhook.active) {
+      // A deleted or paused endpoint: nothing is sent; the record says why.
+      await recordAttempt(db, {
+        id: delivery.id,
+        lease,
+        attemptId: newId('att_'),
+        attempt: { deliveryId: delivery.id, number, manual: delivery.manual, at, httpStatus: null, latencyMs: 0, error: 'The endpoint was deleted or deactivated; nothing was sent.' },
+        status: 'failed',
+        nextAttemptAt: null,
+        deliveredAt: null,
+      });
+      return;
+    }
+    const url = new URL(webhook.url);
+    if (url.protocol !== 'https:' && !deps.allowLocal) {
+      result = { kind: 'error', error: 'blocked' };
+    } else {
+      const timestamp = String(Math.floor(at / 1000));
+      const headers = {
+        'content-type': 'application/json',
+        'service-timestamp': timestamp,
+        'service-signature': signPayload(open(deps.secretKey, webhook.secretSealed), `${timestamp}.${delivery.body}`),
+        'service-webhook-id': webhook.id,
+        'service-delivery-id': delivery.id,
+      };
+      const started = performance.now();
+      try {
+        const res = await deps.http.request({
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers,
+          body: delivery.body,
+          headersTimeout: settings.timeoutMs,
+          bodyTimeout: settings.timeoutMs,
+          signal: AbortSignal.timeout(settings.timeoutMs),
+        });
+        // The receiver's body is never read into our records (house style 4); drain it so the socket is reused.
+        await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        result = { kind: 'response', status: res.statusCode };
+      } catch (err) {
+        result = { kind: 'error', error: transportError(err) };
+      }
+      latencyMs = Math.round(performance.now() - started);
+    }
+    const verdict = classify(result);
+    const next = afterAttempt(number, verdict, clock.now());
+    const recorded = await recordAttempt(db, {
+      id: delivery.id,
+      lease,
+      attemptId: newId('att_'),
+      attempt: {
+        deliveryId: delivery.id,
+        number,
+        manual: delivery.manual,
+        at,
+        httpStatus: result.kind === 'response' ? result.status : null,
+        latencyMs,
+        error: describeAttempt(result),
+      },
+      status: next.status,
+      nextAttemptAt: next.nextAttemptAt,
+      deliveredAt: verdict === 'delivered' ? clock.now() : null,
+    });
+    if (!recorded) logger.warn({ delivery_id: delivery.id }, 'delivery lease lost before the attempt was recorded');
+  }
+
+  function track(delivery: DeliveryRow, lease: string): void {
+    perEndpoint.set(delivery.webhookId, (perEndpoint.get(delivery.webhookId) ?? 0) + 1);
+    const task = global
+      .add(() => attempt(delivery, lease))
+      .catch((err: unknown) => logger.error({ err, delivery_id: delivery.id }, 'delivery attempt failed; retried when its lease ends'))
+      .finally(() => {
+        const left = (perEndpoint.get(delivery.webhookId) ?? 1) - 1;
+        if (left <= 0) perEndpoint.delete(delivery.webhookId);
+        else perEndpoint.set(delivery.webhookId, left);
+        running.delete(task);
+      });
+    running.add(task);
+  }
+
+  /** Claims what fits (overall and per endpoint) and starts it; returns how many were started. */
+  async function tick(): Promise<number> {
+    if (stopping) return 0;
+    const free = settings.concurrency - running.size;
+    if (free <= 0) return 0;
+    const busy = [...perEndpoint].filter(([, n]) => n >= settings.perEndpoint).map(([id]) => id);
+    const lease = `${workerId}:${newId('', 10)}`;
+    const now = clock.now();
+    const claimed = await claimDueDeliveries(db, deps.dialect, { now, limit: free, lease, lockedUntil: now + settings.leaseMs, busyWebhooks: busy });
+    const extra: string[] = [];
+    let started = 0;
+    for (const d of claimed) {
+      if ((perEndpoint.get(d.webhookId) ?? 0) >= settings.perEndpoint) {
+        extra.push(d.id);
+        continue;
+      }
+      track(d, lease);
+      started += 1;
+    }
+    await releaseDeliveries(db, extra, lease);
+    return started;
+  }
+
+  function schedule(): void {
+    timer = setTimeout(async () => {
+      try {
+        while (!stopping && (await tick()) > 0) {
+          /* keep claiming while there is work and room */
+        }
+      } catch (err) {
+        logger.error({ err }, 'claiming deliveries failed');
+      }
+      if (!stopping) schedule();
+    }, settings.pollMs);
+  }
+
+  return {
+    tick,
+    /** Attempts every due delivery until none is due (tests drive the clock with it). */
+    async drain(): Promise<void> {
+      for (;;) {
+        const started = await tick();
+        await Promise.all([...running]);
+        if (started === 0 && running.size === 0) return;
+      }
+    },
+    start(): void {
+      stopping = false;
+      schedule();
+    },
+    /** Stops claiming and waits for attempts in flight (each ends within the response timeout). */
+    async stop(): Promise<void> {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      await Promise.all([...running]);
+    },
+  };
+}
