@@ -190,7 +190,11 @@ describeEachDb(
       const contentId = await publishText(server(), ws.api_key, ws.workspace_id, brandId, { sandbox_outcomes: { linkedin: 'late_confirmation' } });
       await server().settle();
       await walk(server());
-      const events = receiver.received.filter((r) => r.path === P('/late')).map((r) => JSON.parse(r.rawBody) as Record<string, unknown>);
+      // Deliveries are concurrent, so arrival order is not guaranteed: receivers order by created_at (spec 6.2).
+      const events = receiver.received
+        .filter((r) => r.path === P('/late'))
+        .map((r) => JSON.parse(r.rawBody) as Record<string, unknown>)
+        .sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
       expect(events.map((e) => [e.type, e.corrected, e.previous_status])).toEqual([
         ['content.failed', undefined, undefined],
         ['content.published', true, 'failed'],
