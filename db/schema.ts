@@ -198,7 +198,31 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
+export interface OAuthClientsTable {
+  id: string;
+  workspace_id: string | null;
+  kind: string;
+  /** oidc-provider client metadata as JSON; `client_secret` there is the SHA-256 digest, never the secret. */
+  metadata: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface OAuthStoreTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  expires_at: NullableMillis;
+  consumed_at: NullableMillis;
+}
+
 export interface Database {
+  oauth_clients: OAuthClientsTable;
+  oauth_store: OAuthStoreTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;

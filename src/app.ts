@@ -1,7 +1,9 @@
 import express, { type Express } from 'express';
+import { createOAuth } from '../oauth/index.js';
 import type { Container } from './container.js';
 import { ServiceError } from './core/errors.js';
 import { errorHandler } from './http/errors.js';
+import type { Authenticators } from './http/middleware/authenticate.js';
 import { requestContext } from './http/middleware/request-id.js';
 import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
@@ -10,8 +12,10 @@ import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { brandRoutes } from './http/routes/brands.routes.js';
 import { contentRoutes } from './http/routes/contents.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
+import { oauthClientRoutes } from './http/routes/oauth-clients.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { systemRoutes } from './http/routes/system.routes.js';
+import { createMcpHandler } from './mcp/handler.js';
 
 /** Every REST operation the service offers; the OpenAPI document and the authorization tests enumerate it. */
 export function restRoutes(container: Container): AnyRoute[] {
@@ -23,11 +27,12 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...contentRoutes(services.contents, services.meters),
     ...mediaRoutes(services.media),
     ...webhookRoutes(services.webhooks),
+    ...oauthClientRoutes(services.oauthClients),
   ];
 }
 
 /** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */
-export function buildApp(container: Container, baseUrl: string): Express {
+export async function buildApp(container: Container, baseUrl: string): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -43,13 +48,32 @@ export function buildApp(container: Container, baseUrl: string): Express {
     res.type('application/yaml').send(yaml);
   });
 
+  // The authorization server and its well-known documents; they parse their own bodies.
+  const oauth = await createOAuth(container, baseUrl);
+  app.use(oauth.router);
+
+  // One Authenticators object for every door: API keys and OAuth access tokens, for REST and MCP alike.
+  const auth: Authenticators = {
+    apiKey: (token) => container.services.apiKeys.authenticate(token),
+    oauthToken: (token) => oauth.verifyToken(token),
+  };
+
   app.use(
     mountRoutes(routes, {
-      auth: {
-        apiKey: (token) => container.services.apiKeys.authenticate(token),
-      },
+      auth,
       limiter: container.limiter,
       bodyLimit: container.config.bodyLimit,
+    }),
+  );
+
+  app.use(
+    createMcpHandler({
+      auth,
+      limiter: container.limiter,
+      services: container.services,
+      bodyLimit: container.config.bodyLimit,
+      baseUrl,
+      resourceMetadataUrl: oauth.resourceMetadataUrl,
     }),
   );
 

@@ -72,6 +72,7 @@ const envSchema = z.object({
   WORKER_POLL_MS: ms(500),
   SANDBOX_DELAY_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int().min(0).default(50),
   MEDIA_DIR: z.string().min(1).optional(),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(86_400),
   WEBHOOK_TIMEOUT_MS: ms(30_000),
   WEBHOOK_CONCURRENCY: positiveInt(16),
   WEBHOOK_PER_ENDPOINT: positiveInt(2),
@@ -96,6 +97,8 @@ export interface Config {
   bodyLimit: string;
   publisher: PublisherSettings;
   dispatcher: DispatcherSettings;
+  /** Access tokens live this long; there is no refresh grant, so clients authorize again after it. */
+  oauthAccessTokenTtlSeconds: number;
   sandboxDelayMs: number;
   /** Where uploads are kept; defaults to `media/` beside the SQLite file, or `./data/media`. */
   mediaDir: string;
@@ -190,6 +193,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       pollMs: e.WORKER_POLL_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
+    oauthAccessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     mediaDir: e.MEDIA_DIR ?? join(database.dialect === 'sqlite' ? dirname(database.file) : './data', 'media'),
     plans,
@@ -199,4 +203,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 /** Reads the process environment. */
 export function loadConfig(): Config {
   return parseConfig(process.env);
+}
+
+/**
+ * The API key the stdio MCP entry acts with (`PUBLISHER_API_KEY`), or undefined when unset or empty. Kept out
+ * of `Config`: only that entry needs a credential, and the server must never run with one.
+ */
+export function loadStdioApiKey(env: Record<string, string | undefined> = process.env): string | undefined {
+  const key = env.PUBLISHER_API_KEY?.trim();
+  return key === undefined || key === '' ? undefined : key;
 }

@@ -22,6 +22,7 @@ import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './networks/limits.js';
 import { createSandboxAdapter } from './networks/sandbox.js';
+import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { publicUrlProblem } from './media/url-rule.js';
 import { createPublisher } from './workers/publisher.js';
@@ -38,6 +39,7 @@ export interface Services {
   contents: ReturnType<typeof createContentsService>;
   media: ReturnType<typeof createMediaService>;
   webhooks: ReturnType<typeof createWebhooksService>;
+  oauthClients: ReturnType<typeof createOAuthClientsService>;
 }
 
 /** Everything a process needs, wired once. */
@@ -135,6 +137,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           probeMedia: (url) => probeMedia(url, net.policy, { dispatcher: net.dispatcher }),
         }),
         media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir) }),
+        oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },
       limiter: createRateLimiter(db, config.rateLimitPerMinute),

@@ -1,5 +1,4 @@
 import { ConfigError, loadConfig } from './config.js';
-import { startService } from './server.js';
 
 /** Process entry: start, print where we listen (and the first key on a fresh install), stop cleanly on signals. */
 async function main(): Promise<void> {
@@ -14,6 +13,9 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  // Loaded after the configuration is known good, so a bad value prints exactly one line (oidc-provider warns
+  // about the Node version when it loads).
+  const { startService } = await import('./server.js');
   const service = await startService(config);
   const { logger } = service.container;
   // Handlers go in before the banner: whoever reads the banner may signal us at once.

@@ -29,18 +29,26 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 /** config → db → migrate → container → HTTP server. Used by `main` and by the tests alike. */
 export async function startService(config: Config, options: ContainerOptions & { workers?: boolean } = {}): Promise<RunningService> {
-  const container = await createContainer(config, options);
-  if (options.workers !== false) container.startWorkers();
-  const firstWorkspace = await container.services.workspaces.bootstrapOnce();
-
-  // With PORT=0 the port, hence the default base URL, is known only after listening: the app is attached then.
+  // Listen first: with PORT=0 the port, hence the default base URL that OAuth metadata and links carry, is known
+  // only then. Requests are served once the app is attached, after the database is ready.
   const server = createServer();
   server.keepAliveTimeout = 5_000;
   const address = await listen(server, config.port, config.host);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const listenUrl = `http://${host}:${address.port}`;
   const baseUrl = config.baseUrl ?? `http://localhost:${address.port}`;
-  server.on('request', buildApp(container, baseUrl));
+
+  let container: Container;
+  let firstWorkspace: NewWorkspace | null;
+  try {
+    container = await createContainer({ ...config, baseUrl }, options);
+    firstWorkspace = await container.services.workspaces.bootstrapOnce();
+    server.on('request', await buildApp(container, baseUrl));
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  if (options.workers !== false) container.startWorkers();
 
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 10_000): Promise<void> => {

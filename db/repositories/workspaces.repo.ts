@@ -35,3 +35,7 @@ export async function claimMetaFlag(db: Kysely<Database>, key: string, value: st
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
+
+export async function readMeta(db: Kysely<Database>, key: string): Promise<string | undefined> {
+  return (await db.selectFrom('service_meta').select('value').where('key', '=', key).executeTakeFirst())?.value;
+}

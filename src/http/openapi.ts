@@ -106,6 +106,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], baseUrl: strin
       '200': { description: 'OpenAPI 3.1 document.', headers: requestIdHeader, content: { 'application/yaml': { schema: { type: 'string' } } } },
     },
   });
+  registerProtocolEndpoints(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -115,6 +116,87 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], baseUrl: strin
         'Publish content to several social networks from one place. Every error is JSON `{error, message, request_id}` plus the fields of its code. Requests are limited to 600 per minute per workspace.',
     },
     servers: [{ url: baseUrl }],
+  });
+}
+
+const oauthError = {
+  description: 'RFC 6749 error: invalid_request, invalid_client, invalid_grant or unsupported_grant_type (spec 7.5).',
+  content: { 'application/json': { schema: { type: 'object' as const, properties: { error: { type: 'string' as const }, error_description: { type: 'string' as const } }, required: ['error'] } } },
+};
+const json = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' as const } } } });
+
+/**
+ * The endpoints that follow external protocols (OAuth 2.0, RFC 7591/8414/9728, MCP) rather than our zod
+ * schemas: documented here so the document lists every path the service answers.
+ */
+function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
+  const tags = ['OAuth'];
+  registry.registerPath({
+    method: 'get',
+    path: '/api/oauth/mcp/authorize',
+    operationId: 'oauthAuthorize',
+    summary: 'Authorization endpoint (RFC 6749 4.1; PKCE S256 for public clients; RFC 8707 resource)',
+    description: 'Redirects to the consent page, where the user approves with their own API key. `scope` defaults to `mcp`; `resource` defaults to {BASE_URL}/mcp.',
+    tags,
+    security: [],
+    responses: { '303': { description: 'To the consent page, or back to the client with `code` or `error`.' }, '400': oauthError },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/oauth/mcp/token',
+    operationId: 'oauthToken',
+    summary: 'Token endpoint: authorization_code only',
+    description: 'Form-encoded. Confidential clients authenticate with client_secret_post (or basic); public clients send code_verifier. No refresh tokens: authorize again when the access token expires.',
+    tags,
+    security: [],
+    responses: { '200': json('{access_token, token_type: "Bearer", expires_in, scope: "mcp"}'), '400': oauthError, '401': oauthError },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/oauth/mcp/register',
+    operationId: 'oauthRegister',
+    summary: 'Dynamic Client Registration (RFC 7591), public clients',
+    description: 'Registered clients are public (token_endpoint_auth_method none, authorization_code, PKCE). Custom-scheme and loopback redirects make a native client (any loopback port is accepted).',
+    tags,
+    security: [],
+    responses: { '201': json('Client information with client_id (mcp_client_…).'), '400': oauthError },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/oauth/mcp/revoke',
+    operationId: 'oauthRevoke',
+    summary: 'Token revocation (RFC 7009)',
+    tags,
+    security: [],
+    responses: { '200': { description: 'Revoked (or unknown).' }, '400': oauthError, '401': oauthError },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server/api/oauth/mcp',
+    operationId: 'oauthServerMetadata',
+    summary: 'Authorization server metadata (RFC 8414)',
+    tags,
+    security: [],
+    responses: { '200': json('Metadata.') },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/.well-known/oauth-protected-resource/mcp',
+    operationId: 'protectedResourceMetadata',
+    summary: 'Protected resource metadata for /mcp (RFC 9728)',
+    tags,
+    security: [],
+    responses: { '200': json('Metadata.') },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/mcp',
+    operationId: 'mcp',
+    summary: 'MCP endpoint (Streamable HTTP, stateless)',
+    description: 'JSON-RPC 2.0 per the Model Context Protocol. Bearer: an OAuth access token for this resource, or an API key. 401 carries WWW-Authenticate with resource_metadata.',
+    tags: ['MCP'],
+    security: [{ bearerAuth: [] }],
+    responses: { '200': json('JSON-RPC response.'), '401': { description: 'Missing or invalid credential; see WWW-Authenticate.', content: { 'application/json': { schema: errorBodySchema } } } },
   });
 }
 

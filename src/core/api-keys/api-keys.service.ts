@@ -9,6 +9,7 @@ import {
   touchApiKey,
   type ApiKeyRow,
 } from '../../../db/repositories/api-keys.repo.js';
+import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
@@ -73,6 +74,8 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       return db.transaction().execute(async (tx) => {
         const { row, apiKey } = await mintApiKey(tx, workspaceId, input.name, now);
         const revoked = input.revoke_others === true ? await revokeOtherApiKeys(tx, workspaceId, row.id, now) : 0;
+        // OAuth grants approved with the revoked keys go with them (the new key has approved nothing yet).
+        if (revoked > 0) await destroyIssuedFor(tx, { accountPrefix: `${workspaceId}:` });
         return {
           id: row.id,
           api_key: apiKey,
@@ -99,7 +102,17 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       assertWorkspaceAccess(principal, workspaceId);
       const existing = await findApiKey(db, workspaceId, keyId);
       if (!existing) throw new ServiceError('not_found', `API key ${keyId} was not found in this workspace.`);
-      await revokeApiKey(db, workspaceId, keyId, clock.now());
+      await db.transaction().execute(async (tx) => {
+        await revokeApiKey(tx, workspaceId, keyId, clock.now());
+        // Tokens approved with this key die with it (spec 5; ARCHITECTURE 9).
+        await destroyIssuedFor(tx, { accountId: `${workspaceId}:${keyId}` });
+      });
+    },
+
+    /** Whether a key exists and is active (used to check OAuth grants approved with it). */
+    async isActive(workspaceId: string, keyId: string): Promise<boolean> {
+      const row = await findApiKey(db, workspaceId, keyId);
+      return row !== undefined && row.revokedAt === null;
     },
 
     /**
@@ -107,7 +120,7 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
      * the answer does not tell a prober whether a key exists or was revoked.
      * @throws ServiceError `invalid_api_key`.
      */
-    async authenticate(presented: string): Promise<Principal> {
+    async authenticate(presented: string): Promise<Extract<Principal, { kind: 'api_key' }>> {
       if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
       const row = await findApiKeyByDigest(db, sha256Hex(presented));
       if (!row || row.revokedAt !== null) throw invalidKey();

@@ -1,0 +1,36 @@
+import type Provider from 'oidc-provider';
+import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
+import { ServiceError } from '../src/core/errors.js';
+import { MCP_SCOPE, parseAccountId } from '../src/core/oauth-clients/oauth-clients.service.js';
+import type { Principal } from '../src/core/principal.js';
+
+/** oidc-provider's opaque access tokens: 43 base64url characters. */
+const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+function invalidToken(): ServiceError {
+  return new ServiceError('invalid_token', 'The access token is expired or revoked. Authorize again.');
+}
+
+/**
+ * Turns an access token into a Principal, for /mcp and the REST API alike. The token must exist (revocation
+ * deletes it), be unexpired, be bound to the MCP resource with the `mcp` scope, belong to a live grant and
+ * client, and the API key that approved it must still be active. Returns null for strings that are not tokens
+ * of ours (the caller answers `invalid_api_key`).
+ */
+export function createTokenVerifier(deps: { provider: Provider; resource: string; apiKeys: ApiKeysService }) {
+  return async function verify(presented: string): Promise<Principal | null> {
+    if (!OPAQUE_TOKEN.test(presented)) return null;
+    const token = await deps.provider.AccessToken.find(presented);
+    if (!token || token.isExpired) throw invalidToken();
+    const scopes = new Set(String(token.scope ?? '').split(' '));
+    if (token.aud !== deps.resource || !scopes.has(MCP_SCOPE)) throw invalidToken();
+    const account = parseAccountId(token.accountId ?? '');
+    if (!account) throw invalidToken();
+    const [grant, client] = await Promise.all([
+      token.grantId ? deps.provider.Grant.find(token.grantId) : undefined,
+      deps.provider.Client.find(token.clientId ?? ''),
+    ]);
+    if (!grant || !client || !(await deps.apiKeys.isActive(account.workspaceId, account.keyId))) throw invalidToken();
+    return { kind: 'oauth', workspaceId: account.workspaceId, clientId: client.clientId, keyId: account.keyId };
+  };
+}

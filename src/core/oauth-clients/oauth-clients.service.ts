@@ -1,0 +1,114 @@
+import type { Kysely } from 'kysely';
+import { type ClientRow, deleteClient, destroyIssuedFor, findClient, listClients, upsertClient } from '../../../db/repositories/oauth.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { type Clock, toIso } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { newId, newSecret, sha256Hex } from '../ids.js';
+import type { Principal } from '../principal.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import type { CreatedOAuthClient, CreateOAuthClientInput, OAuthClient, UpdateOAuthClientInput } from './oauth-clients.schema.js';
+
+export const MCP_SCOPE = 'mcp';
+/** Where the authorization server lives under the base URL (spec 2.2: endpoints end with /api/oauth/mcp/…). */
+export const OAUTH_MOUNT = '/api/oauth/mcp';
+export const CLIENT_ID_PREFIX = 'mcp_client_';
+
+/** The account id of a grant: the workspace and the API key that approved it (revoking the key revokes it). */
+export function accountIdFor(workspaceId: string, keyId: string): string {
+  return `${workspaceId}:${keyId}`;
+}
+
+export function parseAccountId(accountId: string): { workspaceId: string; keyId: string } | null {
+  const [workspaceId, keyId, extra] = accountId.split(':');
+  return workspaceId && keyId && extra === undefined ? { workspaceId, keyId } : null;
+}
+
+export type OAuthClientsService = ReturnType<typeof createOAuthClientsService>;
+
+export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: Clock; baseUrl: string }) {
+  const { db, clock } = deps;
+  const issuer = `${deps.baseUrl}${OAUTH_MOUNT}`;
+
+  function render(row: ClientRow): OAuthClient {
+    const m = row.metadata as { client_name?: string; redirect_uris?: string[]; token_endpoint_auth_method?: string };
+    return {
+      client_id: row.id,
+      client_name: m.client_name ?? '',
+      redirect_uris: m.redirect_uris ?? [],
+      authorization_endpoint: `${issuer}/authorize`,
+      token_endpoint: `${issuer}/token`,
+      scopes_supported: [MCP_SCOPE],
+      token_endpoint_auth_method: m.token_endpoint_auth_method ?? 'client_secret_post',
+      created_at: toIso(row.createdAt),
+    };
+  }
+
+  async function own(principal: Principal, workspaceId: string, clientId: string): Promise<ClientRow> {
+    assertWorkspaceAccess(principal, workspaceId);
+    const row = await findClient(db, clientId);
+    if (!row || row.workspaceId !== workspaceId) throw new ServiceError('not_found', `OAuth client ${clientId} was not found in this workspace.`);
+    return row;
+  }
+
+  return {
+    /**
+     * Spec 4.2: a confidential client for an assistant builder. The `mcp_csec_` secret is returned here only
+     * and stored as a SHA-256 digest.
+     */
+    async create(principal: Principal, workspaceId: string, input: CreateOAuthClientInput): Promise<CreatedOAuthClient> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
+      const secret = newSecret('mcp_csec_', 24);
+      const row: ClientRow = {
+        id: newId(CLIENT_ID_PREFIX),
+        workspaceId,
+        kind: 'confidential',
+        metadata: {
+          client_name: input.client_name,
+          redirect_uris: input.redirect_uris,
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_post',
+          scope: MCP_SCOPE,
+          client_secret: sha256Hex(secret),
+        },
+        createdAt: now,
+        updatedAt: now,
+      };
+      row.metadata.client_id = row.id;
+      await upsertClient(db, row);
+      return { ...render(row), client_secret: secret };
+    },
+
+    async list(principal: Principal, workspaceId: string): Promise<OAuthClient[]> {
+      assertWorkspaceAccess(principal, workspaceId);
+      return (await listClients(db, workspaceId)).map(render);
+    },
+
+    async get(principal: Principal, workspaceId: string, clientId: string): Promise<OAuthClient> {
+      return render(await own(principal, workspaceId, clientId));
+    },
+
+    /** Updates the name or the callbacks (spec 5.5: set the assistant builder's real callback). */
+    async update(principal: Principal, workspaceId: string, clientId: string, input: UpdateOAuthClientInput): Promise<OAuthClient> {
+      const row = await own(principal, workspaceId, clientId);
+      const metadata = {
+        ...row.metadata,
+        ...(input.client_name === undefined ? {} : { client_name: input.client_name }),
+        ...(input.redirect_uris === undefined ? {} : { redirect_uris: input.redirect_uris }),
+      };
+      const updated = { ...row, metadata, updatedAt: clock.now() };
+      await upsertClient(db, updated);
+      return render(updated);
+    },
+
+    /** Deletes the client and everything issued to it: grants, codes and tokens stop working at once. */
+    async remove(principal: Principal, workspaceId: string, clientId: string): Promise<void> {
+      await own(principal, workspaceId, clientId);
+      await db.transaction().execute(async (tx) => {
+        await deleteClient(tx, clientId);
+        await destroyIssuedFor(tx, { clientId });
+      });
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ConfigError, loadConfig, loadStdioApiKey } from './config.js';
+import { createContainer } from './container.js';
+import { ServiceError } from './core/errors.js';
+import { newId } from './core/ids.js';
+import { createLogger } from './logger.js';
+import { buildMcpServer } from './mcp/server.js';
+
+/**
+ * The MCP door over stdio, for local assistants that spawn their tools (`npm run mcp:stdio`). It serves the same
+ * tools as `/mcp`, acting as the workspace of `PUBLISHER_API_KEY`, with the background workers running so
+ * publications proceed. stdout carries the protocol only: logs and messages go to stderr, no banner is printed
+ * and no first-start workspace is created (the key must exist already: `npm run cli -- workspace create --json`).
+ * Exit codes: 0 after the client closes stdin or on SIGTERM/SIGINT, 2 for bad configuration or key, 1 otherwise.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const apiKey = loadStdioApiKey();
+  if (apiKey === undefined) {
+    process.stderr.write('configuration error: PUBLISHER_API_KEY must hold the API key (svc_live_…) the MCP tools act with\n');
+    process.exit(2);
+  }
+
+  const logger = createLogger(config.logLevel, process.stderr);
+  const container = await createContainer(config, { logger });
+  const { apiKeys } = container.services;
+  try {
+    await apiKeys.authenticate(apiKey); // fail at start rather than on the first tool call
+  } catch (err) {
+    await container.close();
+    if (!(err instanceof ServiceError)) throw err;
+    process.stderr.write(`configuration error: PUBLISHER_API_KEY: ${err.message}\n`);
+    process.exit(2);
+  }
+  container.startWorkers();
+
+  const server = buildMcpServer({
+    // Checked on every call, so revoking the key takes effect at once, as it does over HTTP.
+    principal: () => apiKeys.authenticate(apiKey),
+    services: container.services,
+    log: logger,
+    requestId: () => newId('req_'),
+  });
+
+  let stopping = false;
+  const shutdown = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    Promise.all([server.close(), container.close()]).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  // The transport does not notice the end of stdin; a client that closes it means "done".
+  process.stdin.once('end', () => shutdown('stdin closed'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await server.connect(new StdioServerTransport());
+  logger.info('MCP server ready on stdio');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`configuration error: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

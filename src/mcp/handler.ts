@@ -1,0 +1,79 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import { ServiceError } from '../core/errors.js';
+import { type Authenticators, authenticate, principalOf } from '../http/middleware/authenticate.js';
+import { jsonBody } from '../http/middleware/json-body.js';
+import { rateLimit } from '../http/middleware/rate-limit.js';
+import { locals } from '../http/middleware/request-id.js';
+import type { WorkspaceRateLimiter } from '../rate-limiter.js';
+import { hostOriginGuard, mcpCors } from './host-origin.js';
+import { buildMcpServer } from './server.js';
+import type { ToolServices } from './tool.js';
+
+export interface McpHandlerDeps {
+  /** The same authenticators the REST door uses: API keys now, OAuth access tokens once plugged in. */
+  auth: Authenticators;
+  /** The workspace rate limit shared with REST: every authenticated MCP request counts once. */
+  limiter: WorkspaceRateLimiter;
+  services: ToolServices;
+  /** Largest JSON body, as for REST. */
+  bodyLimit: string;
+  /** Public base URL; its host is one the endpoint answers to. */
+  baseUrl: string;
+  /** RFC 9728 document announced in `WWW-Authenticate` on 401, e.g. `{BASE_URL}/.well-known/oauth-protected-resource/mcp`. */
+  resourceMetadataUrl: string;
+}
+
+/** RFC 6750 3 / RFC 9728 5.1: tell the client where to find the authorization server; `invalid_token` if one was sent. */
+function wwwAuthenticate(resourceMetadataUrl: string, tokenPresented: boolean): string {
+  const error = tokenPresented ? 'error="invalid_token", ' : '';
+  return `Bearer ${error}resource_metadata="${resourceMetadataUrl}"`;
+}
+
+/** Stateless Streamable HTTP has no server-to-client stream (GET) nor session to end (DELETE). */
+function methodNotAllowed(_req: Request, res: Response): void {
+  res.setHeader('Allow', 'POST, OPTIONS');
+  res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed. Send JSON-RPC messages with POST.' }, id: null });
+}
+
+/**
+ * The MCP door at `/mcp`: Streamable HTTP, stateless, JSON responses. Per request: Host/Origin check → CORS →
+ * bearer auth → rate limit → JSON body → a fresh `McpServer` + transport bound to the caller's principal.
+ * Errors before the MCP layer (401, 403, 413, 429) are the REST error bodies, rendered by the app's error
+ * handler; 401 also carries `WWW-Authenticate` so MCP clients can discover OAuth.
+ */
+export function createMcpHandler(deps: McpHandlerDeps): Router {
+  const router = Router();
+
+  router.all('/mcp', hostOriginGuard(deps.baseUrl), mcpCors());
+
+  router.post('/mcp', authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), async (req: Request, res: Response) => {
+    if (req.body === undefined) {
+      throw new ServiceError('invalid_request', 'Send a JSON-RPC message as the body (Content-Type: application/json).');
+    }
+    const principal = principalOf(res);
+    if (principal === null) throw new Error('authenticate() let a request through without a principal');
+    const { requestId, log } = locals(res);
+    const server = buildMcpServer({ principal: async () => principal, services: deps.services, log, requestId: () => requestId });
+    // A new server and transport per request (stateless mode: no session id), so no caller state outlives it.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  router.all('/mcp', methodNotAllowed);
+
+  // Decorates auth failures, then lets the app's error handler render the body (one renderer for both doors).
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ServiceError && err.status === 401 && !res.headersSent) {
+      res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.resourceMetadataUrl, (req.get('authorization') ?? '').trim() !== ''));
+    }
+    next(err);
+  });
+
+  return router;
+}

@@ -1,0 +1,83 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { tools as registry } from '../../tools/index.js';
+import type { Principal } from '../core/principal.js';
+import type { Logger } from '../logger.js';
+import type { AnyTool, ToolServices } from './tool.js';
+import { toolFailure, toolSuccess } from './tool-result.js';
+
+export const SERVER_INFO = { name: 'multi-network-publisher', version: '0.1.0' } as const;
+
+const INSTRUCTIONS =
+  'Publishes content to Instagram, Facebook Pages, Threads, YouTube and LinkedIn for one workspace (the one the ' +
+  'credential belongs to). Typical flow: list_brands and list_connections to pick a brand, preview_content to check ' +
+  'a post against every platform limit for free, publish_content with an idempotency_key, then get_content until ' +
+  'every job is published or failed. Errors come back as isError results whose JSON has `error` (a stable code), ' +
+  '`message` and `request_id`.';
+
+/** Who calls and where the tools report; one per MCP server instance. */
+export interface McpScope {
+  /**
+   * The caller, asked once per tool call. The HTTP door passes the principal its auth layer already resolved;
+   * the stdio entry re-checks its API key each time, so a revoked key stops working at once (spec 3.1).
+   */
+  principal(): Promise<Principal>;
+  services: ToolServices;
+  log: Logger;
+  /** The id quoted in error bodies: the HTTP request's id, or a fresh one per call on stdio. */
+  requestId(): string;
+}
+
+// A server is built per HTTP request; each schema is derived once, not on every request.
+const rootObjects = new WeakMap<z.ZodObject, z.ZodObject>();
+
+/**
+ * MCP requires `type: "object"` at the root of a tool's input and output JSON Schemas. A core schema that
+ * carries an OpenAPI component id (`.meta({id})`) would render as a root `$ref`; an empty `extend` derives the
+ * same object without the id (zod keeps every other piece of metadata, strictness and checks).
+ */
+function rootObject(schema: z.ZodObject): z.ZodObject {
+  let derived = rootObjects.get(schema);
+  if (derived === undefined) {
+    derived = schema.extend({});
+    rootObjects.set(schema, derived);
+  }
+  return derived;
+}
+
+async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: McpScope): Promise<CallToolResult> {
+  const requestId = scope.requestId();
+  const started = performance.now();
+  try {
+    const principal = await scope.principal();
+    const value = await tool.handle(input, { principal, services: scope.services });
+    scope.log.info({ tool: tool.name, ok: true, ms: performance.now() - started }, 'tool call');
+    return toolSuccess(value);
+  } catch (err) {
+    scope.log.info({ tool: tool.name, ok: false, ms: performance.now() - started }, 'tool call');
+    return toolFailure(err, requestId, scope.log);
+  }
+}
+
+/**
+ * An MCP server exposing every tool of `tools/index.ts` to one caller. The SDK validates arguments against the
+ * input schema before `runTool` (its message names the field) and checks structured output on the way out.
+ */
+export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = registry): McpServer {
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: rootObject(tool.inputSchema),
+        outputSchema: rootObject(tool.outputSchema),
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      (input) => runTool(tool, input, scope),
+    );
+  }
+  return server;
+}

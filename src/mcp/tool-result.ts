@@ -1,0 +1,35 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * The MCP door's one mapping from core outcomes to tool results (STYLE 3). A value becomes `structuredContent`
+ * plus the same JSON as text (for clients that read only `content`); an error becomes an `isError` result
+ * carrying exactly the REST error body.
+ */
+
+function asText(value: object): CallToolResult['content'] {
+  return [{ type: 'text', text: JSON.stringify(value) }];
+}
+
+/** A successful tool result: the core's response object, as structured content and as JSON text. */
+export function toolSuccess(value: Record<string, unknown>): CallToolResult {
+  return { content: asText(value), structuredContent: value };
+}
+
+/**
+ * An `isError` tool result whose text and structured content are the REST body `{error, message, request_id,
+ * ...extra}`. A `ServiceError` keeps its code, message and extra fields; anything else is a fault: its stack
+ * goes to `log`, the caller gets `server_error` with the fixed message.
+ */
+export function toolFailure(err: unknown, requestId: string, log: Logger): CallToolResult {
+  let known: ServiceError;
+  if (err instanceof ServiceError) {
+    known = err;
+  } else {
+    log.error({ err }, 'tool failed');
+    known = new ServiceError('server_error', SERVER_ERROR_MESSAGE);
+  }
+  const body: ErrorBody = { ...known.extra, error: known.code, message: known.message, request_id: requestId };
+  return { isError: true, content: asText(body), structuredContent: body };
+}

@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import type { BrandsService } from '../core/brands/brands.service.js';
+import type { ConnectionsService } from '../core/connections/connections.service.js';
+import type { ContentsService } from '../core/contents/contents.service.js';
+import type { MetersService } from '../core/meters/meters.service.js';
+import type { Principal } from '../core/principal.js';
+import type { WebhooksService } from '../core/webhooks/webhooks.service.js';
+
+/** The core services the tools call; `Container['services']` satisfies it. */
+export interface ToolServices {
+  contents: ContentsService;
+  brands: BrandsService;
+  connections: ConnectionsService;
+  webhooks: WebhooksService;
+  meters: MetersService;
+}
+
+/**
+ * What a tool handler receives beside its input. The principal comes from the door's auth layer through a
+ * closure (see `buildMcpServer`), never from the MCP `extra`, so a handler cannot see a token or a request.
+ */
+export interface ToolContext {
+  principal: Principal;
+  services: ToolServices;
+}
+
+/** MCP tool annotations, every one stated: a missing hint lets a client assume the worst (or the best). */
+export interface ToolHints {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * One MCP tool, declared once: the registry lists it, the server registers it, the registry test inspects it.
+ * Input and output schemas are the core's zod schemas (objects at the root, as MCP requires).
+ */
+export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
+  /** snake_case `verb_noun`, equal to the file name with `-` turned into `_`. */
+  name: string;
+  title: string;
+  /** Written for a model: what it does, when to use it, what it costs on meters, the errors that matter. */
+  description: string;
+  annotations: ToolHints;
+  inputSchema: I;
+  outputSchema: O;
+  /** Calls one core function with `ctx.principal`'s own workspace; throws the core's `ServiceError`. */
+  handle(input: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
+}
+
+// `handle` is a method, so any concrete tool is assignable once its schemas are widened (as `defineRoute` does).
+export type AnyTool = ToolDefinition<z.ZodObject, z.ZodObject>;
+
+/** Declares a tool with its input and output types inferred from its schemas. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): AnyTool {
+  return tool as unknown as AnyTool;
+}

@@ -1,0 +1,290 @@
+import { request as httpRequest } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tools } from '../tools/index.js';
+import { ManualClock } from '../src/core/clock.js';
+import { testDatabaseKinds } from './support/databases.js';
+import { brandWithConnections } from './support/factories.js';
+import { runToEnd } from './support/process.js';
+import { describeEachDb, TEST_SECRET_KEY, type TestServer } from './support/server.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+/** An SDK client on `/mcp` with the key as bearer; tools are listed first so the client checks output schemas. */
+async function connect(server: TestServer, key: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  open.push(client);
+  await client.listTools();
+  return client;
+}
+
+/**
+ * `client.callTool` of SDK 1.32 validates structuredContent against the output schema even on isError results
+ * (typescript-sdk#1943), so calls expected to fail go through the raw request.
+ */
+async function callRaw(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema);
+}
+
+async function call<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
+  const text = result.content[0];
+  expect(text?.type === 'text' ? JSON.parse(text.text) : undefined).toEqual(result.structuredContent);
+  return result.structuredContent as T;
+}
+
+/** node:http, because fetch will not send a Host header of our choosing. */
+function rawPost(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describeEachDb(
+  'MCP over Streamable HTTP',
+  (server) => {
+    it('tools/list offers every tool of the registry with object schemas and all four hints', async () => {
+      const ws = await server().workspace();
+      const client = await connect(server(), ws.api_key);
+      const { tools: listed } = await client.listTools();
+      expect(listed.map((t) => t.name).sort()).toEqual(tools.map((t) => t.name).sort());
+      for (const tool of listed) {
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.outputSchema?.type).toBe('object');
+        expect(tool.title).toBeTruthy();
+        for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+          expect(typeof tool.annotations?.[hint]).toBe('boolean');
+        }
+      }
+    });
+
+    it('publish_content on sandbox connections, then get_content shows published jobs with post URLs', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads', 'linkedin']);
+      const client = await connect(server(), ws.api_key);
+      const created = await call<{ content_id: string; jobs: unknown[] }>(client, 'publish_content', {
+        brand_id: brandId,
+        target_platforms: ['threads', 'linkedin'],
+        content_type: 'text',
+        text: 'Hello from an assistant.',
+      });
+      expect(created.jobs).toHaveLength(2);
+      await server().settle();
+      const content = await call<{ status: string; jobs: { status: string; external_post_url: string | null }[] }>(client, 'get_content', {
+        content_id: created.content_id,
+      });
+      expect(content.status).toBe('published');
+      for (const job of content.jobs) {
+        expect(job.status).toBe('published');
+        expect(job.external_post_url).toMatch(/^https:\/\//);
+      }
+    });
+
+    it('a core error is an isError result carrying the REST error body (caption_too_long)', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads']);
+      const client = await connect(server(), ws.api_key);
+      const result = await callRaw(client, 'publish_content', {
+        brand_id: brandId,
+        target_platforms: ['threads'],
+        content_type: 'text',
+        text: 'x'.repeat(501),
+      });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: 'caption_too_long', message: expect.any(String), request_id: expect.stringMatching(/^req_/) });
+      const text = result.content[0];
+      expect(text?.type === 'text' ? JSON.parse(text.text) : undefined).toEqual(result.structuredContent);
+      // Nothing was stored or charged.
+      expect(await call<{ data: unknown[] }>(client, 'list_contents', {})).toMatchObject({ data: [] });
+    });
+
+    it("a workspace's key cannot read another workspace's content (not_found)", async () => {
+      const a = await brandWithConnections(server(), ['linkedin']);
+      const b = await server().workspace('Other');
+      const clientA = await connect(server(), a.ws.api_key);
+      const created = await call<{ content_id: string }>(clientA, 'publish_content', {
+        brand_id: a.brandId,
+        target_platforms: ['linkedin'],
+        content_type: 'text',
+        text: 'Private.',
+      });
+      const clientB = await connect(server(), b.api_key);
+      const result = await callRaw(clientB, 'get_content', { content_id: created.content_id });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: 'not_found' });
+      // Publishing on A's brand from B is refused the same way.
+      const publish = await callRaw(clientB, 'publish_content', { brand_id: a.brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'x' });
+      expect(publish.structuredContent).toMatchObject({ error: 'not_found' });
+    });
+
+    it('publish_content with the same idempotency_key twice returns the same content', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['linkedin']);
+      const client = await connect(server(), ws.api_key);
+      const args = { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'Once.', idempotency_key: 'mcp-launch-1' };
+      const first = await call<{ content_id: string }>(client, 'publish_content', args);
+      const second = await call<{ content_id: string }>(client, 'publish_content', args);
+      expect(second.content_id).toBe(first.content_id);
+      expect((await call<{ data: unknown[] }>(client, 'list_contents', {})).data).toHaveLength(1);
+      const conflict = await callRaw(client, 'publish_content', { ...args, text: 'Something else.' });
+      expect(conflict.structuredContent).toMatchObject({ error: 'idempotency_conflict' });
+    });
+
+    it('without a credential: 401 in the spec format with WWW-Authenticate naming the resource metadata', async () => {
+      const res = await server().request('POST', '/mcp', { body: INITIALIZE, headers: MCP_HEADERS, unchecked: true });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ error: 'invalid_api_key', message: expect.any(String), request_id: res.headers.get('x-request-id') });
+      const metadata = `${server().service.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadata}"`);
+
+      const bad = await server().request('POST', '/mcp', { key: 'svc_live_' + '0'.repeat(32), body: INITIALIZE, headers: MCP_HEADERS, unchecked: true });
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect(bad.headers.get('www-authenticate')).toContain(`resource_metadata="${metadata}"`);
+    });
+
+    it('GET and DELETE /mcp answer 405 (stateless: no stream, no session)', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const res = await server().request(method, '/mcp', { headers: { accept: 'text/event-stream' }, unchecked: true });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toContain('POST');
+        expect(res.body).toMatchObject({ error: { message: expect.any(String) } });
+      }
+    });
+
+    it('refuses a foreign Origin or Host; answers CORS for an accepted Origin', async () => {
+      const ws = await server().workspace();
+      const auth = { ...MCP_HEADERS, authorization: `Bearer ${ws.api_key}` };
+      const foreign = await server().request('POST', '/mcp', { body: INITIALIZE, headers: { ...auth, origin: 'https://evil.example' }, unchecked: true });
+      expect(foreign.status).toBe(403);
+      expect(foreign.body).toMatchObject({ error: 'forbidden' });
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+
+      const rebound = await rawPost(`${server().url}/mcp`, { ...auth, host: `evil.example:${new URL(server().url).port}` }, INITIALIZE);
+      expect(rebound.status).toBe(403);
+      expect(JSON.parse(rebound.body)).toMatchObject({ error: 'forbidden' });
+
+      const local = 'http://localhost:6274';
+      const preflight = await fetch(`${server().url}/mcp`, {
+        method: 'OPTIONS',
+        headers: { origin: local, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(local);
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type.*Mcp-Protocol-Version/);
+
+      const allowed = await server().request('POST', '/mcp', { body: INITIALIZE, headers: { ...MCP_HEADERS, origin: local }, unchecked: true });
+      expect(allowed.status).toBe(401);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(local);
+      expect(allowed.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate.*Mcp-Session-Id/);
+
+      const ok = await server().request('POST', '/mcp', { body: INITIALIZE, headers: { ...auth, origin: local }, unchecked: true });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toMatchObject({ result: { serverInfo: { name: 'multi-network-publisher' } } });
+    });
+  },
+  {},
+  () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
+);
+
+describeEachDb(
+  'MCP rate limit',
+  (server) => {
+    it('counts every authenticated MCP request on the workspace budget: 429 with Retry-After past it', async () => {
+      const ws = await server().workspace();
+      const headers = { ...MCP_HEADERS, authorization: `Bearer ${ws.api_key}` };
+      for (let i = 0; i < 2; i++) {
+        expect((await server().request('POST', '/mcp', { body: INITIALIZE, headers, unchecked: true })).status).toBe(200);
+      }
+      const limited = await server().request('POST', '/mcp', { body: INITIALIZE, headers, unchecked: true });
+      expect(limited.status).toBe(429);
+      expect(limited.body).toMatchObject({ error: 'rate_limited', request_id: limited.headers.get('x-request-id') });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+  },
+  { RATE_LIMIT_PER_MINUTE: '2' },
+  () => ({ workers: false }),
+);
+
+describe('MCP over stdio', () => {
+  const sqlite = testDatabaseKinds().find((k) => k.name === 'sqlite')!;
+
+  it('serves the same tools to a spawned process, with nothing but the protocol on stdout', async () => {
+    const db = await sqlite.create();
+    const env = { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'info' };
+    try {
+      const created = await runToEnd('src/cli.ts', ['workspace', 'create', '--name', 'Stdio', '--json'], env);
+      expect(created.code).toBe(0);
+      const { api_key } = JSON.parse(created.stdout) as { api_key: string };
+
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', 'src/mcp-stdio.ts'],
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env, PUBLISHER_API_KEY: api_key },
+        stderr: 'pipe',
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+      // A stray line on stdout (a banner, a log) would surface here as a parse error.
+      const errors: Error[] = [];
+      client.onerror = (err) => errors.push(err);
+      await client.connect(transport);
+      try {
+        await client.listTools();
+        const result = (await client.callTool({ name: 'list_platforms', arguments: {} })) as CallToolResult;
+        expect(result.isError ?? false).toBe(false);
+        expect((result.structuredContent as { data: { slug: string }[] }).data.map((p) => p.slug)).toContain('threads');
+        const usage = (await client.callTool({ name: 'get_usage', arguments: {} })) as CallToolResult;
+        expect(usage.structuredContent).toMatchObject({ plan: 'default' });
+      } finally {
+        await client.close();
+      }
+      expect(errors).toEqual([]);
+      // Logs went to stderr, as JSON lines.
+      expect(stderr).toContain('MCP server ready on stdio');
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
+
+  it('refuses to start without a usable key: exit 2, nothing on stdout', async () => {
+    const db = await sqlite.create();
+    try {
+      const env = { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET_KEY };
+      const missing = await runToEnd('src/mcp-stdio.ts', [], env);
+      expect(missing).toMatchObject({ code: 2, stdout: '' });
+      expect(missing.stderr).toContain('PUBLISHER_API_KEY');
+      const unknown = await runToEnd('src/mcp-stdio.ts', [], { ...env, PUBLISHER_API_KEY: 'svc_live_' + '1'.repeat(32) });
+      expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
+});

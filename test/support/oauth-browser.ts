@@ -1,0 +1,61 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A tiny cookie-keeping HTTP client that walks the authorization flow the way a browser would. */
+export class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  /** Follows redirects on our own origin; stops at the first one that leaves it (the client's callback). */
+  async follow(start: string, origin: string, init: RequestInit = {}): Promise<{ res: Response; url: string }> {
+    let url = start;
+    let res = await this.fetch(url, init);
+    for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
+      const next = new URL(res.headers.get('location')!, url).toString();
+      if (!next.startsWith(origin)) return { res, url: next };
+      url = next;
+      res = await this.fetch(url);
+    }
+    return { res, url };
+  }
+
+  /**
+   * Opens an authorization URL, fills the consent form with `apiKey` and approves (or denies). Returns where the
+   * server finally sent the browser (the client's redirect URI with `code` or `error`).
+   */
+  async authorize(authorizeUrl: string, origin: string, apiKey: string, action: 'confirm' | 'abort' = 'confirm'): Promise<URL> {
+    const { res, url } = await this.follow(authorizeUrl, origin);
+    // A browser whose session already holds this client's grant goes straight back to the client.
+    if (!url.startsWith(origin)) return new URL(url);
+    if (res.status !== 200) throw new Error(`expected the consent page, got ${res.status} at ${url}: ${await res.text()}`);
+    const html = await res.text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+    const uid = /\/interaction\/([^/"]+)\/confirm/.exec(html)?.[1];
+    if (!csrf || !uid) throw new Error('consent page without form');
+    const posted = await this.follow(`${origin}/api/oauth/mcp/interaction/${uid}/${action}`, origin, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, api_key: apiKey }).toString(),
+    });
+    if (posted.url.startsWith(origin)) throw new Error(`the flow did not reach the client: ${posted.res.status} ${await posted.res.text()}`);
+    return new URL(posted.url);
+  }
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}

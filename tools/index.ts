@@ -1,0 +1,36 @@
+import type { AnyTool } from '../src/mcp/tool.js';
+import { createWebhookTool } from './create-webhook.js';
+import { getContentTool } from './get-content.js';
+import { getUsageTool } from './get-usage.js';
+import { listBrandsTool } from './list-brands.js';
+import { listConnectionsTool } from './list-connections.js';
+import { listContentsTool } from './list-contents.js';
+import { listDeliveriesTool } from './list-deliveries.js';
+import { listPlatformsTool } from './list-platforms.js';
+import { listWebhooksTool } from './list-webhooks.js';
+import { previewContentTool } from './preview-content.js';
+import { publishContentTool } from './publish-content.js';
+import { redeliverDeliveryTool } from './redeliver-delivery.js';
+import { retryFailedTargetsTool } from './retry-failed-targets.js';
+import { verifyWebhookSignatureTool } from './verify-webhook-signature.js';
+
+/**
+ * Every MCP tool the service offers, one file each (`publish-content.ts` defines `publish_content`). The MCP
+ * door registers exactly this list; the registry test checks each entry's name, hints, schemas and text.
+ */
+export const tools: readonly AnyTool[] = [
+  publishContentTool,
+  previewContentTool,
+  retryFailedTargetsTool,
+  getContentTool,
+  listContentsTool,
+  listPlatformsTool,
+  listBrandsTool,
+  listConnectionsTool,
+  createWebhookTool,
+  listWebhooksTool,
+  listDeliveriesTool,
+  redeliverDeliveryTool,
+  verifyWebhookSignatureTool,
+  getUsageTool,
+];

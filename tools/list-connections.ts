@@ -1,0 +1,16 @@
+import { connectionListQuerySchema, connectionListSchema } from '../src/core/connections/connections.schema.js';
+import { defineTool } from '../src/mcp/tool.js';
+
+export const listConnectionsTool = defineTool({
+  name: 'list_connections',
+  title: 'List connections',
+  description:
+    'Lists the workspace\'s network connections (one account on one platform, under a brand), oldest first, optionally filtered by brand_id, platform_slug or status. ' +
+    'Only active connections publish; expired ones must be reconnected (their jobs fail with token_expired), inactive ones were switched off. ' +
+    'mode sandbox means posts go to the built-in simulated network, not the real one. Use it to choose target_connections when a brand has several accounts on a platform ' +
+    '(publish_content then fails with connections_required). Free: no meter is used.',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  inputSchema: connectionListQuerySchema,
+  outputSchema: connectionListSchema,
+  handle: async (query, { principal, services }) => ({ data: await services.connections.list(principal, principal.workspaceId, query) }),
+});

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { deliverySchema } from '../src/core/webhooks/webhooks.schema.js';
+import { defineTool } from '../src/mcp/tool.js';
+
+export const redeliverDeliveryTool = defineTool({
+  name: 'redeliver_delivery',
+  title: 'Redeliver a webhook event',
+  description:
+    'Queues a new attempt now for one delivery, whatever its status (above all a dead or failed one, after the receiver was fixed), keeping the same delivery id ' +
+    'so the receiver can de-duplicate. The attempt itself happens within seconds; call list_deliveries to see its result. Each call sends the event again. ' +
+    'Free: no meter is used. Errors: not_found when the delivery is unknown in this workspace.',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  inputSchema: z.strictObject({ delivery_id: z.string().describe('Delivery id (del_...), from list_deliveries.') }),
+  outputSchema: deliverySchema,
+  handle: ({ delivery_id }, { principal, services }) => services.webhooks.redeliver(principal, principal.workspaceId, delivery_id),
+});

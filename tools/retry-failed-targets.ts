@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { retryInputSchema, retryResultSchema } from '../src/core/contents/contents.schema.js';
+import { defineTool } from '../src/mcp/tool.js';
+
+const inputSchema = retryInputSchema.extend({
+  content_id: z.string().describe('The content whose failed jobs to retry (UUID returned by publish_content).'),
+});
+
+export const retryFailedTargetsTool = defineTool({
+  name: 'retry_failed_targets',
+  title: 'Retry failed targets',
+  description:
+    'Re-queues the failed jobs of a content whose failure is safe to retry (e.g. quota_exceeded, upstream_5xx, or token_expired after reconnecting). ' +
+    'Jobs that failed confirmation (confirmacao_esgotada, confirmacao_indisponivel, post_inexistente) are left alone because their post may already be live; ' +
+    'set force to true only after checking the post is not there, since it risks a duplicate post. Returns the re-queued jobs (possibly none); follow with get_content. ' +
+    'Costs 1 on the publicacoes meter per re-queued job. Errors: not_found (content), limit_reached (publicacoes is full).',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  inputSchema,
+  outputSchema: retryResultSchema,
+  handle: ({ content_id, force }, { principal, services }) => services.contents.retry(principal, principal.workspaceId, content_id, { force }),
+});
