@@ -25,6 +25,7 @@ import { createSandboxAdapter } from './networks/sandbox.js';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { publicUrlProblem } from './media/url-rule.js';
+import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { createRateLimiter, type WorkspaceRateLimiter } from './rate-limiter.js';
@@ -117,6 +118,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       allowLocal: config.allowLocalUrls,
       settings: config.dispatcher,
     });
+    const maintenance = createMaintenance({ db: db.kysely, clock, logger, everyMs: 10 * 60_000 });
     return {
       config,
       db,
@@ -146,8 +148,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       startWorkers: () => {
         publisher.start();
         dispatcher.start();
+        maintenance.start();
       },
       close: async () => {
+        maintenance.stop();
         await publisher.stop();
         await dispatcher.stop();
         await net.dispatcher.close();

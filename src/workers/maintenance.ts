@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import { deleteExpiredIdempotencyKeys } from '../../db/repositories/idempotency.repo.js';
+import { deleteExpiredModels } from '../../db/repositories/oauth.repo.js';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * Periodic sweeps of rows that only expire: idempotency keys past their day, and the authorization server's
+ * expired codes, sessions, interactions and tokens (oidc-provider keeps wall-clock time, so those use it too).
+ */
+export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; logger: Logger; everyMs: number }) {
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = async () => {
+    try {
+      await deleteExpiredIdempotencyKeys(deps.db, deps.clock.now());
+      await deleteExpiredModels(deps.db, Date.now());
+    } catch (err) {
+      deps.logger.warn({ err }, 'maintenance sweep failed');
+    }
+  };
+  return {
+    sweep,
+    start(): void {
+      timer = setInterval(() => void sweep(), deps.everyMs);
+      timer.unref();
+    },
+    stop(): void {
+      if (timer) clearInterval(timer);
+    },
+  };
+}
