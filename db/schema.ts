@@ -75,6 +75,8 @@ export interface JobsTable {
   created_at: Millis;
   updated_at: Millis;
   published_at: NullableMillis;
+  credit_batch_id: ColumnType<string | null, string | null | undefined, string | null>;
+  credit_cost: ColumnType<number | string | null, number | null | undefined, number | null>;
 }
 
 export interface MeterCountersTable {
@@ -220,7 +222,32 @@ export interface OAuthStoreTable {
   consumed_at: NullableMillis;
 }
 
+export interface CreditBatchesTable {
+  id: string;
+  workspace_id: string;
+  amount: ColumnType<number | string, number, number>;
+  remaining: ColumnType<number | string, number, number>;
+  source: string;
+  external_ref: string | null;
+  created_at: Millis;
+  expires_at: NullableMillis;
+  expired_at: NullableMillis;
+}
+
+export interface CreditLedgerTable {
+  id: string;
+  workspace_id: string;
+  batch_id: string;
+  kind: string;
+  amount: ColumnType<number | string, number, number>;
+  operation: string | null;
+  reference: string | null;
+  created_at: Millis;
+}
+
 export interface Database {
+  credit_batches: CreditBatchesTable;
+  credit_ledger: CreditLedgerTable;
   oauth_clients: OAuthClientsTable;
   oauth_store: OAuthStoreTable;
   webhooks: WebhooksTable;

@@ -13,7 +13,9 @@ import { brandRoutes } from './http/routes/brands.routes.js';
 import { contentRoutes } from './http/routes/contents.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
 import { oauthClientRoutes } from './http/routes/oauth-clients.routes.js';
+import { walletRoutes } from './http/routes/wallet.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
+import { hmacPaymentProvider } from './core/wallet/payment-provider.js';
 import { systemRoutes } from './http/routes/system.routes.js';
 import { createMcpHandler } from './mcp/handler.js';
 
@@ -28,6 +30,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...mediaRoutes(services.media),
     ...webhookRoutes(services.webhooks),
     ...oauthClientRoutes(services.oauthClients),
+    ...walletRoutes(services.wallet, hmacPaymentProvider(container.config.paymentWebhookSecret, container.clock)),
   ];
 }
 

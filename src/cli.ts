@@ -14,6 +14,8 @@ Commands:
   migrate                                   bring the database schema up to date
   workspace create --name NAME [--json]     create a workspace and its first API key (shown once)
   workspace plan --workspace WS --plan PLAN put a workspace on a plan (see PLANS_JSON)
+  credits grant --workspace WS --amount N [--expires ISO_DATE] [--source grant|promotion]
+                                            add a credit batch (lote) to a workspace's wallet
 `;
 
 /** Operator commands. Exit codes: 0 done, 1 failed, 2 bad usage or configuration. */
@@ -21,7 +23,7 @@ async function run(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, workspace: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: { name: { type: 'string' }, workspace: { type: 'string' }, plan: { type: 'string' }, amount: { type: 'string' }, expires: { type: 'string' }, source: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
   });
   const command = positionals.join(' ');
   if (values.help || command === '') {
@@ -71,6 +73,30 @@ async function run(argv: string[]): Promise<number> {
     try {
       await container.services.workspaces.setPlan(values.workspace, values.plan);
       process.stdout.write(`Workspace ${values.workspace} is on plan ${values.plan}.\n`);
+      return 0;
+    } catch (err) {
+      if (err instanceof ServiceError) {
+        process.stderr.write(`${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    } finally {
+      await container.close();
+    }
+  }
+
+  if (command === 'credits grant') {
+    const amount = Number(values.amount);
+    const expiresAt = values.expires === undefined ? null : Date.parse(values.expires);
+    const source = values.source ?? 'grant';
+    if (values.workspace === undefined || !Number.isSafeInteger(amount) || amount <= 0 || Number.isNaN(expiresAt) || (source !== 'grant' && source !== 'promotion')) {
+      process.stderr.write('credits grant needs --workspace WS --amount <positive integer> [--expires <ISO date>] [--source grant|promotion]\n');
+      return 2;
+    }
+    const container = await createContainer(config, { logger: createLogger('warn', process.stderr) });
+    try {
+      const granted = await container.services.wallet.grant({ workspaceId: values.workspace, amount, source, expiresAt });
+      process.stdout.write(values.json ? `${JSON.stringify({ batch_id: granted?.batchId, amount })}\n` : `Added ${amount} credits to ${values.workspace} (batch ${granted?.batchId}).\n`);
       return 0;
     } catch (err) {
       if (err instanceof ServiceError) {

@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { DatabaseTarget } from '../db/connect.js';
 import { DEFAULT_PLANS, type Plan, planSchema } from './core/meters/plans.js';
+import { DEFAULT_OFFERS, DEFAULT_PRICES, type Offer, offerSchema, type PriceTable, priceTableSchema } from './core/wallet/prices.js';
 import type { PublisherSettings } from './workers/publisher.js';
 import type { DispatcherSettings } from './workers/webhook-dispatcher.js';
 
@@ -73,6 +74,10 @@ const envSchema = z.object({
   SANDBOX_DELAY_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int().min(0).default(50),
   MEDIA_DIR: z.string().min(1).optional(),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(86_400),
+  PRICES_JSON: z.string().optional(),
+  OFFERS_JSON: z.string().optional(),
+  PAYMENT_URL_TEMPLATE: z.string().min(1).optional(),
+  PAYMENT_WEBHOOK_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   WEBHOOK_TIMEOUT_MS: ms(30_000),
   WEBHOOK_CONCURRENCY: positiveInt(16),
   WEBHOOK_PER_ENDPOINT: positiveInt(2),
@@ -103,6 +108,12 @@ export interface Config {
   /** Where uploads are kept; defaults to `media/` beside the SQLite file, or `./data/media`. */
   mediaDir: string;
   plans: Record<string, Plan>;
+  prices: PriceTable;
+  offers: Offer[];
+  /** Payment link per offer; `{offer_id}` and `{workspace_id}` are filled in. */
+  paymentUrlTemplate: string;
+  /** HMAC key of the payment provider's callbacks; without it the callback endpoint refuses everything. */
+  paymentWebhookSecret: string | undefined;
 }
 
 /** A configuration value that cannot be used; `main` prints `message` on one line and exits with code 2. */
@@ -164,6 +175,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     if (!checked.success) throw new ConfigError('PLANS_JSON', `PLANS_JSON ${checked.error.issues[0]?.message ?? 'is invalid'} at ${checked.error.issues[0]?.path.join('.')}`);
     plans = { ...DEFAULT_PLANS, ...checked.data };
   }
+  const prices = parseJsonSetting('PRICES_JSON', e.PRICES_JSON, priceTableSchema, DEFAULT_PRICES);
+  const offers = parseJsonSetting('OFFERS_JSON', e.OFFERS_JSON, z.array(offerSchema).min(1), DEFAULT_OFFERS);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -197,7 +210,24 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     mediaDir: e.MEDIA_DIR ?? join(database.dialect === 'sqlite' ? dirname(database.file) : './data', 'media'),
     plans,
+    prices: { ...DEFAULT_PRICES, ...prices },
+    offers,
+    paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${e.BASE_URL?.replace(/\/+$/, '') ?? `http://localhost:${e.PORT}`}/pay?offer={offer_id}&workspace={workspace_id}`,
+    paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
   };
+}
+
+function parseJsonSetting<T>(variable: string, text: string | undefined, schema: z.ZodType<T>, fallback: T): T {
+  if (text === undefined) return fallback;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ConfigError(variable, `${variable} must be valid JSON`);
+  }
+  const checked = schema.safeParse(value);
+  if (!checked.success) throw new ConfigError(variable, `${variable} ${checked.error.issues[0]?.message ?? 'is invalid'} at ${checked.error.issues[0]?.path.join('.') ?? ''}`);
+  return checked.data;
 }
 
 /** Reads the process environment. */

@@ -23,6 +23,7 @@ import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './networks/limits.js';
 import { createSandboxAdapter } from './networks/sandbox.js';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
+import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { publicUrlProblem } from './media/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
@@ -41,6 +42,7 @@ export interface Services {
   media: ReturnType<typeof createMediaService>;
   webhooks: ReturnType<typeof createWebhooksService>;
   oauthClients: ReturnType<typeof createOAuthClientsService>;
+  wallet: WalletService;
 }
 
 /** Everything a process needs, wired once. */
@@ -62,6 +64,7 @@ export interface Container {
 export interface ContainerOptions {
   clock?: Clock;
   logger?: Logger;
+  walletHooks?: WalletHooks;
 }
 
 /** The outbound policy for media and webhooks: public HTTPS only, unless local URLs are allowed for testing. */
@@ -97,6 +100,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const deps = { db: db.kysely, clock };
     const net = outbound(config);
     const meters = createMetersService({ ...deps, plans: config.plans });
+    const wallet = createWalletService({
+      ...deps,
+      meters,
+      prices: config.prices,
+      offers: config.offers,
+      paymentUrlTemplate: config.paymentUrlTemplate,
+      ...(options.walletHooks ? { hooks: options.walletHooks } : {}),
+    });
     const sandbox = createSandboxAdapter({ ...deps, delayMs: config.sandboxDelayMs });
     const publisher = createPublisher({
       ...deps,
@@ -104,6 +115,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       logger,
       settings: config.publisher,
       adapterFor: () => sandbox,
+      refundJob: (tx, jobId, workspaceId) => wallet.refundJob(tx, jobId, workspaceId),
       checkUnknownSizeMedia: async (url) => {
         const fetched = await fetchMediaCapped(url, UNKNOWN_SIZE_MEDIA_CAP_BYTES, net.policy, { dispatcher: net.dispatcher });
         return fetched.ok ? { ok: true } : { ok: false, tooLarge: fetched.reason === 'too_large' };
@@ -137,7 +149,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
           meters,
           idempotency: createIdempotencyService(deps),
           probeMedia: (url) => probeMedia(url, net.policy, { dispatcher: net.dispatcher }),
+          wallet,
         }),
+        wallet,
         media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir) }),
         oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),

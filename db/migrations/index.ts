@@ -2,7 +2,8 @@ import { foundation } from './0001-foundation.js';
 import { publishing } from './0002-publishing.js';
 import { webhooks } from './0003-webhooks.js';
 import { oauth } from './0004-oauth.js';
+import { wallet } from './0005-wallet.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet];

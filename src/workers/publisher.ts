@@ -6,7 +6,7 @@ import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnder
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { StoredRequest } from '../core/contents/contents.service.js';
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../core/contents/sandbox-outcomes.js';
+import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../core/contents/sandbox-outcomes.js';
 import { recordConnectionExpired } from '../core/events/events.js';
 import { newId } from '../core/ids.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
@@ -37,6 +37,8 @@ export interface PublisherDeps {
   logger: Logger;
   adapterFor(mode: string, platform: PlatformSlug): NetworkAdapter;
   checkUnknownSizeMedia: UnknownSizeMediaCheck;
+  /** Gives back what a failed publication cost (called in the failure's transaction). */
+  refundJob(tx: Kysely<Database>, jobId: string, workspaceId: string): Promise<void>;
   settings: PublisherSettings;
 }
 
@@ -99,6 +101,9 @@ export function createPublisher(deps: PublisherDeps) {
           await recordConnectionExpired(tx, { workspaceId: conn.workspaceId, connectionId: conn.id, brandId: conn.brandId, platformSlug: conn.platformSlug, reason: failure.code, now });
         }
       }
+      // Policy: a publication that certainly did not happen is not paid for. Confirmation failures keep their
+      // charge: the post may be live (a late confirmation would then make a refund wrong).
+      if (!CONFIRMATION_ERROR_CODES.includes(failure.code)) await deps.refundJob(tx, job.id, job.workspaceId);
       await refreshContentOutcome(tx, job.contentId, now);
     });
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CONTENT_TYPES, PLATFORM_SLUGS } from '../../networks/limits.js';
 import { platformSlugSchema } from '../connections/connections.schema.js';
+import { modoSchema } from '../wallet/wallet.schema.js';
 import { JOB_ERROR_CODES, SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from './sandbox-outcomes.js';
 
 /** Spec 2.6, 2.7, 4.3. */
@@ -57,6 +58,7 @@ export const createContentInputSchema = z
       .partialRecord(z.enum(PLATFORM_SLUGS), overrideSchema)
       .optional()
       .describe('Per-platform replacements of text and title.'),
+    modo: modoSchema.optional(),
     sandbox_outcomes: z
       .partialRecord(z.enum(PLATFORM_SLUGS), sandboxOutcomeSchema)
       .optional()

@@ -10,6 +10,8 @@ import { type IdempotencyService, type IdempotentResult, requestHash } from '../
 import { refreshContentOutcome } from '../jobs/outcome.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
+import type { WalletService } from '../wallet/wallet.service.js';
+import type { Modo } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { type ContentPlan, type ProbeMedia, planContent } from './content-plan.js';
 import type {
@@ -92,16 +94,14 @@ export function createContentsService(deps: {
   meters: MetersService;
   idempotency: IdempotencyService;
   probeMedia: ProbeMedia;
+  wallet: WalletService;
 }) {
-  const { db, clock, meters, idempotency } = deps;
+  const { db, clock, meters, idempotency, wallet } = deps;
 
-  async function createFromPlan(tx: Kysely<Database>, workspaceId: string, plan: ContentPlan): Promise<CreatedContent> {
+  async function createFromPlan(tx: Kysely<Database>, workspaceId: string, plan: ContentPlan, modo: Modo): Promise<CreatedContent> {
     const now = clock.now();
     const contentId = randomUUID();
-    await meters.consume(tx, workspaceId, [
-      { meter: 'criacao_de_conteudos', amount: 1 },
-      { meter: 'publicacoes', amount: plan.targets.length },
-    ]);
+    const charge = await wallet.chargeContent(tx, { workspaceId, modo, publications: plan.targets.length, reference: contentId });
     const stored: StoredRequest = {
       text: plan.text,
       title: plan.title,
@@ -129,6 +129,12 @@ export function createContentsService(deps: {
       now,
     }));
     await insertJobs(tx, jobs);
+    // The last `paidPublications` jobs were paid in credits: each records its share, refundable on failure.
+    if (charge.creditBatchId !== null && charge.publicationPrice > 0) {
+      for (const job of jobs.slice(jobs.length - charge.paidPublications)) {
+        await wallet.recordJobCredit(tx, job.id, charge.creditBatchId, charge.publicationPrice);
+      }
+    }
     return {
       content_id: contentId,
       status: 'publishing',
@@ -142,7 +148,7 @@ export function createContentsService(deps: {
     const run = async (record?: (tx: Kysely<Database>, value: CreatedContent) => Promise<void>) => {
       const plan = await planContent(db, workspaceId, input, deps.probeMedia);
       return db.transaction().execute(async (tx) => {
-        const created = await createFromPlan(tx, workspaceId, plan);
+        const created = await createFromPlan(tx, workspaceId, plan, input.modo ?? 'plano');
         if (record) await record(tx, created);
         return created;
       });
@@ -177,7 +183,8 @@ export function createContentsService(deps: {
         const m = usage.meters.find((u) => u.meter === meter)!;
         return { meter, used: m.used, consumes, limit: m.limit };
       });
-      const over = report.find((r) => r.used + r.consumes > r.limit);
+      // Only modo plano is bound by the plan's ceilings; the other modes pay the excess in credits.
+      const over = (input.modo ?? 'plano') === 'plano' ? report.find((r) => r.used + r.consumes > r.limit) : undefined;
       if (over) {
         throw new ServiceError('limit_reached', `The plan's ${over.meter} meter is at its ceiling (${over.limit}).`, {
           meter: over.meter,

@@ -4,7 +4,7 @@ import { findWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import { type Meter, type Plan, type StockMeter, METERS, cycleOf, isStockMeter } from './plans.js';
+import { type CycleMeter, type Meter, type Plan, type StockMeter, METERS, cycleOf, isStockMeter } from './plans.js';
 import type { Usage } from './meters.schema.js';
 
 export type MetersService = ReturnType<typeof createMetersService>;
@@ -47,6 +47,23 @@ export function createMetersService(deps: { db: Kysely<Database>; clock: Clock; 
           });
         }
       }
+    },
+
+    /**
+     * Takes as much of `amount` as the plan still has on a per-cycle meter (automatico mode) and returns what it
+     * took; racing callers cannot take the same room (each step is a conditional update).
+     */
+    async consumeUpTo(tx: Kysely<Database>, workspaceId: string, meter: CycleMeter, amount: number): Promise<number> {
+      const { plan } = await planOf(tx, workspaceId);
+      const key = { workspaceId, meter, period: period(meter, clock.now()) };
+      for (let want = amount; want > 0; ) {
+        if (await incrementWithin(tx, key, want, plan[meter])) return want;
+        const used = (await readCounters(tx, workspaceId, [key.period])).find((r) => r.meter === meter)?.used ?? 0;
+        const room = Math.max(0, plan[meter] - used);
+        if (room === 0) return 0;
+        want = Math.min(want - 1, room);
+      }
+      return 0;
     },
 
     /** Frees stock (a deactivated item); per-cycle meters are never given back (spec 7.3). */

@@ -62,7 +62,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService) 
       body: createContentInputSchema,
       success: { status: 201, description: 'Created; jobs are queued.', schema: createdContentSchema },
       alternatives: [{ status: 200, description: 'Preview (dry_run=true).', schema: previewSchema }],
-      errors: ['not_found', 'limit_reached', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
+      errors: ['not_found', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
       handle: async ({ principal, params, query, body, header, setHeader, setStatus }) => {
         const caller = requirePrincipal(principal);
         if (query.dry_run === 'true') {

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { CycleMeter } from '../meters/plans.js';
+
+/** Operations with a price, and the per-cycle meter each one goes beyond. */
+export const OPERATION_METER: Record<string, CycleMeter> = {
+  publicacao: 'publicacoes',
+  criacao_de_conteudo: 'criacao_de_conteudos',
+};
+export const METER_OPERATION: Record<CycleMeter, string> = { publicacoes: 'publicacao', criacao_de_conteudos: 'criacao_de_conteudo' };
+
+/** `{"default": {"publicacao": 2}, "<plan>": {...}}`: credits per unit; a plan's table overrides the default. */
+export const priceTableSchema = z.record(z.string(), z.record(z.string(), z.number().int().nonnegative()));
+export type PriceTable = z.infer<typeof priceTableSchema>;
+
+export const DEFAULT_PRICES: PriceTable = { default: { publicacao: 2, criacao_de_conteudo: 1 } };
+
+/** Credits per unit of `operation` on `plan`, or undefined when it has no published price (fails closed). */
+export function priceOf(table: PriceTable, plan: string, operation: string): number | undefined {
+  return table[plan]?.[operation] ?? table.default?.[operation];
+}
+
+export const offerSchema = z.strictObject({
+  id: z.string().min(1),
+  credits: z.number().int().positive(),
+  price: z.number().nonnegative(),
+  currency: z.string().length(3),
+  /** Days the purchased credits stay valid. */
+  valid_days: z.number().int().positive().default(365),
+});
+export type Offer = z.infer<typeof offerSchema>;
+
+export const DEFAULT_OFFERS: Offer[] = [
+  { id: 'pack_100', credits: 100, price: 49, currency: 'BRL', valid_days: 365 },
+  { id: 'pack_500', credits: 500, price: 199, currency: 'BRL', valid_days: 365 },
+  { id: 'pack_2000', credits: 2000, price: 699, currency: 'BRL', valid_days: 365 },
+];

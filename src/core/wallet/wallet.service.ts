@@ -1,0 +1,317 @@
+import type { Kysely } from 'kysely';
+import {
+  type BatchRow,
+  chargeBatch,
+  creditBatch,
+  dueForExpiry,
+  findBatch,
+  insertBatch,
+  insertLedger,
+  jobCredit,
+  listBatches,
+  listLedger,
+  liveBatches,
+  markExpired,
+  setJobCredit,
+} from '../../../db/repositories/wallet.repo.js';
+import { findWorkspace } from '../../../db/repositories/workspaces.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { type Clock, toIso } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { MetersService } from '../meters/meters.service.js';
+import type { Principal } from '../principal.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { type Offer, OPERATION_METER, type PriceTable, priceOf } from './prices.js';
+import type { Modo, Price, PriceQuery, Statement, StatementQuery } from './wallet.schema.js';
+
+export interface WalletHooks {
+  /** Test seam: runs between choosing a batch and charging it (to reproduce an expiry in between). */
+  afterChoice?(): void | Promise<void>;
+}
+
+export interface WalletDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  meters: MetersService;
+  prices: PriceTable;
+  offers: Offer[];
+  /** e.g. `https://pay.example.com/checkout?offer={offer_id}&workspace={workspace_id}`. */
+  paymentUrlTemplate: string;
+  hooks?: WalletHooks;
+}
+
+export type WalletService = ReturnType<typeof createWalletService>;
+
+function cursorOf(row: { createdAt: number; id: string }): string {
+  return Buffer.from(`${row.createdAt}:${row.id}`).toString('base64url');
+}
+
+export function createWalletService(deps: WalletDeps) {
+  const { db, clock, meters } = deps;
+
+  async function planOf(tx: Kysely<Database>, workspaceId: string): Promise<string> {
+    return (await findWorkspace(tx, workspaceId))?.plan ?? 'default';
+  }
+
+  /** Writes the expiry of every batch whose time has come (spec: expiry writes ledger entries). */
+  async function expireDue(tx: Kysely<Database>, workspaceId: string | null): Promise<void> {
+    const now = clock.now();
+    for (const batch of await dueForExpiry(tx, workspaceId, now)) {
+      if (!(await markExpired(tx, batch.id, batch.remaining, now)) || batch.remaining === 0) continue;
+      await insertLedger(tx, { id: newId('led_'), workspaceId: batch.workspaceId, batchId: batch.id, kind: 'expiry', amount: -batch.remaining, operation: null, reference: null, createdAt: now });
+    }
+  }
+
+  async function balance(tx: Kysely<Database>, workspaceId: string): Promise<number> {
+    return (await liveBatches(tx, workspaceId, clock.now())).reduce((sum, b) => sum + b.remaining, 0);
+  }
+
+  /**
+   * The price of `quantity` units of `operation` for this workspace's plan.
+   * @throws ServiceError `operacao_sem_preco` when there is no published price: it fails closed, never free.
+   */
+  async function unitPrice(tx: Kysely<Database>, workspaceId: string, operation: string): Promise<number> {
+    const price = priceOf(deps.prices, await planOf(tx, workspaceId), operation);
+    if (price === undefined) {
+      throw new ServiceError('operacao_sem_preco', `The operation ${operation} has no published price; nothing was spent. Contact support.`, { operacao: operation });
+    }
+    return price;
+  }
+
+  /**
+   * Takes `cost` credits from ONE batch, soonest expiry first, inside the caller's transaction. A content's charge
+   * comes from a single batch so that its refunds and its expiry belong to one batch (documented in the README).
+   * @throws ServiceError `saldo_insuficiente`, `saldo_fragmentado`, `lote_vencido`.
+   */
+  async function spend(
+    tx: Kysely<Database>,
+    args: { workspaceId: string; cost: number; modo: Modo; meter: string; unitPrice: number; operation: string; reference: string },
+  ): Promise<string> {
+    await expireDue(tx, args.workspaceId);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const batches = await liveBatches(tx, args.workspaceId, clock.now());
+      const total = batches.reduce((sum, b) => sum + b.remaining, 0);
+      if (total < args.cost) {
+        throw new ServiceError('saldo_insuficiente', `The credit balance (${total}) does not cover this operation (${args.cost}). Buy credits or change modo.`, {
+          meter: args.meter,
+          modo: args.modo,
+          preco_unitario: args.unitPrice,
+          custo_estimado: args.cost,
+          saldo_disponivel: total,
+          recoverable: true,
+        });
+      }
+      const chosen: BatchRow | undefined = batches.find((b) => b.remaining >= args.cost);
+      if (!chosen) {
+        const largest = Math.max(...batches.map((b) => b.remaining));
+        throw new ServiceError('saldo_fragmentado', `The balance (${total}) covers ${args.cost}, but a content is paid from one batch and the largest has ${largest}.`, {
+          meter: args.meter,
+          modo: args.modo,
+          custo_estimado: args.cost,
+          saldo_disponivel: total,
+          maior_lote_disponivel: largest,
+          recoverable: true,
+        });
+      }
+      await deps.hooks?.afterChoice?.();
+      const chargedAt = clock.now();
+      if (await chargeBatch(tx, chosen.id, args.cost, chargedAt)) {
+        await insertLedger(tx, { id: newId('led_'), workspaceId: args.workspaceId, batchId: chosen.id, kind: 'spend', amount: -args.cost, operation: args.operation, reference: args.reference, createdAt: chargedAt });
+        return chosen.id;
+      }
+      const fresh = await findBatch(tx, chosen.id);
+      if (fresh?.expiresAt !== null && fresh?.expiresAt !== undefined && fresh.expiresAt <= chargedAt) {
+        throw new ServiceError('lote_vencido', `The credit batch ${chosen.id} expired between choice and charge; nothing was spent. Retry.`, { lote_id: chosen.id, recoverable: true });
+      }
+      // Another request took that batch's last credits first: choose again.
+    }
+    throw new ServiceError('saldo_insuficiente', 'The balance changed too often while charging; nothing was spent. Retry.', {
+      meter: args.meter,
+      modo: args.modo,
+      preco_unitario: args.unitPrice,
+      custo_estimado: args.cost,
+      saldo_disponivel: await balance(tx, args.workspaceId),
+      recoverable: true,
+    });
+  }
+
+  return {
+    expireDue,
+
+    /**
+     * Takes what a new content needs, by `modo`, inside the content's transaction (a failed request spends
+     * nothing): plan meters for `plano`; credits for every publication in `creditos`; the plan while it lasts and
+     * credits after in `automatico`. Returns the credit-paid publications (charged to `creditBatchId`).
+     * @throws ServiceError `limit_reached`, `saldo_insuficiente`, `saldo_fragmentado`, `lote_vencido`, `operacao_sem_preco`.
+     */
+    async chargeContent(
+      tx: Kysely<Database>,
+      args: { workspaceId: string; modo: Modo; publications: number; reference: string },
+    ): Promise<{ paidPublications: number; creditBatchId: string | null; publicationPrice: number }> {
+      if (args.modo === 'plano') {
+        await meters.consume(tx, args.workspaceId, [
+          { meter: 'criacao_de_conteudos', amount: 1 },
+          { meter: 'publicacoes', amount: args.publications },
+        ]);
+        return { paidPublications: 0, creditBatchId: null, publicationPrice: 0 };
+      }
+      const paid: Record<string, number> = {};
+      if (args.modo === 'creditos') {
+        await meters.consume(tx, args.workspaceId, [{ meter: 'criacao_de_conteudos', amount: 1 }]);
+        paid.publicacao = args.publications;
+      } else {
+        paid.criacao_de_conteudo = 1 - (await meters.consumeUpTo(tx, args.workspaceId, 'criacao_de_conteudos', 1));
+        paid.publicacao = args.publications - (await meters.consumeUpTo(tx, args.workspaceId, 'publicacoes', args.publications));
+      }
+      let cost = 0;
+      let publicationPrice = 0;
+      let firstMeter = 'publicacoes';
+      let firstPrice = 0;
+      for (const [operation, quantity] of Object.entries(paid)) {
+        if (quantity <= 0) continue;
+        const price = await unitPrice(tx, args.workspaceId, operation);
+        if (cost === 0) {
+          firstMeter = OPERATION_METER[operation] ?? operation;
+          firstPrice = price;
+        }
+        if (operation === 'publicacao') publicationPrice = price;
+        cost += price * quantity;
+      }
+      if (cost === 0) return { paidPublications: paid.publicacao ?? 0, creditBatchId: null, publicationPrice };
+      const batchId = await spend(tx, { workspaceId: args.workspaceId, cost, modo: args.modo, meter: firstMeter, unitPrice: firstPrice, operation: firstMeter === 'publicacoes' ? 'publicacao' : 'criacao_de_conteudo', reference: args.reference });
+      return { paidPublications: paid.publicacao ?? 0, creditBatchId: batchId, publicationPrice };
+    },
+
+    /** Records on a job what its publication cost, so a failure can give it back. */
+    recordJobCredit: (tx: Kysely<Database>, jobId: string, batchId: string, cost: number) => setJobCredit(tx, jobId, batchId, cost),
+
+    /**
+     * Gives a failed job's credits back to the batch they came from (policy: a publication that certainly did not
+     * happen is not paid for). Safe to call twice: the job's cost is cleared.
+     */
+    async refundJob(tx: Kysely<Database>, jobId: string, workspaceId: string): Promise<void> {
+      const credit = await jobCredit(tx, jobId);
+      if (!credit) return;
+      const now = clock.now();
+      await setJobCredit(tx, jobId, credit.batchId, 0);
+      await creditBatch(tx, credit.batchId, credit.cost);
+      await insertLedger(tx, { id: newId('led_'), workspaceId, batchId: credit.batchId, kind: 'refund', amount: credit.cost, operation: 'publicacao', reference: jobId, createdAt: now });
+      await expireDue(tx, workspaceId);
+    },
+
+    /** Adds a batch (operators' grants, promotions, purchases); returns null when `externalRef` was already used. */
+    async grant(args: { workspaceId: string; amount: number; source: 'grant' | 'promotion' | 'purchase'; expiresAt: number | null; externalRef?: string | null }): Promise<{ batchId: string } | null> {
+      if (!Number.isSafeInteger(args.amount) || args.amount <= 0) throw new ServiceError('validation_failed', 'amount: must be a positive integer');
+      if (!(await findWorkspace(db, args.workspaceId))) throw new ServiceError('not_found', `Workspace ${args.workspaceId} was not found.`);
+      const now = clock.now();
+      const id = newId('lote_');
+      return db.transaction().execute(async (tx) => {
+        const created = await insertBatch(tx, {
+          id,
+          workspaceId: args.workspaceId,
+          amount: args.amount,
+          remaining: args.amount,
+          source: args.source,
+          externalRef: args.externalRef ?? null,
+          createdAt: now,
+          expiresAt: args.expiresAt,
+          expiredAt: null,
+        });
+        if (!created) return null;
+        await insertLedger(tx, { id: newId('led_'), workspaceId: args.workspaceId, batchId: id, kind: 'grant', amount: args.amount, operation: null, reference: args.externalRef ?? args.source, createdAt: now });
+        return { batchId: id };
+      });
+    },
+
+    /** GET …/wallet/preco. @throws ServiceError `operacao_sem_preco`. */
+    async price(principal: Principal, workspaceId: string, query: PriceQuery): Promise<Price> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const unit = await unitPrice(db, workspaceId, query.operacao);
+      await db.transaction().execute((tx) => expireDue(tx, workspaceId));
+      const meter = OPERATION_METER[query.operacao];
+      const usage = await meters.usage(workspaceId);
+      const m = usage.meters.find((u) => u.meter === meter);
+      return {
+        operacao: query.operacao,
+        preco_unitario: unit,
+        quantidade: query.quantidade,
+        custo_estimado: unit * query.quantidade,
+        saldo_disponivel: await balance(db, workspaceId),
+        coberto_pelo_plano: m !== undefined && m.limit - m.used >= query.quantidade,
+      };
+    },
+
+    /** GET …/wallet: balance, batches and the ledger, newest first. */
+    async statement(principal: Principal, workspaceId: string, query: StatementQuery): Promise<Statement> {
+      assertWorkspaceAccess(principal, workspaceId);
+      await db.transaction().execute((tx) => expireDue(tx, workspaceId));
+      let after: { createdAt: number; id: string } | undefined;
+      if (query.cursor !== undefined) {
+        const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split(':');
+        if (!Number.isSafeInteger(Number(at)) || !id) throw new ServiceError('validation_failed', 'cursor: is not a cursor returned by this list');
+        after = { createdAt: Number(at), id };
+      }
+      const rows = await listLedger(db, workspaceId, { after, limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const batches = await listBatches(db, workspaceId);
+      return {
+        saldo: await balance(db, workspaceId),
+        lotes: batches.map((b) => ({
+          id: b.id,
+          amount: b.amount,
+          remaining: b.remaining,
+          source: b.source as 'purchase' | 'grant' | 'promotion',
+          created_at: toIso(b.createdAt),
+          expires_at: b.expiresAt === null ? null : toIso(b.expiresAt),
+          expired: b.expiredAt !== null,
+        })),
+        ledger: {
+          data: page.map((l) => ({
+            id: l.id,
+            kind: l.kind as 'grant' | 'spend' | 'refund' | 'expiry',
+            amount: l.amount,
+            batch_id: l.batchId,
+            operation: l.operation,
+            reference: l.reference,
+            created_at: toIso(l.createdAt),
+          })),
+          next_cursor: rows.length > query.limit && page.length > 0 ? cursorOf(page[page.length - 1]!) : null,
+        },
+      };
+    },
+
+    /** GET …/wallet/offers: packages with a payment link for this workspace. */
+    offers(principal: Principal, workspaceId: string) {
+      assertWorkspaceAccess(principal, workspaceId);
+      return {
+        data: deps.offers.map((o) => ({
+          id: o.id,
+          credits: o.credits,
+          price: o.price,
+          currency: o.currency,
+          payment_url: deps.paymentUrlTemplate.replaceAll('{offer_id}', encodeURIComponent(o.id)).replaceAll('{workspace_id}', encodeURIComponent(workspaceId)),
+        })),
+      };
+    },
+
+    /**
+     * A paid offer from the payment provider becomes a purchase batch, exactly once per provider event.
+     * @returns whether credits were added (false on a repeated delivery).
+     * @throws ServiceError `validation_failed` (unknown offer), `not_found` (workspace).
+     */
+    async applyPayment(event: { eventId: string; workspaceId: string; offerId: string }): Promise<boolean> {
+      const offer = deps.offers.find((o) => o.id === event.offerId);
+      if (!offer) throw new ServiceError('validation_failed', `offer_id: unknown offer ${event.offerId}`);
+      const now = clock.now();
+      const created = await this.grant({
+        workspaceId: event.workspaceId,
+        amount: offer.credits,
+        source: 'purchase',
+        expiresAt: now + offer.valid_days * 86_400_000,
+        externalRef: `payment:${event.eventId}`,
+      });
+      return created !== null;
+    },
+  };
+}
