@@ -124,6 +124,18 @@ describeEachDb(
       expect(await call<{ data: unknown[] }>(client, 'list_contents', {})).toMatchObject({ data: [] });
     });
 
+    it('wallet tools: price, statement and offers; a missing price is an isError operacao_sem_preco', async () => {
+      const ws = await server().workspace();
+      await server().container.services.wallet.grant({ workspaceId: ws.workspace_id, amount: 12, source: 'grant', expiresAt: null });
+      const client = await connect(server(), ws.api_key);
+      expect(await call(client, 'get_wallet_price', { operacao: 'publicacao', quantidade: 2 })).toMatchObject({ operacao: 'publicacao', quantidade: 2, saldo_disponivel: 12 });
+      expect(await call<{ saldo: number }>(client, 'get_wallet', {})).toMatchObject({ saldo: 12 });
+      expect((await call<{ data: unknown[] }>(client, 'list_wallet_offers', {})).data.length).toBeGreaterThan(0);
+      const none = await callRaw(client, 'get_wallet_price', { operacao: 'teleport' });
+      expect(none.isError).toBe(true);
+      expect(none.structuredContent).toMatchObject({ error: 'operacao_sem_preco', operacao: 'teleport' });
+    });
+
     it("a workspace's key cannot read another workspace's content (not_found)", async () => {
       const a = await brandWithConnections(server(), ['linkedin']);
       const b = await server().workspace('Other');

@@ -2,11 +2,14 @@ import type { AnyTool } from '../src/mcp/tool.js';
 import { createWebhookTool } from './create-webhook.js';
 import { getContentTool } from './get-content.js';
 import { getUsageTool } from './get-usage.js';
+import { getWalletPriceTool } from './get-wallet-price.js';
+import { getWalletTool } from './get-wallet.js';
 import { listBrandsTool } from './list-brands.js';
 import { listConnectionsTool } from './list-connections.js';
 import { listContentsTool } from './list-contents.js';
 import { listDeliveriesTool } from './list-deliveries.js';
 import { listPlatformsTool } from './list-platforms.js';
+import { listWalletOffersTool } from './list-wallet-offers.js';
 import { listWebhooksTool } from './list-webhooks.js';
 import { previewContentTool } from './preview-content.js';
 import { publishContentTool } from './publish-content.js';
@@ -33,4 +36,7 @@ export const tools: readonly AnyTool[] = [
   redeliverDeliveryTool,
   verifyWebhookSignatureTool,
   getUsageTool,
+  getWalletTool,
+  getWalletPriceTool,
+  listWalletOffersTool,
 ];

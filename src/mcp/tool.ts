@@ -4,6 +4,7 @@ import type { ConnectionsService } from '../core/connections/connections.service
 import type { ContentsService } from '../core/contents/contents.service.js';
 import type { MetersService } from '../core/meters/meters.service.js';
 import type { Principal } from '../core/principal.js';
+import type { WalletService } from '../core/wallet/wallet.service.js';
 import type { WebhooksService } from '../core/webhooks/webhooks.service.js';
 
 /** The core services the tools call; `Container['services']` satisfies it. */
@@ -13,6 +14,7 @@ export interface ToolServices {
   connections: ConnectionsService;
   webhooks: WebhooksService;
   meters: MetersService;
+  wallet: WalletService;
 }
 
 /**

@@ -1,0 +1,15 @@
+import { priceQuerySchema, priceSchema } from '../src/core/wallet/wallet.schema.js';
+import { defineTool } from '../src/mcp/tool.js';
+
+export const getWalletPriceTool = defineTool({
+  name: 'get_wallet_price',
+  title: 'Get the price of an operation',
+  description:
+    'Returns the credit price of an operation (publicacao: one platform post; criacao_de_conteudo: one content) for a quantity, what it would cost, ' +
+    'the balance available, and whether the plan still covers it this cycle. Consult it before publishing with modo creditos or automatico. ' +
+    'An operation without a published price answers operacao_sem_preco (never free by omission). Free: nothing is spent.',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  inputSchema: priceQuerySchema,
+  outputSchema: priceSchema,
+  handle: (input, { principal, services }) => services.wallet.price(principal, principal.workspaceId, input),
+});

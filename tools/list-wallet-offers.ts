@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { offerListSchema } from '../src/core/wallet/wallet.schema.js';
+import { defineTool } from '../src/mcp/tool.js';
+
+export const listWalletOffersTool = defineTool({
+  name: 'list_wallet_offers',
+  title: 'List credit packages',
+  description:
+    'Lists the credit packages on sale, each with its credits, price, currency and a ready payment link for this workspace. ' +
+    'Offer the link to the user when the balance does not cover what they want to publish; paying adds a credit batch. Free: nothing is spent.',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  inputSchema: z.strictObject({}),
+  outputSchema: offerListSchema,
+  handle: async (_input, { principal, services }) => services.wallet.offers(principal, principal.workspaceId),
+});
