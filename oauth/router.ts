@@ -35,13 +35,31 @@ const isLoopbackOrCustom = (uri: string): boolean => {
   }
 };
 
+/** https anywhere; http only on loopback (RFC 8252 7.3); private-use schemes for native apps (RFC 8252 7.1). */
+function redirectAcceptable(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'https:') return true;
+  if (url.protocol === 'http:') return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+  return !['javascript:', 'data:', 'file:', 'vbscript:', 'ftp:', 'ws:', 'wss:'].includes(url.protocol);
+}
+
 /**
  * RFC 7591 registration is for public clients only (spec 4.2). Real clients send all sorts of bodies; they are
  * normalised before the provider sees them, because it decides whether to mint a secret from the raw body.
  */
-function normaliseRegistration(req: Request, _res: Response, next: NextFunction): void {
+function normaliseRegistration(req: Request, res: Response, next: NextFunction): void {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const redirects = Array.isArray(body.redirect_uris) ? (body.redirect_uris as unknown[]).filter((u): u is string => typeof u === 'string') : [];
+  const refused = redirects.find((uri) => !redirectAcceptable(uri));
+  if (refused !== undefined) {
+    oauthError(res, 400, 'invalid_redirect_uri', 'redirect_uris must be https, http on a loopback address, or a private-use scheme of a native app');
+    return;
+  }
   req.body = {
     ...body,
     token_endpoint_auth_method: 'none',

@@ -231,6 +231,10 @@ describeEachDb('OAuth authorization server', (server) => {
   it('real-client quirks: cursor:// and loopback redirects (any port), no scope, a second authorization keeps the first token, CORS', async () => {
     const ws = await server().workspace();
     const base = server().service.baseUrl;
+    for (const bad of ['http://evil.example/cb', 'javascript:alert(1)', 'https://ok.example/cb#fragment']) {
+      const refused = await register(base, { client_name: 'bad', redirect_uris: [bad] });
+      expect(refused, bad).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
+    }
     const cursor = await publicFlow(server(), ws.api_key, { redirect: 'cursor://anysphere.cursor-retrieval/oauth/callback' });
     expect(cursor.token.status).toBe(200);
 
