@@ -34,6 +34,11 @@ export interface ConnectionsTable {
   status_reason: string | null;
   created_at: Millis;
   updated_at: Millis;
+  /** AES-256-GCM sealed NetworkTokens (live connections only). */
+  tokens_sealed: ColumnType<string | null, string | null | undefined, string | null>;
+  token_expires_at: ColumnType<number | string | null, number | null | undefined, number | null>;
+  external_account_id: ColumnType<string | null, string | null | undefined, string | null>;
+  expiry_warned_at: ColumnType<number | string | null, number | null | undefined, number | null>;
 }
 
 export interface ContentsTable {
@@ -77,6 +82,8 @@ export interface JobsTable {
   published_at: NullableMillis;
   credit_batch_id: ColumnType<string | null, string | null | undefined, string | null>;
   credit_cost: ColumnType<number | string | null, number | null | undefined, number | null>;
+  /** JSON of the adapter's saved progress (chain index, upload session…). */
+  network_state: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MeterCountersTable {
@@ -245,7 +252,19 @@ export interface CreditLedgerTable {
   created_at: Millis;
 }
 
+export interface NetworkOAuthStatesTable {
+  state: string;
+  workspace_id: string;
+  brand_id: string;
+  connection_id: string | null;
+  platform_slug: string;
+  created_at: Millis;
+  expires_at: Millis;
+  used_at: NullableMillis;
+}
+
 export interface Database {
+  network_oauth_states: NetworkOAuthStatesTable;
   credit_batches: CreditBatchesTable;
   credit_ledger: CreditLedgerTable;
   oauth_clients: OAuthClientsTable;

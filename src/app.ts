@@ -14,6 +14,7 @@ import { contentRoutes } from './http/routes/contents.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
 import { oauthClientRoutes } from './http/routes/oauth-clients.routes.js';
 import { walletRoutes } from './http/routes/wallet.routes.js';
+import { networkConnectionRoutes } from './http/routes/network-connections.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { hmacPaymentProvider } from './core/wallet/payment-provider.js';
 import { systemRoutes } from './http/routes/system.routes.js';
@@ -26,10 +27,11 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...systemRoutes(services.health),
     ...apiKeyRoutes(services.apiKeys),
     ...brandRoutes(services.brands, services.connections),
-    ...contentRoutes(services.contents, services.meters),
+    ...contentRoutes(services.contents, services.meters, (slug) => container.networks.liveAvailable(slug)),
     ...mediaRoutes(services.media),
     ...webhookRoutes(services.webhooks),
     ...oauthClientRoutes(services.oauthClients),
+    ...networkConnectionRoutes(services.networkConnect),
     ...walletRoutes(services.wallet, hmacPaymentProvider(container.config.paymentWebhookSecret, container.clock)),
   ];
 }
@@ -41,15 +43,34 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 
-  app.use(requestContext(container.logger));
+  app.use(requestContext(container.logger, container.metrics.observeRequest));
 
-  const routes = restRoutes(container);
+  // Prometheus text; protected by METRICS_TOKEN when set (metrics reveal traffic, not data).
+  app.get('/metrics', async (req, res) => {
+    const token = container.config.metricsToken;
+    if (token !== undefined && req.get('authorization') !== `Bearer ${token}`) {
+      res.status(401).json({ error: 'invalid_token', message: 'Send Authorization: Bearer <METRICS_TOKEN>.', request_id: res.getHeader('x-request-id') });
+      return;
+    }
+    res.type(container.metrics.registry.contentType).send(await container.metrics.registry.metrics());
+  });
+
+  // A worker process serves only health and metrics; the API runs in `api` and `all` processes.
+  const worker = container.config.role === 'worker';
+  const routes = worker ? systemRoutes(container.services.health) : restRoutes(container);
   let yaml: string | undefined;
   app.get('/openapi.yaml', (_req, res) => {
     // Rendered on first request, then kept: the routes do not change while the process runs.
     yaml ??= renderOpenApiYaml(buildOpenApiDocument(routes, baseUrl));
     res.type('application/yaml').send(yaml);
   });
+
+  if (worker) {
+    app.use(mountRoutes(routes, { auth: { apiKey: (token) => container.services.apiKeys.authenticate(token) }, limiter: container.limiter, bodyLimit: container.config.bodyLimit }));
+    app.use((req, _res, next) => next(new ServiceError('not_found', `No route for ${req.method} ${req.path.slice(0, 200)} on a worker process.`)));
+    app.use(errorHandler());
+    return app;
+  }
 
   // The authorization server and its well-known documents; they parse their own bodies.
   const oauth = await createOAuth(container, baseUrl);

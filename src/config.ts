@@ -5,6 +5,8 @@ import { DEFAULT_PLANS, type Plan, planSchema } from './core/meters/plans.js';
 import { DEFAULT_OFFERS, DEFAULT_PRICES, type Offer, offerSchema, type PriceTable, priceTableSchema } from './core/wallet/prices.js';
 import type { PublisherSettings } from './workers/publisher.js';
 import type { DispatcherSettings } from './workers/webhook-dispatcher.js';
+import { PLATFORM_SLUGS, type PlatformSlug } from './networks/limits.js';
+import type { NetworkSettings } from './networks/network-oauth.js';
 
 /**
  * The service configuration. This module is the only reader of `process.env`: everything else receives a
@@ -75,6 +77,9 @@ const envSchema = z.object({
   MEDIA_DIR: z.string().min(1).optional(),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(86_400),
   PRICES_JSON: z.string().optional(),
+  TOKEN_EXPIRY_WARNING_DAYS: positiveInt(7),
+  METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  SERVICE_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
   OFFERS_JSON: z.string().optional(),
   PAYMENT_URL_TEMPLATE: z.string().min(1).optional(),
   PAYMENT_WEBHOOK_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
@@ -114,6 +119,46 @@ export interface Config {
   paymentUrlTemplate: string;
   /** HMAC key of the payment provider's callbacks; without it the callback endpoint refuses everything. */
   paymentWebhookSecret: string | undefined;
+  /** Each network's OAuth client and API addresses (`<NETWORK>_CLIENT_ID`, `<NETWORK>_API_URL`, …). */
+  networks: Record<PlatformSlug, NetworkSettings>;
+  /** How long before a token without a refresh path expires to warn with `connection.expired` (`expiring_soon`). */
+  tokenExpiryWarningMs: number;
+  /** When set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** all: HTTP and workers; api: HTTP only; worker: workers only (several processes on one PostgreSQL). */
+  role: 'all' | 'api' | 'worker';
+}
+
+/** The official endpoints, overridable per network (tests point them at local fakes). */
+const NETWORK_DEFAULTS: Record<PlatformSlug, { api: string; authorize: string; token: string; version?: string }> = {
+  instagram: { api: 'https://graph.instagram.com/v23.0', authorize: 'https://www.instagram.com/oauth/authorize', token: 'https://api.instagram.com/oauth/access_token' },
+  facebook: { api: 'https://graph.facebook.com/v23.0', authorize: 'https://www.facebook.com/v23.0/dialog/oauth', token: 'https://graph.facebook.com/v23.0/oauth/access_token' },
+  threads: { api: 'https://graph.threads.net/v1.0', authorize: 'https://threads.net/oauth/authorize', token: 'https://graph.threads.net/oauth/access_token' },
+  linkedin: { api: 'https://api.linkedin.com', authorize: 'https://www.linkedin.com/oauth/v2/authorization', token: 'https://www.linkedin.com/oauth/v2/accessToken', version: '202510' },
+  youtube: { api: 'https://www.googleapis.com', authorize: 'https://accounts.google.com/o/oauth2/v2/auth', token: 'https://oauth2.googleapis.com/token' },
+};
+
+function networkSettings(env: Record<string, string | undefined>): Record<PlatformSlug, NetworkSettings> {
+  const url = (variable: string, fallback: string): string => {
+    const value = env[variable] === '' ? undefined : env[variable];
+    if (value === undefined) return fallback;
+    if (!/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError(variable, `${variable} must be an http(s) URL (got ${JSON.stringify(value)})`);
+    return value.replace(/\/+$/, '');
+  };
+  const out = {} as Record<PlatformSlug, NetworkSettings>;
+  for (const slug of PLATFORM_SLUGS) {
+    const p = slug.toUpperCase();
+    const d = NETWORK_DEFAULTS[slug];
+    out[slug] = {
+      clientId: env[`${p}_CLIENT_ID`] || undefined,
+      clientSecret: env[`${p}_CLIENT_SECRET`] || undefined,
+      apiBaseUrl: url(`${p}_API_URL`, d.api),
+      authorizeUrl: url(`${p}_AUTHORIZE_URL`, d.authorize),
+      tokenUrl: url(`${p}_TOKEN_URL`, d.token),
+      apiVersion: env[`${p}_API_VERSION`] || d.version,
+    };
+  }
+  return out;
 }
 
 /** A configuration value that cannot be used; `main` prints `message` on one line and exits with code 2. */
@@ -214,6 +259,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     offers,
     paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${e.BASE_URL?.replace(/\/+$/, '') ?? `http://localhost:${e.PORT}`}/pay?offer={offer_id}&workspace={workspace_id}`,
     paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
+    networks: networkSettings(env),
+    tokenExpiryWarningMs: e.TOKEN_EXPIRY_WARNING_DAYS * 86_400_000,
+    metricsToken: e.METRICS_TOKEN,
+    role: e.SERVICE_ROLE,
   };
 }
 

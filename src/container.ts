@@ -22,12 +22,17 @@ import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './networks/limits.js';
 import { createSandboxAdapter } from './networks/sandbox.js';
+import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
+import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
+import { readFile } from 'node:fs/promises';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { publicUrlProblem } from './media/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { queueStats } from '../db/repositories/queue-stats.repo.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { createRateLimiter, type WorkspaceRateLimiter } from './rate-limiter.js';
 
@@ -43,6 +48,7 @@ export interface Services {
   webhooks: ReturnType<typeof createWebhooksService>;
   oauthClients: ReturnType<typeof createOAuthClientsService>;
   wallet: WalletService;
+  networkConnect: NetworkConnectService;
 }
 
 /** Everything a process needs, wired once. */
@@ -54,6 +60,8 @@ export interface Container {
   secretKey: Buffer;
   services: Services;
   limiter: WorkspaceRateLimiter;
+  networks: NetworkRegistry;
+  metrics: Metrics;
   publisher: ReturnType<typeof createPublisher>;
   dispatcher: ReturnType<typeof createWebhookDispatcher>;
   /** Starts the background workers (not done by `createContainer`, so tests and the CLI can drive them). */
@@ -98,6 +106,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const secretKey = resolveSecretKey(config);
     await migrateToLatest(db.kysely as unknown as Kysely<unknown>, db.dialect);
     const deps = { db: db.kysely, clock };
+    const metrics = createMetrics(() => queueStats(db.kysely, clock.now()));
     const net = outbound(config);
     const meters = createMetersService({ ...deps, plans: config.plans });
     const wallet = createWalletService({
@@ -109,13 +118,44 @@ export async function createContainer(config: Config, options: ContainerOptions 
       ...(options.walletHooks ? { hooks: options.walletHooks } : {}),
     });
     const sandbox = createSandboxAdapter({ ...deps, delayMs: config.sandboxDelayMs });
+    const networks = createNetworkRegistry(
+      config.networks,
+      {
+        // Network APIs are configured, trusted hosts: plain fetch. Media addresses go through the guard.
+        fetch: globalThis.fetch,
+        now: () => clock.now(),
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+        log: (message, details) => logger.warn(details, message),
+        readMedia: async (url) => {
+          if (url.startsWith('file://')) return readFile(url.slice('file://'.length));
+          const fetched = await fetchMediaCapped(url, Number.MAX_SAFE_INTEGER, net.policy, { dispatcher: net.dispatcher });
+          if (!fetched.ok) throw new Error(`media could not be read (${fetched.reason})`);
+          return fetched.body;
+        },
+      },
+      sandbox,
+    );
+    const networkConnect = createNetworkConnectService({
+      ...deps,
+      meters,
+      secretKey,
+      oauthFor: (platform) => networks.oauthFor(platform),
+      redirectUriFor: (platform) => `${config.baseUrl ?? ''}/api/v1/oauth/networks/${platform}/callback`,
+    });
     const publisher = createPublisher({
       ...deps,
       dialect: db.dialect,
       logger,
       settings: config.publisher,
-      adapterFor: () => sandbox,
+      adapterFor: (mode, platform) => networks.adapterFor(mode, platform),
+      credentialsFor: async (connectionId) => {
+        let tokens = await networkConnect.tokensOf(connectionId);
+        // Refresh shortly before expiry rather than failing a publish with token_expired.
+        if (tokens?.expiresAt != null && tokens.expiresAt - clock.now() < 5 * 60_000) tokens = await networkConnect.refresh(connectionId);
+        return tokens ? { accessToken: tokens.accessToken, accountId: tokens.accountId } : null;
+      },
       refundJob: (tx, jobId, workspaceId) => wallet.refundJob(tx, jobId, workspaceId),
+      onFinal: (platform, status, code) => metrics.jobFinished(platform, status, code),
       checkUnknownSizeMedia: async (url) => {
         const fetched = await fetchMediaCapped(url, UNKNOWN_SIZE_MEDIA_CAP_BYTES, net.policy, { dispatcher: net.dispatcher });
         return fetched.ok ? { ok: true } : { ok: false, tooLarge: fetched.reason === 'too_large' };
@@ -129,8 +169,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
       http: net.dispatcher,
       allowLocal: config.allowLocalUrls,
       settings: config.dispatcher,
+      onAttempt: (status) => metrics.deliveryAttempted(status),
     });
-    const maintenance = createMaintenance({ db: db.kysely, clock, logger, everyMs: 10 * 60_000 });
+    const maintenance = createMaintenance({
+      db: db.kysely,
+      clock,
+      logger,
+      everyMs: 10 * 60_000,
+      sweepConnections: () => networkConnect.sweepExpiring(config.tokenExpiryWarningMs),
+    });
     return {
       config,
       db,
@@ -154,9 +201,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
         wallet,
         media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir) }),
         oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
+        networkConnect,
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },
       limiter: createRateLimiter(db, config.rateLimitPerMinute),
+      networks,
+      metrics,
       publisher,
       dispatcher,
       startWorkers: () => {

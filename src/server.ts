@@ -48,7 +48,7 @@ export async function startService(config: Config, options: ContainerOptions & {
     server.close();
     throw err;
   }
-  if (options.workers !== false) container.startWorkers();
+  if (options.workers !== false && config.role !== 'api') container.startWorkers();
 
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 10_000): Promise<void> => {

@@ -15,6 +15,7 @@ import { previewContentTool } from './preview-content.js';
 import { publishContentTool } from './publish-content.js';
 import { redeliverDeliveryTool } from './redeliver-delivery.js';
 import { retryFailedTargetsTool } from './retry-failed-targets.js';
+import { startConnectionOauthTool } from './start-connection-oauth.js';
 import { verifyWebhookSignatureTool } from './verify-webhook-signature.js';
 
 /**
@@ -30,6 +31,7 @@ export const tools: readonly AnyTool[] = [
   listPlatformsTool,
   listBrandsTool,
   listConnectionsTool,
+  startConnectionOauthTool,
   createWebhookTool,
   listWebhooksTool,
   listDeliveriesTool,

@@ -3,7 +3,8 @@ import { publishing } from './0002-publishing.js';
 import { webhooks } from './0003-webhooks.js';
 import { oauth } from './0004-oauth.js';
 import { wallet } from './0005-wallet.js';
+import { liveNetworks } from './0006-live-networks.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks];

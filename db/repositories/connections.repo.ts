@@ -110,3 +110,63 @@ export async function transitionConnection(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The sealed tokens of a live connection and when they expire. */
+export async function findConnectionTokens(
+  db: Kysely<Database>,
+  id: string,
+): Promise<{ sealed: string | null; expiresAt: number | null; accountId: string | null; warnedAt: number | null } | undefined> {
+  const r = await db
+    .selectFrom('connections')
+    .select(['tokens_sealed', 'token_expires_at', 'external_account_id', 'expiry_warned_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return (
+    r && {
+      sealed: r.tokens_sealed,
+      expiresAt: r.token_expires_at === null ? null : Number(r.token_expires_at),
+      accountId: r.external_account_id,
+      warnedAt: r.expiry_warned_at === null ? null : Number(r.expiry_warned_at),
+    }
+  );
+}
+
+/** Stores new tokens and makes the connection active again (a reconnect keeps its id and history). */
+export async function storeConnectionTokens(
+  db: Kysely<Database>,
+  id: string,
+  tokens: { sealed: string; expiresAt: number | null; accountId: string },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('connections')
+    .set({
+      tokens_sealed: tokens.sealed,
+      token_expires_at: tokens.expiresAt,
+      external_account_id: tokens.accountId,
+      expiry_warned_at: null,
+      status: 'active',
+      status_reason: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markExpiryWarned(db: Kysely<Database>, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('connections').set({ expiry_warned_at: now }).where('id', '=', id).where('expiry_warned_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Live, active connections whose token expires before `before` (refresh or warning candidates). */
+export async function connectionsExpiringBefore(db: Kysely<Database>, before: number): Promise<ConnectionRow[]> {
+  const rows = await db
+    .selectFrom('connections')
+    .select(COLUMNS)
+    .where('mode', '=', 'live')
+    .where('status', '=', 'active')
+    .where('token_expires_at', 'is not', null)
+    .where('token_expires_at', '<', before)
+    .execute();
+  return rows.map(toRow);
+}

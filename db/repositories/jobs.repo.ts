@@ -28,6 +28,8 @@ export interface JobRow {
   createdAt: number;
   updatedAt: number;
   publishedAt: number | null;
+  /** The adapter's saved progress on the network (JSON), or null. */
+  networkState: Record<string, unknown> | null;
 }
 
 function toRow(r: Selectable<JobsTable>): JobRow {
@@ -57,6 +59,7 @@ function toRow(r: Selectable<JobsTable>): JobRow {
     createdAt: toMillis(r.created_at),
     updatedAt: toMillis(r.updated_at),
     publishedAt: toMillisOrNull(r.published_at),
+    networkState: r.network_state === null ? null : (JSON.parse(r.network_state) as Record<string, unknown>),
   };
 }
 
@@ -158,6 +161,7 @@ export async function requeueJobs(db: Kysely<Database>, ids: string[], now: numb
       external_container_id: null,
       external_post_id: null,
       external_post_url: null,
+      network_state: null,
       attempts: 0,
       confirm_checks: 0,
       confirm_misses: 0,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTENT_TYPES, PLATFORM_SLUGS, PLATFORMS, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../networks/limits.js';
+import { CONTENT_TYPES, PLATFORM_SLUGS, type PlatformSlug, PLATFORMS, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../networks/limits.js';
 
 export const platformSchema = z
   .object({
@@ -26,7 +26,7 @@ export const platformListSchema = z.object({ data: z.array(platformSchema) }).me
 export type PlatformList = z.infer<typeof platformListSchema>;
 
 /** The platform catalogue (GET /api/v1/platforms). */
-export function listPlatforms(liveAvailable: (slug: string) => boolean): PlatformList {
+export function listPlatforms(liveAvailable: (slug: PlatformSlug) => boolean): PlatformList {
   return {
     data: PLATFORM_SLUGS.map((slug) => {
       const p = PLATFORMS[slug];

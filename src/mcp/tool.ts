@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { BrandsService } from '../core/brands/brands.service.js';
 import type { ConnectionsService } from '../core/connections/connections.service.js';
+import type { NetworkConnectService } from '../core/connections/network-connect.service.js';
 import type { ContentsService } from '../core/contents/contents.service.js';
 import type { MetersService } from '../core/meters/meters.service.js';
 import type { Principal } from '../core/principal.js';
@@ -15,6 +16,7 @@ export interface ToolServices {
   webhooks: WebhooksService;
   meters: MetersService;
   wallet: WalletService;
+  networkConnect: NetworkConnectService;
 }
 
 /**

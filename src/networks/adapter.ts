@@ -1,19 +1,48 @@
 import type { JobErrorCode } from '../core/contents/sandbox-outcomes.js';
 import type { ContentType, PlatformSlug } from './limits.js';
 
+/** The account a live connection publishes as, with its (decrypted) token. */
+export interface LiveCredentials {
+  accessToken: string;
+  /**
+   * The network's id of the account: instagram `ig-user-id`, facebook `page-id`, threads `threads-user-id`,
+   * linkedin author URN (`urn:li:person:…` or `urn:li:organization:…`), youtube channel id.
+   */
+  accountId: string;
+}
+
+/** A media item as the adapter sees it: a public URL (networks that fetch it themselves) and how to read it. */
+export interface MediaRef {
+  url: string;
+  sizeBytes: number | null;
+  contentType: string | null;
+}
+
 /** What a network needs to publish one job. */
 export interface PublishRequest {
   jobId: string;
   attempt: number;
   platform: PlatformSlug;
   connection: { id: string; mode: 'sandbox' | 'live'; name: string };
+  /** Present for live connections; null on the sandbox. */
+  credentials: LiveCredentials | null;
   contentType: ContentType;
   text: string | null;
   title: string | null;
   thread: string[] | null;
-  media: { url: string; sizeBytes: number | null }[];
+  media: MediaRef[];
   /** Forced outcome on sandbox connections. */
   sandboxOutcome: string | null;
+  /**
+   * What this job already did on the network (saved with `saveProgress` by an earlier run that may have been
+   * cut off): e.g. the chain index reached and the last media id, or a resumable upload session. Null at first.
+   */
+  progress: Record<string, unknown> | null;
+  /**
+   * Records progress durably before the next step, so a run taken over after a crash resumes instead of
+   * repeating a step whose outcome is unknown. Resolves false when the job's lease was lost (stop working).
+   */
+  saveProgress(progress: Record<string, unknown>): Promise<boolean>;
 }
 
 /** An expected failure, as a value (house style 5): the worker branches on `retryable`. */
@@ -25,8 +54,14 @@ export interface NetworkFailure {
   message: string;
 }
 
+/** The network is still processing (a container or an upload): ask again after `retryAfterMs`. */
+export interface NotReady {
+  ok: 'pending';
+  retryAfterMs: number;
+}
+
 export type Submitted = { ok: true; containerId: string } | NetworkFailure;
-export type Published = { ok: true; postId: string } | NetworkFailure;
+export type Published = { ok: true; postId: string; url?: string } | NotReady | NetworkFailure;
 export type Confirmation =
   | { state: 'found'; url: string }
   | { state: 'pending' }
@@ -35,8 +70,8 @@ export type Confirmation =
 
 /**
  * One network. Publishing is split so that a crash between steps never posts twice: `submit` creates a
- * container (nothing public yet), `publish` turns a container into a post and is idempotent per container,
- * `confirm` looks the post up.
+ * container or upload (nothing public yet), `publish` turns it into a post and must be safe to call again for
+ * the same container (look the state up rather than re-creating), `confirm` looks the post up.
  */
 export interface NetworkAdapter {
   submit(req: PublishRequest): Promise<Submitted>;

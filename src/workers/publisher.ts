@@ -11,7 +11,7 @@ import { recordConnectionExpired } from '../core/events/events.js';
 import { newId } from '../core/ids.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../logger.js';
-import type { NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
+import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import type { ContentType, PlatformSlug } from '../networks/limits.js';
 
 export interface PublisherSettings {
@@ -37,8 +37,12 @@ export interface PublisherDeps {
   logger: Logger;
   adapterFor(mode: string, platform: PlatformSlug): NetworkAdapter;
   checkUnknownSizeMedia: UnknownSizeMediaCheck;
+  /** The account and token a live connection publishes with (refreshed first when it is about to expire). */
+  credentialsFor(connectionId: string): Promise<LiveCredentials | null>;
   /** Gives back what a failed publication cost (called in the failure's transaction). */
   refundJob(tx: Kysely<Database>, jobId: string, workspaceId: string): Promise<void>;
+  /** Observability: a job reached a final state. */
+  onFinal?(platform: string, status: 'published' | 'failed', code: string | null): void;
   settings: PublisherSettings;
 }
 
@@ -95,6 +99,7 @@ export function createPublisher(deps: PublisherDeps) {
         ...extra,
       });
       if (!ok) return;
+      deps.onFinal?.(job.platformSlug, 'failed', failure.code);
       if (AUTH_FAILURES.has(failure.code)) {
         const conn = await findConnectionById(tx, job.connectionId);
         if (conn && (await transitionConnection(tx, conn.id, ['active'], 'expired', failure.code, now))) {
@@ -118,9 +123,10 @@ export function createPublisher(deps: PublisherDeps) {
     await fail(job, lease, failure, { attempts });
   }
 
-  async function buildRequest(job: JobRow): Promise<PublishRequest | null> {
+  async function buildRequest(job: JobRow, lease: string): Promise<PublishRequest | null> {
     const [content, conn] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
     if (!content || !conn) return null;
+    const credentials = conn.mode === 'live' && conn.status === 'active' ? await deps.credentialsFor(conn.id) : null;
     const stored = JSON.parse(content.request) as StoredRequest;
     const target = stored.targets.find((t) => t.platform === job.platformSlug);
     return {
@@ -128,12 +134,15 @@ export function createPublisher(deps: PublisherDeps) {
       attempt: job.attempts,
       platform: job.platformSlug as PlatformSlug,
       connection: { id: conn.id, mode: conn.mode as 'sandbox' | 'live', name: conn.name },
+      credentials,
       contentType: content.contentType as ContentType,
       text: target?.text ?? null,
       title: target?.title ?? null,
       thread: target?.thread ?? null,
-      media: stored.media.map((m) => ({ url: m.url ?? `file://${m.storagePath ?? ''}`, sizeBytes: m.sizeBytes })),
+      media: stored.media.map((m) => ({ url: m.url ?? `file://${m.storagePath ?? ''}`, sizeBytes: m.sizeBytes, contentType: null })),
       sandboxOutcome: job.sandboxOutcome,
+      progress: job.networkState,
+      saveProgress: (progress) => updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), updated_at: clock.now() }),
     };
   }
 
@@ -159,6 +168,7 @@ export function createPublisher(deps: PublisherDeps) {
         },
         true,
       );
+      deps.onFinal?.(job.platformSlug, 'published', null);
       return;
     }
     if (late) {
@@ -185,7 +195,7 @@ export function createPublisher(deps: PublisherDeps) {
   }
 
   async function process(job: JobRow, lease: string): Promise<void> {
-    const req = await buildRequest(job);
+    const req = await buildRequest(job, lease);
     if (!req) {
       await fail(job, lease, { code: 'upstream_unknown', message: JOB_ERROR_MESSAGES.upstream_unknown });
       return;
@@ -199,7 +209,7 @@ export function createPublisher(deps: PublisherDeps) {
     let containerId = job.externalContainerId;
     if (containerId === null) {
       const conn = await findConnectionById(db, job.connectionId);
-      if (conn?.status !== 'active') {
+      if (conn?.status !== 'active' || (conn.mode === 'live' && req.credentials === null)) {
         const why = conn?.status === 'expired' ? JOB_ERROR_MESSAGES.token_expired : 'The connection was deactivated. Reconnect it to publish.';
         await fail(job, lease, { code: 'token_expired', message: why });
         return;
@@ -228,6 +238,11 @@ export function createPublisher(deps: PublisherDeps) {
     }
 
     const published = await adapter.publish(req, containerId);
+    if (published.ok === 'pending') {
+      // The network is still processing the container or upload: come back later, without spending an attempt.
+      await write(job, lease, { status: 'publishing', run_at: clock.now() + published.retryAfterMs, ...release });
+      return;
+    }
     if (!published.ok) {
       await onFailure(job, lease, published, job.attempts);
       return;

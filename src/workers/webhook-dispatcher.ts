@@ -31,6 +31,8 @@ export interface DispatcherDeps {
   http: Dispatcher;
   allowLocal: boolean;
   settings: DispatcherSettings;
+  /** Observability: an attempt was recorded, leaving the delivery in `status`. */
+  onAttempt?(status: string): void;
 }
 
 function transportError(err: unknown): TransportError {
@@ -130,6 +132,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       deliveredAt: verdict === 'delivered' ? clock.now() : null,
     });
     if (!recorded) logger.warn({ delivery_id: delivery.id }, 'delivery lease lost before the attempt was recorded');
+    else deps.onAttempt?.(next.status);
   }
 
   function track(delivery: DeliveryRow, lease: string): void {

@@ -15,7 +15,7 @@ export function locals(res: Response): RequestLocals {
 }
 
 /** Gives every request an id (spec 4.7), a logger bound to it, and one access-log line when it ends. */
-export function requestContext(logger: Logger) {
+export function requestContext(logger: Logger, observe?: (route: string, method: string, status: number, seconds: number) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.get('x-request-id');
     const requestId = incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : newId('req_');
@@ -24,6 +24,9 @@ export function requestContext(logger: Logger) {
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      // The matched route's template (not the raw path) keeps the metric's label set small.
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      observe?.(`${req.baseUrl}${route}`, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
       log.info(
         {
           method: req.method,

@@ -15,6 +15,7 @@ import { usageSchema } from '../../core/meters/meters.schema.js';
 import type { MetersService } from '../../core/meters/meters.service.js';
 import { listPlatforms, platformListSchema } from '../../core/platforms.js';
 import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
+import type { PlatformSlug } from '../../networks/limits.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
 
@@ -29,7 +30,7 @@ const createQuery = z.strictObject({
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-export function contentRoutes(contents: ContentsService, meters: MetersService) {
+export function contentRoutes(contents: ContentsService, meters: MetersService, liveAvailable: (slug: PlatformSlug) => boolean) {
   return [
     defineRoute({
       operationId: 'listPlatforms',
@@ -40,7 +41,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService) 
       description: 'Each platform with its kind of network, content types, limits, and whether live connections are available.',
       auth: 'none',
       success: { status: 200, description: 'The platforms.', schema: platformListSchema },
-      handle: async () => listPlatforms(() => false),
+      handle: async () => listPlatforms(liveAvailable),
     }),
     defineRoute({
       operationId: 'createContent',

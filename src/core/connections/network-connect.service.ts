@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { findBrand } from '../../../db/repositories/brands.repo.js';
+import {
+  type ConnectionRow,
+  findConnection,
+  findConnectionById,
+  connectionsExpiringBefore,
+  findConnectionTokens,
+  insertConnection,
+  markExpiryWarned,
+  storeConnectionTokens,
+  transitionConnection,
+} from '../../../db/repositories/connections.repo.js';
+import { consumeNetworkState, insertNetworkState } from '../../../db/repositories/network-oauth.repo.js';
+import type { Database } from '../../../db/schema.js';
+import type { PlatformSlug } from '../../networks/limits.js';
+import { PLATFORMS } from '../../networks/limits.js';
+import type { NetworkOAuth, NetworkTokens } from '../../networks/network-oauth.js';
+import { brandNotFound } from '../brands/brands.service.js';
+import { type Clock, toIso } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { recordConnectionExpired } from '../events/events.js';
+import { newId } from '../ids.js';
+import type { MetersService } from '../meters/meters.service.js';
+import type { Principal } from '../principal.js';
+import { open, seal } from '../secret-box.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { renderConnection } from './connections.service.js';
+import type { Connection } from './connections.schema.js';
+
+/** A user has this long to finish the network's consent screen. */
+const STATE_TTL_MS = 15 * 60_000;
+
+export interface StartedOAuth {
+  authorization_url: string;
+  state: string;
+  expires_at: string;
+}
+
+export type NetworkConnectService = ReturnType<typeof createNetworkConnectService>;
+
+/**
+ * Live connections through each network's OAuth (spec 4.6 `startOAuthConnection`): start (new or reconnect),
+ * the callback, tokens sealed at rest, refresh before expiry, and expiry.
+ */
+export function createNetworkConnectService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  meters: MetersService;
+  secretKey: Buffer;
+  oauthFor(platform: PlatformSlug): NetworkOAuth | null;
+  redirectUriFor(platform: PlatformSlug): string;
+}) {
+  const { db, clock, meters } = deps;
+
+  function oauthOrRefuse(platform: PlatformSlug): NetworkOAuth {
+    const oauth = deps.oauthFor(platform);
+    if (!oauth) {
+      throw new ServiceError('platform_not_supported', `Live connections to ${PLATFORMS[platform].name} are not configured on this installation (${platform.toUpperCase()}_CLIENT_ID).`, {
+        platform_slug: platform,
+      });
+    }
+    return oauth;
+  }
+
+  async function begin(workspaceId: string, brandId: string, platform: PlatformSlug, connectionId: string | null): Promise<StartedOAuth> {
+    const oauth = oauthOrRefuse(platform);
+    const now = clock.now();
+    const state = randomBytes(24).toString('base64url');
+    const expiresAt = now + STATE_TTL_MS;
+    await insertNetworkState(db, { state, workspaceId, brandId, connectionId, platformSlug: platform, expiresAt }, now);
+    return { authorization_url: oauth.authorizationUrl({ state, redirectUri: deps.redirectUriFor(platform) }), state, expires_at: toIso(expiresAt) };
+  }
+
+  function sealTokens(tokens: NetworkTokens): string {
+    return seal(deps.secretKey, JSON.stringify(tokens));
+  }
+
+  return {
+    /**
+     * Starts connecting a new account of `platform` to a brand: returns the network's authorization URL.
+     * @throws ServiceError `not_found` (brand), `platform_not_supported` (network not configured).
+     */
+    async start(principal: Principal, workspaceId: string, brandId: string, platform: PlatformSlug): Promise<StartedOAuth> {
+      assertWorkspaceAccess(principal, workspaceId);
+      if (!(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
+      return begin(workspaceId, brandId, platform, null);
+    },
+
+    /**
+     * Starts re-authorizing an existing live connection (e.g. expired): the callback keeps its id and history.
+     * @throws ServiceError `not_found`, `validation_failed` (a sandbox connection), `platform_not_supported`.
+     */
+    async startReconnect(principal: Principal, workspaceId: string, connectionId: string): Promise<StartedOAuth> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const conn = await findConnection(db, workspaceId, connectionId);
+      if (!conn) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
+      if (conn.mode !== 'live') throw new ServiceError('validation_failed', 'connection: sandbox connections have no network authorization to renew');
+      return begin(workspaceId, conn.brandId, conn.platformSlug as PlatformSlug, conn.id);
+    },
+
+    /**
+     * The network's redirect back: checks `state` (single use, unexpired, same network), exchanges the code, and
+     * creates the connection or reactivates the one being reconnected.
+     * @throws ServiceError `validation_failed` (state unknown, replayed, expired, or the user refused),
+     *   `limit_reached` (connections meter), `token_expired` mapped failures as `validation_failed`.
+     */
+    async callback(platform: PlatformSlug, params: { code?: string | undefined; state?: string | undefined; error?: string | undefined }): Promise<Connection> {
+      const bad = (message: string) => new ServiceError('validation_failed', `state: ${message}`, { fields: [{ path: 'state', message }] });
+      if (params.state === undefined) throw bad('is required');
+      const now = clock.now();
+      const row = await consumeNetworkState(db, params.state, now);
+      if (row === undefined) throw bad('is unknown; start the connection again');
+      if (row === 'used') throw bad('was already used; start the connection again');
+      if (row === 'expired') throw bad('expired; start the connection again');
+      if (row.platformSlug !== platform) throw bad(`belongs to ${row.platformSlug}, not ${platform}`);
+      if (params.error !== undefined || params.code === undefined) {
+        throw new ServiceError('validation_failed', 'code: the network did not authorize the connection (the user refused or the request was invalid)', { fields: [{ path: 'code', message: 'missing' }] });
+      }
+      const exchanged = await oauthOrRefuse(platform).exchangeCode({ code: params.code, redirectUri: deps.redirectUriFor(platform) });
+      if (!exchanged.ok) throw new ServiceError('validation_failed', `code: ${exchanged.message}`, { fields: [{ path: 'code', message: exchanged.code }] });
+      const tokens = exchanged.tokens;
+      const stored = { sealed: sealTokens(tokens), expiresAt: tokens.expiresAt, accountId: tokens.accountId };
+
+      return db.transaction().execute(async (tx) => {
+        if (row.connectionId !== null) {
+          const existing = await findConnectionById(tx, row.connectionId);
+          if (!existing) throw new ServiceError('not_found', 'The connection being reconnected no longer exists.');
+          // A deactivated connection coming back takes its slot again.
+          if (existing.status === 'inactive') await meters.consume(tx, row.workspaceId, [{ meter: 'connections', amount: 1 }]);
+          await storeConnectionTokens(tx, existing.id, stored, now);
+          return renderConnection({ ...existing, status: 'active', statusReason: null, updatedAt: now });
+        }
+        const conn: ConnectionRow = {
+          id: newId('conn_'),
+          workspaceId: row.workspaceId,
+          brandId: row.brandId,
+          platformSlug: platform,
+          mode: 'live',
+          name: tokens.accountName,
+          status: 'active',
+          statusReason: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await meters.consume(tx, row.workspaceId, [{ meter: 'connections', amount: 1 }]);
+        await insertConnection(tx, conn);
+        await storeConnectionTokens(tx, conn.id, stored, now);
+        return renderConnection(conn);
+      });
+    },
+
+    /** The decrypted tokens of a live connection, or null. */
+    async tokensOf(connectionId: string): Promise<NetworkTokens | null> {
+      const row = await findConnectionTokens(db, connectionId);
+      return row?.sealed ? (JSON.parse(open(deps.secretKey, row.sealed)) as NetworkTokens) : null;
+    },
+
+    /**
+     * Looks ahead at live tokens: renews those that expire within a day where the network can; for networks with
+     * no refresh (LinkedIn's 60-day tokens) records `connection.expired` with reason `expiring_soon` once, within
+     * `warnWithinMs` of the expiry, so the user reconnects in time.
+     */
+    async sweepExpiring(warnWithinMs: number): Promise<void> {
+      const now = clock.now();
+      for (const conn of await connectionsExpiringBefore(db, now + Math.max(warnWithinMs, 86_400_000))) {
+        const oauth = deps.oauthFor(conn.platformSlug as PlatformSlug);
+        const tokens = await findConnectionTokens(db, conn.id);
+        if (!tokens?.expiresAt) continue;
+        if (oauth?.refresh) {
+          if (tokens.expiresAt - now < 86_400_000) await this.refresh(conn.id);
+          continue;
+        }
+        if (tokens.expiresAt - now < warnWithinMs) {
+          await db.transaction().execute(async (tx) => {
+            if (await markExpiryWarned(tx, conn.id, now)) {
+              await recordConnectionExpired(tx, { workspaceId: conn.workspaceId, connectionId: conn.id, brandId: conn.brandId, platformSlug: conn.platformSlug, reason: 'expiring_soon', now });
+            }
+          });
+        }
+      }
+    },
+
+    /**
+     * Renews a connection's tokens when the network can; a failed refresh expires the connection and records
+     * `connection.expired` once. Returns the tokens to use, or null when the connection is now expired.
+     */
+    async refresh(connectionId: string): Promise<NetworkTokens | null> {
+      const conn = await findConnectionById(db, connectionId);
+      const tokens = await this.tokensOf(connectionId);
+      if (!conn || !tokens) return null;
+      const oauth = deps.oauthFor(conn.platformSlug as PlatformSlug);
+      if (!oauth?.refresh) return tokens;
+      const renewed = await oauth.refresh(tokens);
+      const now = clock.now();
+      if (renewed.ok) {
+        await storeConnectionTokens(db, conn.id, { sealed: sealTokens(renewed.tokens), expiresAt: renewed.tokens.expiresAt, accountId: renewed.tokens.accountId }, now);
+        return renewed.tokens;
+      }
+      if (renewed.retryable) return tokens;
+      await db.transaction().execute(async (tx) => {
+        if (await transitionConnection(tx, conn.id, ['active'], 'expired', 'refresh_failed', now)) {
+          await recordConnectionExpired(tx, { workspaceId: conn.workspaceId, connectionId: conn.id, brandId: conn.brandId, platformSlug: conn.platformSlug, reason: 'refresh_failed', now });
+        }
+      });
+      return null;
+    },
+  };
+}

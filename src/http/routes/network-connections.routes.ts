@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { connectionSchema, platformSlugSchema } from '../../core/connections/connections.schema.js';
+import type { NetworkConnectService } from '../../core/connections/network-connect.service.js';
+import { defineRoute } from '../route.js';
+import { requirePrincipal, workspaceParams } from './common.js';
+
+const startedSchema = z
+  .object({
+    authorization_url: z.string().describe("Send the user here: the network's consent screen."),
+    state: z.string().describe('Single-use; bound to this workspace, brand and network.'),
+    expires_at: z.iso.datetime().describe('The user must finish before this.'),
+  })
+  .meta({ id: 'StartedNetworkOAuth' });
+
+export function networkConnectionRoutes(connect: NetworkConnectService) {
+  return [
+    defineRoute({
+      operationId: 'startOAuthConnection',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/brands/{brandId}/connections/oauth',
+      tag: 'Connections',
+      summary: 'Start connecting a live network account',
+      description: "Spec 4.6 startOAuthConnection. Returns the network's authorization URL; its callback creates the connection. 422 platform_not_supported when the network is not configured here.",
+      auth: 'bearer',
+      params: workspaceParams.extend({ brandId: z.string() }),
+      body: z.strictObject({ platform_slug: platformSlugSchema }).meta({ id: 'StartOAuthConnectionInput' }),
+      success: { status: 200, description: 'Where to send the user.', schema: startedSchema },
+      errors: ['not_found', 'platform_not_supported'],
+      handle: ({ principal, params, body }) => connect.start(requirePrincipal(principal), params.wsId, params.brandId, body.platform_slug),
+    }),
+    defineRoute({
+      operationId: 'reconnectOAuthConnection',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/connections/{connId}/oauth',
+      tag: 'Connections',
+      summary: 'Re-authorize a live connection',
+      description: 'For an expired connection (or to renew one): the callback keeps the connection id and its history.',
+      auth: 'bearer',
+      params: workspaceParams.extend({ connId: z.string() }),
+      success: { status: 200, description: 'Where to send the user.', schema: startedSchema },
+      errors: ['not_found', 'platform_not_supported'],
+      handle: ({ principal, params }) => connect.startReconnect(requirePrincipal(principal), params.wsId, params.connId),
+    }),
+    defineRoute({
+      operationId: 'networkOAuthCallback',
+      method: 'get',
+      path: '/api/v1/oauth/networks/{platform}/callback',
+      tag: 'Connections',
+      summary: "The network's OAuth callback",
+      description: 'Reached by the user\'s browser from the network. Validates the single-use state, exchanges the code and creates or reactivates the connection.',
+      auth: 'none',
+      params: z.object({ platform: platformSlugSchema }),
+      query: z.object({ code: z.string().max(4096).optional(), state: z.string().max(200).optional(), error: z.string().max(200).optional(), error_description: z.string().max(2000).optional() }),
+      success: { status: 200, description: 'The connection, active.', schema: connectionSchema },
+      errors: ['not_found', 'platform_not_supported', 'limit_reached'],
+      handle: ({ params, query }) => connect.callback(params.platform, query),
+    }),
+  ];
+}

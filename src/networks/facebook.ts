@@ -1,0 +1,359 @@
+import type { Confirmation, MediaRef, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
+import { createGraphClient, failure, type GraphCall, type GraphClient, type GraphData } from './facebook-errors.js';
+import { PLATFORMS } from './limits.js';
+import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from './network-oauth.js';
+
+/**
+ * Facebook Pages (Graph API). Facebook publishes in one call, so the steps are split like this:
+ * - `submit` does only what is not public: uploading unpublished photos for a multi-photo post
+ *   (`fb-album:<fbid,…>`), starting and filling a reel upload session (`fb-reel:<video-id>`); a post made in
+ *   one call gets the synthetic `fb-pending:<jobId>`.
+ * - `publish` makes the one public call, with `publishing: true` saved before it. When an earlier run's
+ *   outcome is unknown (timeout, 5xx), it first looks the post up among the Page's recent posts — same text,
+ *   created since that attempt (Facebook has no field to carry our job id, so the marker is text + time
+ *   window; trade-off: an identical post made by hand in those minutes would be taken as ours, which only
+ *   means we do not add a second identical post). A post not visible yet is given a grace period (pending)
+ *   before posting again. Reels need no search: the video id itself is the marker (its publishing phase).
+ * - `confirm` reads `permalink_url` (and, for videos and reels, `status.video_status` until `ready`).
+ * Media at a public address is fetched by Facebook (`url`, `file_url`); our own uploads (`file://`) are sent
+ * as bytes. Every call goes to the configured `apiBaseUrl`, except the reel upload host Facebook names.
+ */
+
+/** Posts whose `created_time` is this much before our attempt still match (clock skew with Facebook). */
+const LOOKUP_SKEW_MS = 2 * 60_000;
+/** After an unknown outcome, how long a post may take to show in the Page's listings before we post again. */
+const UNKNOWN_OUTCOME_GRACE_MS = 90_000;
+const PENDING_RETRY_MS = 15_000;
+/** Publishing as a Page (Pages API): list the Pages, post as them, read the posts back. */
+const SCOPES = ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'];
+
+const PENDING = 'fb-pending:';
+const ALBUM = 'fb-album:';
+const REEL = 'fb-reel:';
+
+/** What a job did on Facebook, as saved with `saveProgress` (read defensively: it round-trips through JSON). */
+interface Progress {
+  /** Unpublished photo ids of a multi-photo post, by media index. */
+  photoIds: string[];
+  reel: { videoId: string; uploadUrl: string; uploaded: boolean } | null;
+  /** A public call was started and its outcome is not known yet. */
+  publishing: boolean;
+  publishingAt: number | null;
+  firstPublishingAt: number | null;
+  postId: string | null;
+}
+
+function readProgress(p: Record<string, unknown> | null): Progress {
+  const r = p ?? {};
+  const num = (v: unknown) => (typeof v === 'number' ? v : null);
+  const reel = typeof r.reel === 'object' && r.reel !== null ? (r.reel as Record<string, unknown>) : null;
+  return {
+    photoIds: Array.isArray(r.photoIds) ? r.photoIds.filter((x): x is string => typeof x === 'string') : [],
+    reel: reel && typeof reel.videoId === 'string' && typeof reel.uploadUrl === 'string' ? { videoId: reel.videoId, uploadUrl: reel.uploadUrl, uploaded: reel.uploaded === true } : null,
+    publishing: r.publishing === true,
+    publishingAt: num(r.publishingAt),
+    firstPublishingAt: num(r.firstPublishingAt),
+    postId: typeof r.postId === 'string' ? r.postId : null,
+  };
+}
+
+const str = (d: GraphData, key: string) => (typeof d[key] === 'string' || typeof d[key] === 'number' ? String(d[key]) : null);
+const obj = (d: unknown, key: string) => (typeof d === 'object' && d !== null && typeof (d as GraphData)[key] === 'object' ? ((d as GraphData)[key] as GraphData | null) : null);
+const normalize = (s: unknown) => (typeof s === 'string' ? s.trim().replace(/\s+/g, ' ') : '');
+const isHttp = (u: string) => /^https?:\/\//i.test(u);
+/** Video permalinks come back relative (`/page/videos/1/`). */
+const absolute = (u: string) => new URL(u, PLATFORMS.facebook.postUrlBase).toString();
+
+const LEASE_LOST = failure('upstream_5xx', true, 'This run lost the job to another worker before posting; it posted nothing.');
+const NO_CREDENTIALS = failure('upstream_unknown', false, 'The Facebook connection has no stored credentials. Reconnect it.');
+const MEDIA_UNREADABLE = failure('upstream_unknown', false, 'The media file could not be read for the upload to Facebook.');
+
+/** The one public call of a post made in one request, and how to find it again if its outcome is unknown. */
+interface PublicCall {
+  path: string;
+  form: Record<string, string>;
+  /** Which listing holds the post and which field holds our text. */
+  lookup: { edge: 'published_posts' | 'videos'; field: 'message' | 'description' };
+  postIdOf(d: GraphData): string | null;
+  /** The media item, sent as `urlKey` (a public address) or as a `source` upload. */
+  media?: { ref: MediaRef; urlKey: 'url' | 'file_url' };
+}
+
+function planPublicCall(req: PublishRequest, pageId: string, containerId: string): PublicCall | NetworkFailure {
+  const text = req.text ?? '';
+  const withText = (form: Record<string, string>, key: string) => (text ? { ...form, [key]: text } : form);
+  const posts = { edge: 'published_posts', field: 'message' } as const;
+  if (containerId.startsWith(ALBUM)) {
+    const ids = containerId.slice(ALBUM.length).split(',');
+    return { path: `/${pageId}/feed`, form: withText({ attached_media: JSON.stringify(ids.map((id) => ({ media_fbid: id }))) }, 'message'), lookup: posts, postIdOf: (d) => str(d, 'id') };
+  }
+  if (!containerId.startsWith(PENDING)) return failure('upstream_unknown', false);
+  const media = req.media[0];
+  if (req.contentType === 'text') return { path: `/${pageId}/feed`, form: { message: text }, lookup: posts, postIdOf: (d) => str(d, 'id') };
+  if (req.contentType === 'photo' && media) {
+    // `post_id` is the feed story; `id` is the photo object.
+    return { path: `/${pageId}/photos`, form: withText({ published: 'true' }, 'message'), media: { ref: media, urlKey: 'url' }, lookup: posts, postIdOf: (d) => str(d, 'post_id') ?? str(d, 'id') };
+  }
+  if (req.contentType === 'video' && media) {
+    const lookup = { edge: 'videos', field: 'description' } as const;
+    return { path: `/${pageId}/videos`, form: withText({}, 'description'), media: { ref: media, urlKey: 'file_url' }, lookup, postIdOf: (d) => str(d, 'id') };
+  }
+  return failure('upstream_unknown', false);
+}
+
+/** Checks what Facebook needs before anything is sent; null when the request can go. */
+function checkRequest(req: PublishRequest): NetworkFailure | null {
+  const needed = req.contentType === 'text' ? 0 : 1;
+  if (!PLATFORMS.facebook.contentTypes.includes(req.contentType)) return failure('upstream_unknown', false, 'Facebook Pages do not take this content type.');
+  if (req.contentType === 'text' && !req.text?.trim()) return failure('upstream_unknown', false, 'A text post on Facebook needs some text.');
+  if (req.media.length < needed) return failure('upstream_unknown', false, 'This Facebook post needs a media item.');
+  return null;
+}
+
+/** Creates the Facebook Pages adapter (credentials: the Page access token and the page id). */
+export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDeps): NetworkAdapter {
+  const graph: GraphClient = createGraphClient(settings, deps);
+  const apiOrigin = new URL(settings.apiBaseUrl).origin;
+
+  /** Saves the whole state (saveProgress replaces what was saved); false when the lease was lost. */
+  const save = (req: PublishRequest, p: Progress) => req.saveProgress({ ...p });
+
+  /**
+   * A public address goes as `urlKey` (Facebook fetches it); our own uploads (`file://`) go as the bytes, a
+   * multipart `source` (simple, non-resumable upload: the file is held in memory).
+   */
+  async function mediaPayload(ref: MediaRef, urlKey: 'url' | 'file_url'): Promise<Pick<GraphCall, 'form' | 'files'> | NetworkFailure> {
+    if (isHttp(ref.url)) return { form: { [urlKey]: ref.url } };
+    try {
+      const bytes = await deps.readMedia(ref.url);
+      return { form: {}, files: { source: { bytes, type: ref.contentType ?? (urlKey === 'url' ? 'image/jpeg' : 'video/mp4') } } };
+    } catch (err) {
+      deps.log('facebook: media could not be read', { error: err instanceof Error ? err.message : 'unknown' });
+      return MEDIA_UNREADABLE;
+    }
+  }
+
+  async function uploadUnpublishedPhotos(req: PublishRequest, token: string, pageId: string): Promise<Submitted> {
+    const p = readProgress(req.progress);
+    const ids = p.photoIds.slice(0, req.media.length);
+    for (let i = ids.length; i < req.media.length; i++) {
+      const media = req.media[i];
+      if (!media) break;
+      const payload = await mediaPayload(media, 'url');
+      if ('ok' in payload) return payload;
+      // Unpublished: nothing is public until publish attaches them to one feed post.
+      const r = await graph.call({ method: 'POST', url: graph.url(`/${pageId}/photos`), token, form: { ...payload.form, published: 'false' }, files: payload.files });
+      if (!r.ok) return r.failure;
+      const id = str(r.data, 'id');
+      if (!id) return failure('upstream_unknown', false);
+      ids.push(id);
+      if (!(await save(req, { ...p, photoIds: ids }))) return LEASE_LOST;
+    }
+    return { ok: true, containerId: ALBUM + ids.join(',') };
+  }
+
+  /** Reels API phase 1 and 2 (start, hosted upload): a session that is not public until `finish`. */
+  async function startReel(req: PublishRequest, token: string, pageId: string, media: MediaRef): Promise<Submitted> {
+    const p = readProgress(req.progress);
+    let reel = p.reel;
+    if (!reel) {
+      const r = await graph.call({ method: 'POST', url: graph.url(`/${pageId}/video_reels`), token, form: { upload_phase: 'start' } });
+      if (!r.ok) return r.failure;
+      const videoId = str(r.data, 'video_id');
+      const uploadUrl = str(r.data, 'upload_url');
+      if (!videoId || !uploadUrl) return failure('upstream_unknown', false);
+      reel = { videoId, uploadUrl, uploaded: false };
+      if (!(await save(req, { ...p, reel }))) return LEASE_LOST;
+    }
+    if (!reel.uploaded) {
+      // The upload host comes from Facebook's answer (rupload.facebook.com); the token only goes to https or to
+      // the configured API's own origin (the local fake).
+      const target = new URL(reel.uploadUrl);
+      if (target.protocol !== 'https:' && target.origin !== apiOrigin) return failure('upstream_unknown', false);
+      const upload: GraphCall = { method: 'POST', url: target, headers: { authorization: `OAuth ${token}`, file_url: media.url } };
+      if (!isHttp(media.url)) {
+        // Our own upload: the bytes in one piece from offset 0 (the host's local-file form).
+        const payload = await mediaPayload(media, 'file_url');
+        if ('ok' in payload) return payload;
+        const bytes = payload.files?.source?.bytes ?? Buffer.alloc(0);
+        upload.headers = { authorization: `OAuth ${token}`, offset: '0', file_size: String(bytes.length), 'content-type': 'application/octet-stream' };
+        upload.body = bytes;
+      }
+      const r = await graph.call(upload);
+      if (!r.ok) return r.failure;
+      reel = { ...reel, uploaded: true };
+      if (!(await save(req, { ...p, reel }))) return LEASE_LOST;
+    }
+    return { ok: true, containerId: REEL + reel.videoId };
+  }
+
+  /** Looks for the post an earlier call may have made: same text, created since `sinceMs` (minus skew). */
+  async function findExisting(token: string, pageId: string, call: PublicCall, text: string, sinceMs: number): Promise<{ ok: true; postId: string | null } | NetworkFailure> {
+    const from = sinceMs - LOOKUP_SKEW_MS;
+    const { edge, field } = call.lookup;
+    const url = graph.url(`/${pageId}/${edge}`, { fields: `id,${field},created_time`, since: String(Math.floor(from / 1000)), limit: '25' });
+    const r = await graph.call({ method: 'GET', url, token });
+    if (!r.ok) return r.failure;
+    const rows = Array.isArray(r.data.data) ? (r.data.data as GraphData[]) : [];
+    const match = rows
+      .filter((row) => normalize(row[field]) === normalize(text) && Date.parse(String(row.created_time)) >= from)
+      .sort((a, b) => Date.parse(String(a.created_time)) - Date.parse(String(b.created_time)))[0];
+    return { ok: true, postId: match ? str(match, 'id') : null };
+  }
+
+  async function publishInOneCall(req: PublishRequest, token: string, pageId: string, containerId: string): Promise<Published> {
+    const call = planPublicCall(req, pageId, containerId);
+    if ('ok' in call) return call;
+    const text = req.text ?? '';
+    let p = readProgress(req.progress);
+    if (p.publishing && p.publishingAt !== null) {
+      const found = await findExisting(token, pageId, call, text, p.publishingAt);
+      if (!found.ok) return found;
+      if (found.postId) {
+        await save(req, { ...p, publishing: false, postId: found.postId });
+        return { ok: true, postId: found.postId };
+      }
+      if (deps.now() - p.publishingAt < UNKNOWN_OUTCOME_GRACE_MS) return { ok: 'pending', retryAfterMs: PENDING_RETRY_MS };
+      // Not there after the grace period: that attempt did not post. Post now.
+    }
+    const payload = call.media ? await mediaPayload(call.media.ref, call.media.urlKey) : { form: {} };
+    if ('ok' in payload) return payload;
+    const now = deps.now();
+    p = { ...p, publishing: true, publishingAt: now, firstPublishingAt: p.firstPublishingAt ?? now };
+    if (!(await save(req, p))) return LEASE_LOST;
+    const r = await graph.call({ method: 'POST', url: graph.url(call.path), token, form: { ...call.form, ...payload.form }, files: payload.files });
+    if (r.ok) {
+      const postId = call.postIdOf(r.data);
+      if (!postId) return failure('upstream_unknown', false);
+      await save(req, { ...p, publishing: false, postId });
+      return { ok: true, postId };
+    }
+    if (r.row === 'duplicate' && p.firstPublishingAt !== null) {
+      // Refused as a duplicate: of our own earlier attempt? Then that attempt is the post.
+      const found = await findExisting(token, pageId, call, text, p.firstPublishingAt);
+      if (found.ok && found.postId) {
+        await save(req, { ...p, publishing: false, postId: found.postId });
+        return { ok: true, postId: found.postId };
+      }
+    }
+    if (r.outcomeKnown) await save(req, { ...p, publishing: false });
+    return r.failure;
+  }
+
+  /** Reels API phase 3 (`finish` with `video_state=PUBLISHED`), once: the video's own status says if it ran. */
+  async function publishReel(req: PublishRequest, token: string, pageId: string, videoId: string): Promise<Published> {
+    let p = readProgress(req.progress);
+    const s = await graph.call({ method: 'GET', url: graph.url(`/${videoId}`, { fields: 'status' }), token });
+    if (!s.ok) return s.failure;
+    const status = obj(s.data, 'status');
+    const phase = (name: string) => str(obj(status, name) ?? {}, 'status');
+    if (phase('publishing_phase') === 'complete' || phase('publishing_phase') === 'in_progress') {
+      await save(req, { ...p, publishing: false, postId: videoId });
+      return { ok: true, postId: videoId };
+    }
+    if (phase('uploading_phase') === 'error' || phase('processing_phase') === 'error') return failure('media_unsupported_format', false);
+    if (phase('uploading_phase') !== 'complete') return { ok: 'pending', retryAfterMs: PENDING_RETRY_MS };
+    const now = deps.now();
+    p = { ...p, publishing: true, publishingAt: now, firstPublishingAt: p.firstPublishingAt ?? now };
+    if (!(await save(req, p))) return LEASE_LOST;
+    const form: Record<string, string> = { upload_phase: 'finish', video_id: videoId, video_state: 'PUBLISHED' };
+    if (req.text) form.description = req.text;
+    const r = await graph.call({ method: 'POST', url: graph.url(`/${pageId}/video_reels`), token, form });
+    if (!r.ok) {
+      if (r.outcomeKnown) await save(req, { ...p, publishing: false });
+      return r.failure;
+    }
+    await save(req, { ...p, publishing: false, postId: videoId });
+    return { ok: true, postId: videoId };
+  }
+
+  return {
+    async submit(req): Promise<Submitted> {
+      if (!req.credentials) return NO_CREDENTIALS;
+      const invalid = checkRequest(req);
+      if (invalid) return invalid;
+      const { accessToken: token, accountId: pageId } = req.credentials;
+      const first = req.media[0];
+      if (req.contentType === 'reel' && first) return startReel(req, token, pageId, first);
+      if (req.contentType === 'photo' && req.media.length > 1) return uploadUnpublishedPhotos(req, token, pageId);
+      // One public call does it all; nothing to prepare (the job id names the container).
+      return { ok: true, containerId: PENDING + req.jobId };
+    },
+
+    async publish(req, containerId): Promise<Published> {
+      if (!req.credentials) return NO_CREDENTIALS;
+      const { accessToken: token, accountId: pageId } = req.credentials;
+      const done = readProgress(req.progress).postId;
+      if (done) return { ok: true, postId: done };
+      if (containerId.startsWith(REEL)) return publishReel(req, token, pageId, containerId.slice(REEL.length));
+      return publishInOneCall(req, token, pageId, containerId);
+    },
+
+    async confirm(req, postId): Promise<Confirmation> {
+      if (!req.credentials) return { state: 'unavailable' };
+      const isVideo = req.contentType === 'video' || req.contentType === 'reel';
+      const url = graph.url(`/${postId}`, { fields: isVideo ? 'permalink_url,status' : 'id,permalink_url' });
+      const r = await graph.call({ method: 'GET', url, token: req.credentials.accessToken });
+      if (!r.ok) {
+        // Graph says "does not exist" with code 100 / subcode 33 (or a plain 404).
+        const missing = r.status === 404 || (r.error?.code === 100 && r.error.subcode === 33);
+        return { state: missing ? 'not_found' : 'unavailable' };
+      }
+      if (isVideo) {
+        const status = obj(r.data, 'status');
+        const videoStatus = str(status ?? {}, 'video_status');
+        if (videoStatus === 'error' || videoStatus === 'expired') return { state: 'not_found' };
+        if (videoStatus !== 'ready') return { state: 'pending' };
+      }
+      const permalink = str(r.data, 'permalink_url');
+      return { state: 'found', url: permalink ? absolute(permalink) : absolute(postId) };
+    },
+  };
+}
+
+/**
+ * Facebook Login for a Page: code → short-lived user token → long-lived user token (`fb_exchange_token`) →
+ * `/me/accounts`. The connection publishes as the FIRST Page the user granted (one connection per Page; a user
+ * with several Pages picks the Page in Facebook's dialog). The stored token is that Page's token, which has no
+ * timer when made from a long-lived user token — so `expiresAt` is null and there is no `refresh`.
+ */
+export function createFacebookOAuth(settings: NetworkSettings, deps: NetworkDeps): NetworkOAuth {
+  const graph = createGraphClient(settings, deps);
+  const tokenCall = async (query: Record<string, string>) => {
+    const url = new URL(settings.tokenUrl);
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    return graph.call({ method: 'GET', url });
+  };
+
+  return {
+    authorizationUrl({ state, redirectUri }) {
+      const url = new URL(settings.authorizeUrl);
+      url.searchParams.set('client_id', settings.clientId ?? '');
+      url.searchParams.set('redirect_uri', redirectUri);
+      url.searchParams.set('state', state);
+      url.searchParams.set('response_type', 'code');
+      url.searchParams.set('scope', SCOPES.join(','));
+      return url.toString();
+    },
+
+    async exchangeCode({ code, redirectUri }): Promise<TokenResult> {
+      const { clientId, clientSecret } = settings;
+      if (!clientId || !clientSecret) return failure('upstream_unknown', false, 'Facebook is not configured on this service (client id and secret).');
+      const short = await tokenCall({ client_id: clientId, client_secret: clientSecret, redirect_uri: redirectUri, code });
+      if (!short.ok) return short.failure;
+      const shortToken = str(short.data, 'access_token');
+      if (!shortToken) return failure('upstream_unknown', false);
+      const long = await tokenCall({ grant_type: 'fb_exchange_token', client_id: clientId, client_secret: clientSecret, fb_exchange_token: shortToken });
+      if (!long.ok) return long.failure;
+      const userToken = str(long.data, 'access_token');
+      if (!userToken) return failure('upstream_unknown', false);
+      const pages = await graph.call({ method: 'GET', url: graph.url('/me/accounts', { fields: 'id,name,access_token', limit: '100' }), token: userToken });
+      if (!pages.ok) return pages.failure;
+      const page = Array.isArray(pages.data.data) ? (pages.data.data as GraphData[])[0] : undefined;
+      const id = page && str(page, 'id');
+      const pageToken = page && str(page, 'access_token');
+      if (!page || !id || !pageToken) return failure('permission_revoked', false, 'The Facebook account granted access to no Page. Reconnect and choose a Page.');
+      return { ok: true, tokens: { accessToken: pageToken, refreshToken: null, expiresAt: null, accountId: id, accountName: str(page, 'name') ?? id } };
+    },
+  };
+}
