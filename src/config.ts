@@ -66,6 +66,7 @@ const envSchema = z.object({
   LATE_CHECK_INTERVAL_MS: ms(600_000),
   LATE_CHECK_WINDOW_MS: ms(86_400_000),
   JOB_LEASE_MS: ms(60_000),
+  PUBLISH_DEADLINE_MS: ms(7_200_000),
   JOB_RETRY_DELAYS_MS: z
     .string()
     .regex(/^\d+(,\d+)*$/, { message: 'must be a comma-separated list of milliseconds' })
@@ -242,6 +243,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       lateCheckIntervalMs: e.LATE_CHECK_INTERVAL_MS,
       lateCheckWindowMs: e.LATE_CHECK_WINDOW_MS,
       retryDelaysMs: e.JOB_RETRY_DELAYS_MS.split(',').map(Number),
+      publishDeadlineMs: e.PUBLISH_DEADLINE_MS,
     },
     dispatcher: {
       concurrency: e.WEBHOOK_CONCURRENCY,

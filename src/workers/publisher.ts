@@ -25,6 +25,8 @@ export interface PublisherSettings {
   lateCheckWindowMs: number;
   /** Delay before each automatic retry of a transient failure; its length is the number of retries. */
   retryDelaysMs: number[];
+  /** How long a network may keep a container or upload processing before the job fails. */
+  publishDeadlineMs: number;
 }
 
 /** Checks a media address that gave no size against the service cap (spec 8), streaming at most the cap. */
@@ -142,7 +144,9 @@ export function createPublisher(deps: PublisherDeps) {
       media: stored.media.map((m) => ({ url: m.url ?? `file://${m.storagePath ?? ''}`, sizeBytes: m.sizeBytes, contentType: null })),
       sandboxOutcome: job.sandboxOutcome,
       progress: job.networkState,
-      saveProgress: (progress) => updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), updated_at: clock.now() }),
+      // Saving progress also renews the lease: long uploads keep their job as long as they make progress.
+      saveProgress: (progress) =>
+        updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), locked_until: clock.now() + settings.leaseMs, updated_at: clock.now() }),
     };
   }
 
@@ -233,12 +237,19 @@ export function createPublisher(deps: PublisherDeps) {
       }
       containerId = submitted.containerId;
       // Recorded before publishing: a reclaimed job publishes this container instead of creating another.
-      if (!(await write(job, lease, { status: 'publishing', attempts, external_container_id: containerId }))) return;
-      job = { ...job, attempts };
+      // The deadline column serves the publishing phase until confirmation starts: how long the network may
+      // keep processing the container before the job gives up.
+      const publishDeadline = clock.now() + settings.publishDeadlineMs;
+      if (!(await write(job, lease, { status: 'publishing', attempts, external_container_id: containerId, confirm_deadline: publishDeadline }))) return;
+      job = { ...job, attempts, confirmDeadline: publishDeadline };
     }
 
     const published = await adapter.publish(req, containerId);
     if (published.ok === 'pending') {
+      if (job.confirmDeadline !== null && clock.now() >= job.confirmDeadline) {
+        await fail(job, lease, { code: 'upstream_5xx', message: 'The network was still processing the media when the publishing deadline passed.' });
+        return;
+      }
       // The network is still processing the container or upload: come back later, without spending an attempt.
       await write(job, lease, { status: 'publishing', run_at: clock.now() + published.retryAfterMs, ...release });
       return;
