@@ -249,7 +249,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       concurrency: e.WEBHOOK_CONCURRENCY,
       perEndpoint: e.WEBHOOK_PER_ENDPOINT,
       // The lease outlives the longest attempt, so another worker never takes over a delivery still waiting.
-      leaseMs: e.WEBHOOK_TIMEOUT_MS + 30_000,
+      leaseMs: e.WEBHOOK_TIMEOUT_MS + 5_000,
       pollMs: e.WORKER_POLL_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },

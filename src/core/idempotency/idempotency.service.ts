@@ -13,8 +13,12 @@ import { sha256Hex } from '../ids.js';
 
 /** Keys are kept a day (spec 4.3 leaves it open; a day covers any sane client retry policy). */
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long an in-flight holder keeps the key before another request may assume it died. */
-const IN_FLIGHT_LOCK_MS = 60_000;
+/**
+ * How long an in-flight holder keeps the key before another request may assume its process died: longer than
+ * the slowest content creation (media probes time out at 10 s each), short enough that a client retrying after a
+ * crash is served within a minute.
+ */
+const IN_FLIGHT_LOCK_MS = 30_000;
 /** How long a duplicate waits for the first request to finish before answering 409. */
 const WAIT_FOR_FIRST_MS = 10_000;
 

@@ -1,0 +1,34 @@
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import pg from 'pg';
+import { runChaos } from './chaos.js';
+
+/**
+ * `npm run chaos`: the crash test at full size (CHAOS_CONTENTS, default 2,000 contents × 3 platforms) on a fresh
+ * PostgreSQL database made on CHAOS_DATABASE_URL (default the local server's `test` database).
+ */
+const admin = process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const contents = Number(process.env.CHAOS_CONTENTS ?? 2000);
+const name = `chaos_${Date.now()}`;
+
+const client = new pg.Client({ connectionString: admin });
+await client.connect();
+await client.query(`create database ${name}`);
+await client.end();
+const url = new URL(admin);
+url.pathname = `/${name}`;
+const t0 = Date.now();
+try {
+  const report = await runChaos({ databaseUrl: url.toString(), contents, log: (line) => process.stdout.write(`${((Date.now() - t0) / 1000).toFixed(1)} s  ${line}\n`) });
+  const ok = report.jobsNotFinal === 0 && report.jobsPostedTwice === 0 && report.eventsMissing === 0 && report.walletConsistent && report.metersConsistent;
+  const lines = Object.entries(report).map(([k, v]) => `| ${k} | ${String(v)} |`);
+  const text = `# Chaos run\n\nCommand: \`npm run chaos\` (3 service processes on one PostgreSQL, one SIGKILLed at a third of the jobs and restarted)\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\nDate: ${new Date().toISOString()}\nVerdict: ${ok ? 'PASS' : 'FAIL'}\n\n| Measure | Value |\n|---|---|\n${lines.join('\n')}\n`;
+  writeFileSync('bench/CHAOS.md', text);
+  process.stdout.write(text);
+  process.exitCode = ok ? 0 : 1;
+} finally {
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`drop database if exists ${name} with (force)`);
+  await c.end();
+}
