@@ -20,7 +20,7 @@ url.pathname = `/${name}`;
 const t0 = Date.now();
 try {
   const report = await runChaos({ databaseUrl: url.toString(), contents, log: (line) => process.stdout.write(`${((Date.now() - t0) / 1000).toFixed(1)} s  ${line}\n`) });
-  const ok = report.jobsNotFinal === 0 && report.jobsPostedTwice === 0 && report.eventsMissing === 0 && report.walletConsistent && report.metersConsistent;
+  const ok = report.contents === report.contentsRequested && report.jobsNotFinal === 0 && report.jobsPostedTwice === 0 && report.eventsMissing === 0 && report.walletConsistent && report.metersConsistent;
   const lines = Object.entries(report).map(([k, v]) => `| ${k} | ${String(v)} |`);
   const text = `# Chaos run\n\nCommand: \`npm run chaos\` (3 service processes on one PostgreSQL, one SIGKILLed at a third of the jobs and restarted)\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\nDate: ${new Date().toISOString()}\nVerdict: ${ok ? 'PASS' : 'FAIL'}\n\n| Measure | Value |\n|---|---|\n${lines.join('\n')}\n`;
   writeFileSync('bench/CHAOS.md', text);

@@ -19,6 +19,7 @@ const SECRET_KEY = '0f'.repeat(32);
 const PLATFORMS = ['facebook', 'threads', 'linkedin'];
 
 export interface ChaosReport {
+  contentsRequested: number;
   contents: number;
   jobs: number;
   jobsNotFinal: number;
@@ -113,7 +114,8 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     const ws = JSON.parse(await cli(['workspace', 'create', '--name', 'chaos', '--json'], env)) as { workspace_id: string; api_key: string };
     // The plan covers the first publications, credits the rest (modo automatico): both paths run under the kill.
     await cli(['workspace', 'plan', '--workspace', ws.workspace_id, '--plan', 'free'], env);
-    await cli(['credits', 'grant', '--workspace', ws.workspace_id, '--amount', String(options.contents * PLATFORMS.length * 2)], env);
+    // Enough for everything beyond the plan at the default prices (2 a publication, 1 a content).
+    await cli(['credits', 'grant', '--workspace', ws.workspace_id, '--amount', String(options.contents * (PLATFORMS.length * 2 + 1))], env);
     const call = async (p: Proc, method: string, path: string, body?: unknown, idempotencyKey?: string) => {
       const res = await fetch(`${p.url}/api/v1/workspaces/${ws.workspace_id}${path}`, {
         method,
@@ -193,6 +195,7 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     const expectedSpend = 2 * (contentsCount * PLATFORMS.length - used('publicacoes')) + (contentsCount - used('criacao_de_conteudos'));
 
     return {
+      contentsRequested: options.contents,
       contents: contentsCount,
       jobs: jobs.length,
       jobsNotFinal: jobs.filter((j) => j.status !== 'published' && j.status !== 'failed').length,

@@ -10,6 +10,7 @@ it.runIf(postgres !== undefined)('three processes on one PostgreSQL, one SIGKILL
   try {
     const report = await runChaos({ databaseUrl: db.url, contents: 60 });
     expect(report).toMatchObject({
+      contentsRequested: 60,
       contents: 60,
       jobs: 180,
       jobsNotFinal: 0,
