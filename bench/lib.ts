@@ -12,7 +12,9 @@ export interface Started {
 }
 
 export async function start(entry: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+  // The service runs as deployed: compiled JavaScript on plain Node (`npm run bench` builds first).
+  const args = entry === 'src/main.ts' ? ['dist/src/main.js'] : ['--import', 'tsx', entry];
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
   let stdout = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {

@@ -11,9 +11,36 @@ export type DatabaseTarget =
   | { dialect: 'sqlite'; file: string }
   | { dialect: 'postgres'; connectionString: string };
 
+/**
+ * better-sqlite3 with prepared statements kept for reuse. kysely and rate-limiter-flexible call `prepare` for
+ * every query, and compiling the same SQL again was the largest single cost of a request in the profile.
+ */
+export interface SqliteHandle {
+  prepare(sql: string): BetterSqlite3.Statement;
+  transaction: BetterSqlite3.Database['transaction'];
+  close(): void;
+}
+
+function withStatementCache(sqlite: BetterSqlite3.Database, size = 512): SqliteHandle {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(sql) {
+      let stmt = cache.get(sql);
+      if (stmt) return stmt;
+      stmt = sqlite.prepare(sql);
+      // SQL built with values inlined would grow the cache without bound: keep the most recent only.
+      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, stmt);
+      return stmt;
+    },
+    transaction: sqlite.transaction.bind(sqlite),
+    close: () => sqlite.close(),
+  };
+}
+
 /** An open database: the kysely handle plus the driver object, which a few libraries need directly. */
 export type Db =
-  | { dialect: 'sqlite'; kysely: Kysely<Database>; sqlite: BetterSqlite3.Database; close(): Promise<void> }
+  | { dialect: 'sqlite'; kysely: Kysely<Database>; sqlite: SqliteHandle; close(): Promise<void> }
   | { dialect: 'postgres'; kysely: Kysely<Database>; pool: pg.Pool; close(): Promise<void> };
 
 /**
@@ -28,8 +55,9 @@ export function connect(target: DatabaseTarget, options: { poolSize?: number } =
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { dialect: 'sqlite', kysely, sqlite, close: () => kysely.destroy() };
+    const handle = withStatementCache(sqlite);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+    return { dialect: 'sqlite', kysely, sqlite: handle, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({ connectionString: target.connectionString, max: options.poolSize ?? 10 });
   // An idle client losing its connection must not crash the process; the next query reconnects.

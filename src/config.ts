@@ -85,8 +85,8 @@ const envSchema = z.object({
   PAYMENT_URL_TEMPLATE: z.string().min(1).optional(),
   PAYMENT_WEBHOOK_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   WEBHOOK_TIMEOUT_MS: ms(30_000),
-  WEBHOOK_CONCURRENCY: positiveInt(16),
-  WEBHOOK_PER_ENDPOINT: positiveInt(2),
+  WEBHOOK_CONCURRENCY: positiveInt(64),
+  WEBHOOK_PER_ENDPOINT: positiveInt(16),
   PLANS_JSON: z.string().optional(),
   BODY_LIMIT: z
     .string()

@@ -10,7 +10,7 @@ import { startTestServer } from './support/server.js';
  */
 it('a slow (25 s) and a timing-out (31 s) receiver do not delay a fast one; the 30 s limit is a failure', async () => {
   const receiver = await startReceiver((path) => (path === '/slow' ? { delayMs: 25_000, status: 200 } : path === '/timeout' ? { delayMs: 31_000, status: 200 } : 200));
-  const server = await startTestServer(testDatabaseKinds()[0]!, { ALLOW_LOCAL_URLS: 'true', WORKER_POLL_MS: '20', CONFIRM_INTERVAL_MS: '50' });
+  const server = await startTestServer(testDatabaseKinds()[0]!, { ALLOW_LOCAL_URLS: 'true', WORKER_POLL_MS: '20', CONFIRM_INTERVAL_MS: '50', WEBHOOK_PER_ENDPOINT: '2' });
   try {
     const { ws, brandId } = await brandWithConnections(server, ['linkedin']);
     const hooks: Record<string, string> = {};

@@ -120,6 +120,14 @@ export async function recordAttempt(
   db: Kysely<Database>,
   args: { id: string; lease: string; attemptId: string; attempt: AttemptRow; status: string; nextAttemptAt: number | null; deliveredAt: number | null },
 ): Promise<boolean> {
+  // One transaction: the attempt row and the delivery's new state commit together (and with one commit).
+  return db.transaction().execute((tx) => recordAttemptIn(tx, args));
+}
+
+async function recordAttemptIn(
+  db: Kysely<Database>,
+  args: { id: string; lease: string; attemptId: string; attempt: AttemptRow; status: string; nextAttemptAt: number | null; deliveredAt: number | null },
+): Promise<boolean> {
   const updated = await db
     .updateTable('deliveries')
     .set({

@@ -278,7 +278,19 @@ export function createPublisher(deps: PublisherDeps) {
       logger.error({ err, job_id: job.id }, 'job run failed; it will be retried when its lease ends');
     } finally {
       held.delete(handle);
+      refill();
     }
+  }
+
+  /** A finished job frees a slot: claim again at once rather than at the next poll (when running). */
+  let refilling = false;
+  function refill(): void {
+    if (stopping || timer === undefined || refilling) return;
+    refilling = true;
+    setImmediate(() => {
+      refilling = false;
+      tick().catch((err: unknown) => logger.error({ err }, 'claiming jobs failed'));
+    });
   }
 
   /** Claims what fits in the free capacity and queues it; returns how many jobs were claimed. */

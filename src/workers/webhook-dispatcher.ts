@@ -60,9 +60,23 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   const running = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let stopping = false;
+  /**
+   * Endpoints and their opened secrets, kept briefly: a burst of deliveries to one endpoint then costs one read
+   * and one decryption, not one per attempt. A change (URL, pause, delete) is seen within ENDPOINT_TTL_MS.
+   */
+  const endpoints = new Map<string, { at: number; webhook: Awaited<ReturnType<typeof findWebhookById>>; secret: string | null }>();
+  const ENDPOINT_TTL_MS = 2_000;
+  async function endpoint(id: string) {
+    const cached = endpoints.get(id);
+    if (cached && performance.now() - cached.at < ENDPOINT_TTL_MS) return cached;
+    const webhook = await findWebhookById(db, id);
+    const entry = { at: performance.now(), webhook, secret: webhook ? open(deps.secretKey, webhook.secretSealed) : null };
+    endpoints.set(id, entry);
+    return entry;
+  }
 
   async function attempt(delivery: DeliveryRow, lease: string): Promise<void> {
-    const webhook = await findWebhookById(db, delivery.webhookId);
+    const { webhook, secret } = await endpoint(delivery.webhookId);
     const number = delivery.attemptCount + 1;
     let result: AttemptResult;
     let latencyMs = 0;
@@ -88,7 +102,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       const headers = {
         'content-type': 'application/json',
         'service-timestamp': timestamp,
-        'service-signature': signPayload(open(deps.secretKey, webhook.secretSealed), `${timestamp}.${delivery.body}`),
+        'service-signature': signPayload(secret ?? '', `${timestamp}.${delivery.body}`),
         'service-webhook-id': webhook.id,
         'service-delivery-id': delivery.id,
       };
@@ -145,8 +159,20 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         if (left <= 0) perEndpoint.delete(delivery.webhookId);
         else perEndpoint.set(delivery.webhookId, left);
         running.delete(task);
+        refill();
       });
     running.add(task);
+  }
+
+  /** A finished attempt frees a slot: claim again at once rather than at the next poll (when running). */
+  let refilling = false;
+  function refill(): void {
+    if (stopping || timer === undefined || refilling) return;
+    refilling = true;
+    setImmediate(() => {
+      refilling = false;
+      tick().catch((err: unknown) => logger.error({ err }, 'claiming deliveries failed'));
+    });
   }
 
   /** Claims what fits (overall and per endpoint) and starts it; returns how many were started. */
@@ -157,7 +183,10 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const busy = [...perEndpoint].filter(([, n]) => n >= settings.perEndpoint).map(([id]) => id);
     const lease = `${workerId}:${newId('', 10)}`;
     const now = clock.now();
-    const claimed = await claimDueDeliveries(db, deps.dialect, { now, limit: free, lease, lockedUntil: now + settings.leaseMs, busyWebhooks: busy });
+    // At most one endpoint's worth per claim: rows an endpoint has no room for are released again, and claiming
+    // many of them only to release them is write traffic for nothing.
+    const limit = Math.min(free, settings.perEndpoint);
+    const claimed = await claimDueDeliveries(db, deps.dialect, { now, limit, lease, lockedUntil: now + settings.leaseMs, busyWebhooks: busy });
     const extra: string[] = [];
     let started = 0;
     for (const d of claimed) {

@@ -1,0 +1,18 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { benchEnv, api } from './lib.js';
+const dir = mkdtempSync(join(tmpdir(), 'prof-'));
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir=/tmp/prof', 'dist/src/main.js'], { cwd: '/work/main', env: { ...process.env, ...benchEnv(`sqlite:${dir}/s.db`, { SERVICE_ROLE: 'api' }) }, stdio: ['ignore', 'pipe', 'ignore'] });
+let out = '';
+const url = await new Promise<string>((r) => child.stdout!.on('data', (d: Buffer) => { out += d; const m = /Listening on (\S+)/.exec(out); if (m) r(m[1]!); }));
+const ws = /(ws_[0-9a-z]{20})/.exec(out)![1]!; const key = /(svc_live_[0-9a-f]{32})/.exec(out)![1]!;
+const brand = await api<{ id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/brands`, { name: 'b' });
+await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: 'threads', mode: 'sandbox', name: 't' });
+const c = await api<{ content_id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/contents`, { brand_id: brand.id, target_platforms: ['threads'], content_type: 'text', text: 'x' });
+const r = await autocannon({ url: `${url}/api/v1/workspaces/${ws}/contents/${c.content_id}`, headers: { authorization: `Bearer ${key}` }, connections: 32, duration: 6 });
+console.log('rps', r.requests.average);
+child.kill('SIGTERM');
+await new Promise((res) => child.once('exit', res));
