@@ -12,6 +12,14 @@ import {
   upsertModel,
 } from '../db/repositories/oauth.repo.js';
 import type { Database } from '../db/schema.js';
+import { sha256Hex } from '../src/core/ids.js';
+
+/**
+ * Models whose id is itself a bearer credential (the opaque token or code the client holds): stored under the
+ * SHA-256 of the id, without the `jti` copy in the payload, so a read of the database yields no usable token.
+ * They are only ever looked up by id, which is what makes hashing possible.
+ */
+const CREDENTIAL_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'RegistrationAccessToken', 'ClientCredentials']);
 
 /**
  * oidc-provider's storage contract over our database: clients live in `oauth_clients` (so confidential clients
@@ -21,7 +29,15 @@ import type { Database } from '../db/schema.js';
  */
 export function adapterFactory(db: Kysely<Database>): new (name: string) => Adapter {
   return class DatabaseAdapter implements Adapter {
-    constructor(private readonly model: string) {}
+    private readonly hashed: boolean;
+
+    constructor(private readonly model: string) {
+      this.hashed = CREDENTIAL_MODELS.has(model);
+    }
+
+    private key(id: string): string {
+      return this.hashed ? sha256Hex(id) : id;
+    }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const now = Date.now();
@@ -37,10 +53,11 @@ export function adapterFactory(db: Kysely<Database>): new (name: string) => Adap
         });
         return;
       }
+      const stored = this.hashed ? { ...payload, jti: undefined } : payload;
       await upsertModel(db, {
         model: this.model,
-        id,
-        payload: JSON.stringify(payload),
+        id: this.key(id),
+        payload: JSON.stringify(stored),
         grantId: payload.grantId ?? null,
         uid: payload.uid ?? null,
         accountId: payload.accountId ?? null,
@@ -51,7 +68,8 @@ export function adapterFactory(db: Kysely<Database>): new (name: string) => Adap
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') return (await findClient(db, id))?.metadata as AdapterPayload | undefined;
-      return this.live(await findModel(db, this.model, id));
+      const payload = this.live(await findModel(db, this.model, this.key(id)));
+      return payload && this.hashed ? { ...payload, jti: id } : payload;
     }
 
     async findByUserCode(): Promise<AdapterPayload | undefined> {
@@ -63,12 +81,12 @@ export function adapterFactory(db: Kysely<Database>): new (name: string) => Adap
     }
 
     async consume(id: string): Promise<void> {
-      await consumeModel(db, this.model, id, Date.now());
+      await consumeModel(db, this.model, this.key(id), Date.now());
     }
 
     async destroy(id: string): Promise<void> {
       if (this.model === 'Client') await deleteClient(db, id);
-      else await destroyModel(db, this.model, id);
+      else await destroyModel(db, this.model, this.key(id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

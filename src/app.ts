@@ -1,9 +1,11 @@
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import { createOAuth } from '../oauth/index.js';
 import type { Container } from './container.js';
 import { ServiceError } from './core/errors.js';
 import { errorHandler } from './http/errors.js';
 import type { Authenticators } from './http/middleware/authenticate.js';
+import { ipRateLimit } from './http/middleware/ip-rate-limit.js';
 import { requestContext } from './http/middleware/request-id.js';
 import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
@@ -44,6 +46,10 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   app.set('query parser', 'simple');
 
   app.use(requestContext(container.logger, container.metrics.observeRequest));
+  // Security headers on every answer; HTML pages (the consent page) set their own stricter CSP.
+  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: false }));
+  const openLimit = ipRateLimit(container.ipLimiter, 'open');
+  app.post(['/api/v1/webhooks/verify', '/api/oauth/mcp/register', '/api/oauth/mcp/token', '/api/oauth/mcp/interaction/:uid/confirm'], openLimit);
 
   // Prometheus text; protected by METRICS_TOKEN when set (metrics reveal traffic, not data).
   app.get('/metrics', async (req, res) => {

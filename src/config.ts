@@ -88,6 +88,7 @@ const envSchema = z.object({
   WEBHOOK_CONCURRENCY: positiveInt(64),
   WEBHOOK_PER_ENDPOINT: positiveInt(16),
   PLANS_JSON: z.string().optional(),
+  OPEN_RATE_LIMIT_PER_MINUTE: positiveInt(120),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 1mb or 512kb' })
@@ -105,6 +106,8 @@ export interface Config {
   secretKey: Buffer | undefined;
   allowLocalUrls: boolean;
   rateLimitPerMinute: number;
+  /** Requests per minute per client address on the endpoints that take no credential. */
+  openRateLimitPerMinute: number;
   bodyLimit: string;
   publisher: PublisherSettings;
   dispatcher: DispatcherSettings;
@@ -232,6 +235,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     secretKey: e.SECRET_KEY === undefined ? undefined : decodeSecretKey(e.SECRET_KEY),
     allowLocalUrls: e.ALLOW_LOCAL_URLS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    openRateLimitPerMinute: e.OPEN_RATE_LIMIT_PER_MINUTE,
     bodyLimit: e.BODY_LIMIT.toLowerCase(),
     publisher: {
       concurrency: e.WORKER_CONCURRENCY,

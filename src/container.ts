@@ -60,6 +60,8 @@ export interface Container {
   secretKey: Buffer;
   services: Services;
   limiter: WorkspaceRateLimiter;
+  /** Per client address, for the open doors (verify, OAuth registration and token, the consent form). */
+  ipLimiter: WorkspaceRateLimiter;
   networks: NetworkRegistry;
   metrics: Metrics;
   publisher: ReturnType<typeof createPublisher>;
@@ -205,6 +207,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },
       limiter: createRateLimiter(db, config.rateLimitPerMinute),
+      ipLimiter: createRateLimiter(db, config.openRateLimitPerMinute, 'ip'),
       networks,
       metrics,
       publisher,

@@ -21,8 +21,8 @@ export interface WorkspaceRateLimiter {
  *
  * The library reads the wall clock itself; windows therefore follow real time, not the injected clock.
  */
-export function createRateLimiter(db: Db, perMinute: number): WorkspaceRateLimiter {
-  const common = { points: perMinute, duration: 60, keyPrefix: 'ws', tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: true };
+export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): WorkspaceRateLimiter {
+  const common = { points: perMinute, duration: 60, keyPrefix, tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: true };
   const limiter: RateLimiterAbstract =
     db.dialect === 'sqlite'
       ? new RateLimiterSQLite({ ...common, storeClient: db.sqlite, storeType: 'better-sqlite3' })

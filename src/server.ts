@@ -33,6 +33,9 @@ export async function startService(config: Config, options: ContainerOptions & {
   // only then. Requests are served once the app is attached, after the database is ready.
   const server = createServer();
   server.keepAliveTimeout = 5_000;
+  // A client that trickles headers or a body is cut off rather than holding a socket (slowloris).
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 15 * 60_000; // long enough for large uploads on slow links
   const address = await listen(server, config.port, config.host);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const listenUrl = `http://${host}:${address.port}`;

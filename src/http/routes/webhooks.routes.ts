@@ -136,6 +136,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       description: 'No authentication. `payload` is the signed string `{timestamp}.{raw body}`; the timestamp is the part before the first dot and is compared with the service clock.',
       auth: 'none',
       body: verifyInputSchema,
+      errors: ['rate_limited'],
       success: { status: 200, description: 'The verdict and each check.', schema: verifyResultSchema },
       handle: async ({ body }) => webhooks.verify(body),
     }),
