@@ -1,0 +1,349 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.js';
+import {
+  type Answer,
+  type Call,
+  errorBodyProblems,
+  Findings,
+  finishTenant,
+  fingerprint,
+  freshIdempotencyKey,
+  type Ids,
+  leaks,
+  missingId,
+  missingIds,
+  OBJECT_KEYS,
+  type ObjectKey,
+  OPEN_OPERATIONS,
+  type Operation,
+  oauthAccessToken,
+  operationsOf,
+  PATH_PARAMS,
+  REQUESTS,
+  restCall,
+  revokeAccessToken,
+  seedTenant,
+  send,
+  type Tenant,
+  TOOL_ARGS,
+  toolCall,
+  toolOutcome,
+} from './support/matrix.js';
+import { describeEachDb, startTestServer, type TestServer } from './support/server.js';
+
+/**
+ * OWASP API1 (object level), API2 (authentication) and API5 (function level) as one table: every protected
+ * operation of the served /openapi.yaml and every MCP tool, against every kind of wrong credential and every
+ * object of another workspace. Two workspaces hold one object of each kind: the attacker and the victim.
+ * Every answer is checked against /openapi.yaml and searched for the victim's ids, secrets and names.
+ */
+
+type Code = 'invalid_api_key' | 'invalid_token';
+
+/** A credential that must be refused; `expiring` ones belong to the server whose tokens live 2 s. */
+interface BadCredential {
+  label: string;
+  authorization: string | undefined;
+  error: Code;
+  on: 'main' | 'expiring';
+}
+
+/** A foreign id that only filters (a list by brand) or only names a replay slot answers like an unknown one, without refusing. */
+const FILTERS = new Set(['listConnections brandId', 'list_connections brandId']);
+
+/** Answers that mean authorization refused the caller or did not find the object. */
+const REFUSED = [401, 403, 404];
+
+function refusal(answer: Answer, status: number, codes: readonly string[]): string[] {
+  if (answer.status !== status) return [`status ${answer.status}, expected ${status} ${codes.join('|')}: ${answer.text.slice(0, 300)}`];
+  const error = (answer.json as { error?: unknown } | undefined)?.error;
+  const problems = errorBodyProblems(answer.json, answer.headers.get('x-request-id'));
+  if (!codes.includes(String(error))) problems.push(`error ${String(error)}, expected ${codes.join('|')}`);
+  return problems;
+}
+
+function leakProblems(answer: Answer, secrets: readonly string[]): string[] {
+  const found = leaks(answer, secrets);
+  return found.length === 0 ? [] : [`answer shows the victim's ${found.join(', ')}: ${answer.text.slice(0, 300)}`];
+}
+
+/** The single-id substitutions (and all of them at once) that change a request: how it can name a foreign object. */
+function foreignVariants<T>(build: (ids: Ids) => T, own: Ids, other: Ids): { names: ObjectKey[]; foreign: T; missing: T; foreignIds: Partial<Ids>; missingIds: Partial<Ids> }[] {
+  const base = JSON.stringify(build(own));
+  const used = OBJECT_KEYS.filter((key) => JSON.stringify(build({ ...own, [key]: other[key] })) !== base);
+  // A fresh Idempotency-Key for every request that does not test the key itself, so no earlier answer is replayed.
+  const fresh = (ids: Ids): Ids => ({ ...ids, idemKey: freshIdempotencyKey() });
+  const pick = (ids: Ids, names: ObjectKey[]): Partial<Ids> => Object.fromEntries(names.map((n) => [n, ids[n]]));
+  const out = used.map((key) => {
+    const ghost = key === 'idemKey' ? freshIdempotencyKey() : missingId(other[key]);
+    const foreignIds = { ...fresh(own), [key]: other[key] };
+    const missing = { ...fresh(own), [key]: ghost };
+    return { names: [key], foreign: build(foreignIds), missing: build(missing), foreignIds: pick(foreignIds, [key]), missingIds: pick(missing, [key]) };
+  });
+  // Every object at once. The victim's Idempotency-Key is tested alone above: once the attacker's workspace has
+  // used it, a second use there is the attacker's own conflict, not the victim's.
+  const objects = used.filter((key) => key !== 'idemKey');
+  if (objects.length > 1) {
+    const allForeign = fresh({ ...other, wsId: own.wsId });
+    const allMissing = { ...missingIds(other), wsId: own.wsId };
+    out.push({ names: objects, foreign: build(allForeign), missing: build(allMissing), foreignIds: pick(allForeign, objects), missingIds: pick(allMissing, objects) });
+  }
+  return out;
+}
+
+function inPath(op: Operation, names: readonly ObjectKey[]): boolean {
+  return Object.entries(PATH_PARAMS).some(([param, key]) => op.path.includes(`{${param}}`) && (names as readonly string[]).includes(key));
+}
+
+describeEachDb(
+  'authorization matrix (OWASP API1, API2, API5)',
+  (server, kind) => {
+    let operations: Operation[] = [];
+    let documentProblems: string[] = [];
+    let servedTools: string[] = [];
+    let attacker: Tenant;
+    let victim: Tenant;
+    let attackerCredentials: { label: string; authorization: string }[] = [];
+    let badCredentials: BadCredential[] = [];
+    let expiring: TestServer | undefined;
+    let expiringWsId = '';
+    let victimClientId = '';
+
+    /** The protected operations, those that delete or deactivate last (should a refusal fail, the data survives longer). */
+    const protectedOps = () => {
+      const destructive = (op: Operation) => op.method === 'DELETE' || op.operationId === 'deactivateConnection';
+      const all = operations.filter((op) => !op.open);
+      return [...all.filter((op) => !destructive(op)), ...all.filter(destructive)];
+    };
+    /** Every protected request for these ids: each REST operation, and on /mcp also every call of every tool. */
+    const protectedCalls = (ids: Ids): Call[] =>
+      protectedOps().flatMap((op) => [restCall(op, ids), ...(op.path === '/mcp' ? Object.entries(TOOL_ARGS).flatMap(([name, builders]) => builders.map((b, i) => toolCall(name, b(ids), i))) : [])]);
+    const probe = (wsId: string): Call => ({ label: 'probe', method: 'GET', path: `/api/v1/workspaces/${wsId}/api-keys`, headers: {} });
+
+    beforeAll(async () => {
+      // The token that must expire is made first: its 2 s run out while the main server is seeded.
+      expiring = await startTestServer(kind, { OAUTH_ACCESS_TOKEN_TTL_SECONDS: '2' }, { workers: false });
+      const shortLived = await expiring.workspace('expiring');
+      expiringWsId = shortLived.workspace_id;
+      const expiringToken = await oauthAccessToken(expiring, shortLived.api_key);
+      const fresh = await send(expiring, probe(expiringWsId), `Bearer ${expiringToken.token}`);
+      if (fresh.status !== 200) throw new Error(`the 2 s token did not work while fresh: ${fresh.status}`);
+
+      const s = server();
+      ({ operations, problems: documentProblems } = operationsOf(await (await fetch(`${s.url}/openapi.yaml`)).text()));
+      attacker = await seedTenant(s, 'attacker');
+      victim = await seedTenant(s, 'victim');
+      // Publishing emits content.published; one dispatcher pass records a (failed, pending) delivery of each webhook.
+      await s.settle();
+      await s.container.dispatcher.drain();
+      await finishTenant(s, attacker);
+      await finishTenant(s, victim);
+
+      const attackerToken = await oauthAccessToken(s, attacker.apiKey);
+      attackerCredentials = [
+        { label: "attacker's API key", authorization: `Bearer ${attacker.apiKey}` },
+        { label: "attacker's OAuth token", authorization: `Bearer ${attackerToken.token}` },
+      ];
+
+      // The victim's credentials that stop working: each is shown to work first, so its 401 means revocation.
+      const revoked = await oauthAccessToken(s, victim.apiKey);
+      const approverAnswer = await send(s, { label: 'approver key', method: 'POST', path: `/api/v1/workspaces/${victim.ids.wsId}/api-keys`, headers: { 'content-type': 'application/json' }, body: '{"name":"approver"}' }, `Bearer ${victim.apiKey}`);
+      const approver = approverAnswer.json as { id: string; api_key: string };
+      const approved = await oauthAccessToken(s, approver.api_key);
+      for (const token of [revoked.token, approved.token]) {
+        const works = await send(s, probe(victim.ids.wsId), `Bearer ${token}`);
+        if (works.status !== 200) throw new Error(`a victim token did not work before revocation: ${works.status}`);
+      }
+      if ((await revokeAccessToken(s, revoked.token, revoked.clientId)) !== 200) throw new Error('revocation endpoint refused');
+      const revokeKey = await send(s, { label: 'revoke approver', method: 'DELETE', path: `/api/v1/workspaces/${victim.ids.wsId}/api-keys/${approver.id}`, headers: {} }, `Bearer ${victim.apiKey}`);
+      if (revokeKey.status !== 204) throw new Error(`revoking the approver key: ${revokeKey.status}`);
+      victimClientId = revoked.clientId;
+      victim.secrets.push(approver.id, approver.api_key, revoked.token, revoked.clientId, approved.token, approved.clientId);
+
+      const listed = await send(s, restCall(operations.find((o) => o.path === '/mcp')!, attacker.ids), `Bearer ${attacker.apiKey}`);
+      servedTools = ((listed.json as { result: { tools: { name: string }[] } }).result.tools ?? []).map((t) => t.name).sort();
+
+      badCredentials = [
+        { label: 'no Authorization header', authorization: undefined, error: 'invalid_api_key', on: 'main' },
+        { label: 'Bearer x', authorization: 'Bearer x', error: 'invalid_api_key', on: 'main' },
+        { label: "Basic with the victim's valid key", authorization: `Basic ${Buffer.from(`${victim.ids.wsId}:${victim.apiKey}`).toString('base64')}`, error: 'invalid_api_key', on: 'main' },
+        { label: "the victim's valid key without a scheme", authorization: victim.apiKey, error: 'invalid_api_key', on: 'main' },
+        { label: "the victim's valid key, truncated", authorization: `Bearer ${victim.apiKey.slice(0, -1)}`, error: 'invalid_api_key', on: 'main' },
+        { label: 'an unknown svc_live_ key', authorization: `Bearer svc_live_${randomBytes(16).toString('hex')}`, error: 'invalid_api_key', on: 'main' },
+        { label: "the victim's revoked key", authorization: `Bearer ${approver.api_key}`, error: 'invalid_api_key', on: 'main' },
+        { label: 'an unknown OAuth-shaped token', authorization: `Bearer ${randomBytes(32).toString('base64url')}`, error: 'invalid_token', on: 'main' },
+        { label: 'an OAuth token revoked at /revoke', authorization: `Bearer ${revoked.token}`, error: 'invalid_token', on: 'main' },
+        { label: 'an OAuth token whose approving key was revoked', authorization: `Bearer ${approved.token}`, error: 'invalid_token', on: 'main' },
+        { label: 'an expired OAuth token', authorization: `Bearer ${expiringToken.token}`, error: 'invalid_token', on: 'expiring' },
+      ];
+
+      for (let waited = 0; (await send(expiring, probe(expiringWsId), `Bearer ${expiringToken.token}`)).status !== 401; waited += 200) {
+        if (waited > 10_000) throw new Error('the 2 s token never expired');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    });
+
+    afterAll(async () => {
+      await expiring?.stop();
+    });
+
+    it('every operation declares its security, and exactly the expected ones are open', () => {
+      expect(documentProblems).toEqual([]);
+      expect(operations.filter((op) => op.open).map((op) => op.key).sort()).toEqual(OPEN_OPERATIONS);
+      // Only /mcp is protected without a workspace in its path: its tools act on the credential's own workspace.
+      expect(protectedOps().filter((op) => !op.path.includes('{wsId}')).map((op) => op.key)).toEqual(['POST /mcp']);
+    });
+
+    it('the matrix has a request for every protected operation and every served MCP tool', () => {
+      const needsEntry = protectedOps().filter((op) => op.hasRequestBody || op.requiredQuery.length > 0 || op.path === '/mcp');
+      expect(needsEntry.filter((op) => REQUESTS[op.operationId] === undefined).map((op) => op.key)).toEqual([]);
+      expect(Object.keys(REQUESTS).filter((id) => !operations.some((op) => op.operationId === id))).toEqual([]);
+      const params = protectedOps().flatMap((op) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!));
+      expect(params.filter((p) => PATH_PARAMS[p] === undefined)).toEqual([]);
+      expect(servedTools).toEqual(Object.keys(TOOL_ARGS).sort());
+    });
+
+    it('401: no, malformed, unknown, revoked and expired credentials are refused on every protected operation and tool', async () => {
+      const findings = new Findings();
+      for (const credential of badCredentials) {
+        const target = credential.on === 'expiring' ? expiring! : server();
+        const ids = credential.on === 'expiring' ? { ...victim.ids, wsId: expiringWsId } : victim.ids;
+        for (const call of protectedCalls(ids)) {
+          const answer = await send(target, call, credential.authorization);
+          const challenge = answer.headers.get('www-authenticate') ?? '';
+          findings.record(`${credential.label} → ${call.label}`, [
+            ...answer.conformance,
+            ...refusal(answer, 401, [credential.error]),
+            ...(call.path === '/mcp' && !challenge.includes('resource_metadata=') ? ['no WWW-Authenticate with resource_metadata on /mcp'] : []),
+            ...leakProblems(answer, victim.secrets),
+          ]);
+        }
+      }
+      expect(findings.failures).toEqual([]);
+      expect(findings.cases).toBe(badCredentials.length * protectedCalls(victim.ids).length);
+    });
+
+    it("403: another workspace's valid credential is refused on every workspace path, exactly as on a workspace that does not exist", async () => {
+      const findings = new Findings();
+      const ghost = missingId(victim.ids.wsId);
+      for (const credential of attackerCredentials) {
+        for (const op of protectedOps().filter((o) => o.path.includes('{wsId}'))) {
+          const onVictim = await send(server(), restCall(op, victim.ids), credential.authorization);
+          const onGhost = await send(server(), restCall(op, { ...victim.ids, wsId: ghost }), credential.authorization);
+          const same = fingerprint(onVictim.status, onVictim.json, { wsId: victim.ids.wsId }) === fingerprint(onGhost.status, onGhost.json, { wsId: ghost });
+          findings.record(`${credential.label} → ${op.key} of the victim`, [
+            ...onVictim.conformance,
+            ...onGhost.conformance,
+            ...refusal(onVictim, 403, ['forbidden']),
+            ...(same ? [] : [`differs from a nonexistent workspace: ${onVictim.text} vs ${onGhost.text}`]),
+            ...leakProblems(onVictim, victim.secrets),
+          ]);
+        }
+      }
+      expect(findings.failures).toEqual([]);
+      expect(findings.cases).toBe(2 * (protectedOps().length - 1));
+    });
+
+    it("404: on its own workspace path, naming the victim's objects answers as for ids that do not exist (REST)", async () => {
+      const findings = new Findings();
+      const named = new Set<string>();
+      for (const credential of attackerCredentials) {
+        for (const op of protectedOps().filter((o) => o.path !== '/mcp')) {
+          for (const v of foreignVariants((ids) => restCall(op, ids), attacker.ids, victim.ids)) {
+            if (inPath(op, v.names)) named.add(op.key);
+            const foreign = await send(server(), v.foreign, credential.authorization);
+            const missing = await send(server(), v.missing, credential.authorization);
+            const filter = v.names.every((n) => n === 'idemKey' || FILTERS.has(`${op.operationId} ${n}`));
+            const expected = inPath(op, v.names) ? refusal(foreign, 404, ['not_found']) : filter ? [] : refusal(foreign, foreign.status === 404 ? 404 : 400, ['not_found', 'validation_failed']);
+            const same = fingerprint(foreign.status, foreign.json, v.foreignIds) === fingerprint(missing.status, missing.json, v.missingIds);
+            findings.record(`${credential.label} → ${op.key} naming the victim's ${v.names.join('+')}`, [
+              ...foreign.conformance,
+              ...missing.conformance,
+              ...expected,
+              ...(same ? [] : [`differs from a nonexistent id: ${foreign.status} ${foreign.text.slice(0, 200)} vs ${missing.status} ${missing.text.slice(0, 200)}`]),
+              ...leakProblems(foreign, victim.secrets),
+            ]);
+          }
+        }
+      }
+      expect(findings.failures).toEqual([]);
+      // Every operation with an object in its path was run with the victim's object there.
+      const withObject = protectedOps().filter((op) => /\{(?!wsId\})\w+\}/.test(op.path));
+      expect(withObject.filter((op) => !named.has(op.key)).map((op) => op.key)).toEqual([]);
+    });
+
+    it("the revocation endpoint revokes only the presenting client's tokens", async () => {
+      // RFC 7009 answers 200 either way; the attacker's token must still work after the victim's client asked.
+      const attackerToken = attackerCredentials[1]!.authorization.slice('Bearer '.length);
+      expect(await revokeAccessToken(server(), attackerToken, victimClientId)).toBe(200);
+      expect((await send(server(), probe(attacker.ids.wsId), attackerCredentials[1]!.authorization)).status).toBe(200);
+    });
+
+    it("MCP tools called with the attacker's credential and the victim's objects answer as for ids that do not exist", async () => {
+      const findings = new Findings();
+      for (const credential of attackerCredentials) {
+        for (const [name, builders] of Object.entries(TOOL_ARGS)) {
+          for (const [i, args] of builders.entries()) {
+            for (const v of foreignVariants((ids) => toolCall(name, args(ids), i), attacker.ids, victim.ids)) {
+              const foreign = await send(server(), v.foreign, credential.authorization);
+              const missing = await send(server(), v.missing, credential.authorization);
+              const [f, m] = [toolOutcome(foreign), toolOutcome(missing)];
+              const filter = v.names.every((n) => n === 'idemKey' || FILTERS.has(`${name} ${n}`));
+              const code = (f.body as { error?: unknown } | undefined)?.error;
+              const expected = filter
+                ? []
+                : !f.isError || !['not_found', 'validation_failed'].includes(String(code))
+                  ? [`not refused: ${foreign.text.slice(0, 300)}`]
+                  : errorBodyProblems(f.body, foreign.headers.get('x-request-id'));
+              const same = `${f.isError} ${fingerprint(f.status, f.body, v.foreignIds)}` === `${m.isError} ${fingerprint(m.status, m.body, v.missingIds)}`;
+              findings.record(`${credential.label} → ${v.foreign.label} naming the victim's ${v.names.join('+')}`, [
+                ...foreign.conformance,
+                ...(foreign.status === 200 ? [] : [`HTTP ${foreign.status}`]),
+                ...expected,
+                ...(same ? [] : [`differs from a nonexistent id: ${foreign.text.slice(0, 200)} vs ${missing.text.slice(0, 200)}`]),
+                ...leakProblems(foreign, victim.secrets),
+              ]);
+            }
+          }
+        }
+      }
+      expect(findings.failures).toEqual([]);
+      expect(findings.cases).toBeGreaterThan(2 * 10);
+    });
+
+    it("control, MCP: every tool called with the attacker's own objects passes authorization and shows nothing of the victim", async () => {
+      const findings = new Findings();
+      for (const [name, builders] of Object.entries(TOOL_ARGS)) {
+        for (const [i, args] of builders.entries()) {
+          const answer = await send(server(), toolCall(name, args(attacker.ids), i), attackerCredentials[0]!.authorization);
+          const outcome = toolOutcome(answer);
+          const code = String((outcome.body as { error?: unknown } | undefined)?.error);
+          findings.record(`own → ${answer.status} MCP ${name}#${i + 1}`, [
+            ...answer.conformance,
+            ...(answer.status === 200 ? [] : [`HTTP ${answer.status}`]),
+            ...(outcome.isError && ['not_found', 'forbidden', 'invalid_api_key', 'invalid_token', 'server_error'].includes(code) ? [`refused: ${answer.text.slice(0, 300)}`] : []),
+            ...leakProblems(answer, victim.secrets),
+          ]);
+        }
+      }
+      expect(findings.failures).toEqual([]);
+    });
+
+    it("control, REST: every operation on the attacker's own path and objects passes authorization and shows nothing of the victim (destructive last)", async () => {
+      const findings = new Findings();
+      for (const op of protectedOps()) {
+        const answer = await send(server(), restCall(op, attacker.ids), attackerCredentials[0]!.authorization);
+        findings.record(`own → ${op.key}`, [
+          ...answer.conformance,
+          ...(REFUSED.includes(answer.status) || answer.status >= 500 ? [`refused: ${answer.status} ${answer.text.slice(0, 300)}`] : []),
+          ...leakProblems(answer, victim.secrets),
+        ]);
+      }
+      expect(findings.failures).toEqual([]);
+    });
+  },
+  // Many requests per workspace in a few seconds: the per-workspace rate limit is not what this suite tests.
+  { ALLOW_LOCAL_URLS: 'true', RATE_LIMIT_PER_MINUTE: '100000' },
+  () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
+);
