@@ -24,12 +24,12 @@ describe('crash safety', () => {
       const env = {
         DATABASE_URL: database.url,
         SECRET_KEY: TEST_SECRET_KEY,
-        SANDBOX_DELAY_MS: '40',
+        SANDBOX_DELAY_MS: '100',
         CONFIRM_INTERVAL_MS: '100',
         WORKER_POLL_MS: '20',
         JOB_LEASE_MS: '1500',
         JOB_RETRY_DELAYS_MS: '100',
-        WORKER_CONCURRENCY: '8',
+        WORKER_CONCURRENCY: '4',
       };
       const db = connect(kind.name === 'sqlite' ? { dialect: 'sqlite', file: database.url.replace(/^sqlite:/, '') } : { dialect: 'postgres', connectionString: database.url });
       let service = await startServiceProcess(env);

@@ -2,9 +2,23 @@ import type { NextFunction, Request, Response } from 'express';
 import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { locals } from './middleware/request-id.js';
 
-/** body-parser reports its failures as errors with a `type`; these are the client's fault. */
+/**
+ * Failures raised before our code runs (body-parser, the router's parameter decoding) carry an HTTP status and
+ * `expose`: they are the client's fault and answer in our format.
+ */
 function fromBodyParser(err: unknown): ServiceError | null {
-  if (typeof err !== 'object' || err === null || !('type' in err)) return null;
+  if (typeof err !== 'object' || err === null) return null;
+  // The router's decoding of a malformed percent-escape in a path parameter.
+  if (err instanceof URIError) return new ServiceError('invalid_request', 'The request path has a malformed percent-encoding.');
+  if (!('type' in err)) {
+    const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500 && (err as { expose?: unknown }).expose === true) {
+      return status === 413
+        ? new ServiceError('payload_too_large', 'The request body is larger than the service accepts.')
+        : new ServiceError('invalid_request', 'The request could not be read (malformed path encoding or body).');
+    }
+    return null;
+  }
   switch ((err as { type: unknown }).type) {
     case 'entity.parse.failed':
       return new ServiceError('invalid_request', 'The request body is not valid JSON.');
@@ -17,8 +31,12 @@ function fromBodyParser(err: unknown): ServiceError | null {
     case 'request.size.invalid':
     case 'stream.encoding.set':
       return new ServiceError('invalid_request', 'The request body was incomplete.');
-    default:
-      return null;
+    default: {
+      const status = (err as { status?: unknown }).status;
+      return typeof status === 'number' && status >= 400 && status < 500
+        ? new ServiceError('invalid_request', 'The request body could not be read (check Content-Encoding and Content-Type).')
+        : null;
+    }
   }
 }
 

@@ -15,7 +15,31 @@ export interface MountDeps {
   bodyLimit: string;
 }
 
+/**
+ * The path of the first string holding a NUL character: PostgreSQL cannot store one, and no field needs it.
+ * Iterative, because a hostile body can nest deeper than the call stack.
+ */
+function nulAt(root: unknown): string | null {
+  const stack: [unknown, string][] = [[root, '']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path;
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => stack.push([v, `${path}[${i}]`]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) stack.push([v, path === '' ? k : `${path}.${k}`]);
+    }
+  }
+  return null;
+}
+
 function parseOrThrow(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'query' | 'path'): unknown {
+  const nul = nulAt(value);
+  if (nul !== null) {
+    const path = nul === '' ? `(${where})` : nul;
+    throw new ServiceError('validation_failed', `${path}: must not contain the NUL character`, { fields: [{ path, message: 'contains NUL' }] });
+  }
   if (schema === undefined) return value;
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error, where);

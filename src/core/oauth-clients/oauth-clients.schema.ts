@@ -6,7 +6,12 @@ export const redirectUriSchema = z
   .url()
   .max(2048)
   .refine((u) => {
-    const url = new URL(u);
+    let url: URL;
+    try {
+      url = new URL(u);
+    } catch {
+      return false;
+    }
     if (url.hash !== '') return false;
     if (url.protocol === 'https:') return true;
     return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);

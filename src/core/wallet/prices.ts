@@ -16,7 +16,10 @@ export const DEFAULT_PRICES: PriceTable = { default: { publicacao: 2, criacao_de
 
 /** Credits per unit of `operation` on `plan`, or undefined when it has no published price (fails closed). */
 export function priceOf(table: PriceTable, plan: string, operation: string): number | undefined {
-  return table[plan]?.[operation] ?? table.default?.[operation];
+  // Own properties only: `__proto__`, `constructor`… are not operations.
+  const own = (t: Record<string, number> | undefined) => (t !== undefined && Object.hasOwn(t, operation) ? t[operation] : undefined);
+  const planTable = Object.hasOwn(table, plan) ? table[plan] : undefined;
+  return own(planTable) ?? own(table.default);
 }
 
 export const offerSchema = z.strictObject({

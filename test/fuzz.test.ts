@@ -1,0 +1,354 @@
+/**
+ * OWASP API4/API8 fuzzing of every operation of the served /openapi.yaml that takes a JSON body, query or path
+ * parameters (the OAuth protocol endpoints, /mcp and the payment callback excepted): schema-generated inputs and
+ * mutations of valid ones, judged by test/fuzz/fuzz.ts (no 5xx, spec error bodies, documented statuses, database
+ * unchanged by rejected requests, server up).
+ *
+ * FUZZ_RUNS (default 200) generated cases per operation; FUZZ_RUNS_PG for the PostgreSQL run (default: the same);
+ * FUZZ_SEED to replay a run; FUZZ_SLOW=0 skips the ~1 MB / 100,000-level / 16 KB-header cases.
+ * The long run: FUZZ_RUNS=10000 npx vitest run test/fuzz.test.ts
+ */
+import fc from 'fast-check';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock } from '../src/core/clock.js';
+import { createLogger } from '../src/logger.js';
+import { testDatabaseKinds } from './support/databases.js';
+import { ALL_PLATFORMS, brandWithConnections } from './support/factories.js';
+import { describeEachDb, startTestServer, type TestServer } from './support/server.js';
+import {
+  type Answer,
+  type ApiDocument,
+  type CaseContext,
+  caseArbitrary,
+  errorCodesOf,
+  type FuzzCase,
+  type Hints,
+  type JudgeContext,
+  fuzzOperation,
+  formatAnswers,
+  formatFailures,
+  type Operation,
+  operationsOf,
+  parseDocument,
+  slowCases,
+  validCaseArbitrary,
+} from './fuzz/fuzz.js';
+
+function count(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
+const RUNS = count('FUZZ_RUNS', 200);
+const PG_RUNS = count('FUZZ_RUNS_PG', RUNS);
+const SEED = process.env.FUZZ_SEED === undefined || process.env.FUZZ_SEED === '' ? undefined : Number(process.env.FUZZ_SEED);
+if (SEED !== undefined && !Number.isSafeInteger(SEED)) throw new Error('FUZZ_SEED must be an integer');
+const SLOW = process.env.FUZZ_SLOW !== '0';
+
+/** Library-owned protocol endpoints, the MCP door and the signed payment callback are out of scope. */
+function excluded(path: string): boolean {
+  return path.startsWith('/api/oauth/mcp') || path.startsWith('/.well-known/') || path === '/mcp' || path === '/v1/payments/callback';
+}
+
+/** The served document, read once at load so that each operation gets its own test. */
+async function servedDocument(): Promise<{ doc: ApiDocument }> {
+  const kind = testDatabaseKinds()[0];
+  if (!kind) throw new Error('no test database');
+  const server = await startTestServer(kind, {}, { workers: false });
+  try {
+    return { doc: parseDocument(await (await fetch(`${server.url}/openapi.yaml`)).text()) };
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * The server's error log, kept by request id, so a 5xx finding says what failed inside (exception and the first
+ * frame of our code) rather than only the opaque server_error body.
+ */
+const serverErrors = new Map<string, string>();
+const errorLog = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    try {
+      const line = JSON.parse(chunk.toString('utf8')) as { request_id?: string; err?: { type?: string; message?: string; stack?: string } };
+      if (line.request_id !== undefined && line.err !== undefined) {
+        const frame = (line.err.stack ?? '').split('\n').find((l) => /\/(src|db|oauth)\//.test(l) && !l.includes('node_modules'));
+        const where = frame === undefined ? '' : ` (${frame.trim().replace(/^at /, '').replace(/.*\/work\/main\//, '').replace(/^.*\((.*)\)$/, '$1')})`;
+        serverErrors.set(line.request_id, `${line.err.type ?? 'Error'}: ${(line.err.message ?? '').split('\n')[0]}${where}`);
+      }
+    } catch {
+      // not a JSON line
+    }
+    done();
+  },
+});
+
+function explain(requestId: string): string | undefined {
+  const why = serverErrors.get(requestId);
+  serverErrors.delete(requestId);
+  return why;
+}
+
+/** Findings of every operation, by signature, for one summary at the end. */
+const findings = new Map<string, Set<string>>();
+
+const served = await servedDocument();
+const OPERATIONS = operationsOf(served.doc, excluded);
+
+/** Every path parameter the fuzzer knows real ids for; an unknown one would only ever get random values. */
+const KNOWN_PATH_PARAMS = ['wsId', 'keyId', 'brandId', 'connId', 'contentId', 'whId', 'delId', 'clientId', 'platform'];
+
+interface Fixtures {
+  wsId: string;
+  key: { id: string; secret: string };
+  otherKey: string;
+  brand: string;
+  sideBrand: string;
+  doomedBrand: string;
+  otherBrand: string;
+  /** Ids of every kind in the other workspace: a path that names them must answer 403/404, never the object. */
+  otherIds: string[];
+  connections: Record<string, string>;
+  sideConnection: string;
+  spareKey: string;
+  mediaId: string;
+  videoId: string;
+  platforms: { slug: string; content_types: string[]; title_required: boolean }[];
+  contents: string[];
+  webhook: string;
+  doomedWebhook: string;
+  delivery: string;
+  client: string;
+  doomedClient: string;
+}
+
+async function must(server: TestServer, method: string, path: string, key: string, body: unknown, status: number): Promise<Record<string, unknown>> {
+  const res = await server.request(method, path, { key, body });
+  if (res.status !== status) throw new Error(`fixture ${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** A workspace with one of everything, plus spares for the destructive operations, and a second workspace. */
+async function makeFixtures(server: TestServer): Promise<Fixtures> {
+  const { ws, brandId, connections } = await brandWithConnections(server, ALL_PLATFORMS, await server.workspace('fuzz'));
+  const base = `/api/v1/workspaces/${ws.workspace_id}`;
+  const k = ws.api_key;
+  const other = await brandWithConnections(server, ['threads'], await server.workspace('other'));
+  const ob = `/api/v1/workspaces/${other.ws.workspace_id}`;
+  const ok = other.ws.api_key;
+  const otherIds = [
+    other.ws.workspace_id,
+    other.ws.key_id,
+    other.brandId,
+    ...Object.values(other.connections),
+    (await must(server, 'POST', `${ob}/webhooks`, ok, { url: 'https://hooks.invalid/other', enabled_events: ['content.failed'] }, 201)).id as string,
+    (await must(server, 'POST', `${ob}/oauth-clients`, ok, { client_name: 'other', redirect_uris: ['https://app.invalid/cb'] }, 201)).client_id as string,
+    (await must(server, 'POST', `${ob}/contents`, ok, { brand_id: other.brandId, target_platforms: ['threads'], content_type: 'text', text: 'theirs' }, 201)).content_id as string,
+  ];
+  const sideBrand = (await must(server, 'POST', `${base}/brands`, k, { name: 'side' }, 201)).id as string;
+  const doomedBrand = (await must(server, 'POST', `${base}/brands`, k, { name: 'doomed' }, 201)).id as string;
+  const sideConnection = (await must(server, 'POST', `${base}/brands/${sideBrand}/connections`, k, { platform_slug: 'threads', mode: 'sandbox', name: '@side' }, 201)).id as string;
+  const spareKey = (await must(server, 'POST', `${base}/api-keys`, k, { name: 'spare' }, 201)).id as string;
+  const upload = await fetch(`${server.url}${base}/media`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'image/png' }, body: new Uint8Array(64).fill(1) });
+  const mediaId = ((await upload.json()) as { id: string }).id;
+  const video = await fetch(`${server.url}${base}/media`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'video/mp4' }, body: new Uint8Array(256).fill(2) });
+  const videoId = ((await video.json()) as { id: string }).id;
+  const platforms = (await must(server, 'GET', '/api/v1/platforms', k, undefined, 200)).data as Fixtures['platforms'];
+  const webhook = (await must(server, 'POST', `${base}/webhooks`, k, { url: 'https://hooks.invalid/fuzz', enabled_events: ['content.published', 'content.failed'] }, 201)).id as string;
+  const doomedWebhook = (await must(server, 'POST', `${base}/webhooks`, k, { url: 'https://hooks.invalid/doomed', enabled_events: ['content.failed'] }, 201)).id as string;
+  const published = (await must(server, 'POST', `${base}/contents`, k, { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'hello' }, 201)).content_id as string;
+  const failed = (await must(server, 'POST', `${base}/contents`, k, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'fail', sandbox_outcomes: { threads: 'quota_exceeded' } }, 201)).content_id as string;
+  await server.settle();
+  const deliveries = await must(server, 'GET', `${base}/webhooks/${webhook}/deliveries`, k, undefined, 200);
+  const delivery = ((deliveries.data as { id: string }[])[0] ?? { id: 'del_none' }).id;
+  const client = (await must(server, 'POST', `${base}/oauth-clients`, k, { client_name: 'fuzz', redirect_uris: ['https://app.invalid/cb'] }, 201)).client_id as string;
+  const doomedClient = (await must(server, 'POST', `${base}/oauth-clients`, k, { client_name: 'doomed', redirect_uris: ['https://app.invalid/cb'] }, 201)).client_id as string;
+  return {
+    wsId: ws.workspace_id,
+    key: { id: ws.key_id, secret: k },
+    otherKey: other.ws.api_key,
+    brand: brandId,
+    sideBrand,
+    doomedBrand,
+    otherBrand: other.brandId,
+    otherIds,
+    connections,
+    sideConnection,
+    spareKey,
+    mediaId,
+    videoId,
+    platforms,
+    contents: [published, failed],
+    webhook,
+    doomedWebhook,
+    delivery,
+    client,
+    doomedClient,
+  };
+}
+
+/** Real ids per path parameter; destructive operations get spares so the others keep their objects. */
+function idsFor(op: Operation, f: Fixtures): Record<string, readonly string[]> {
+  const destructive = op.method === 'DELETE' || /\/(deactivate|oauth)$/.test(op.path);
+  const brandWrites = op.method !== 'GET' && op.path.includes('{brandId}');
+  return {
+    wsId: [f.wsId],
+    keyId: [f.spareKey],
+    brandId: op.method === 'DELETE' ? [f.doomedBrand] : brandWrites ? [f.sideBrand] : [f.brand, f.sideBrand],
+    connId: destructive ? [f.sideConnection] : [...Object.values(f.connections), f.sideConnection],
+    contentId: f.contents,
+    whId: op.method === 'DELETE' ? [f.doomedWebhook] : [f.webhook],
+    delId: [f.delivery],
+    clientId: op.method === 'DELETE' ? [f.doomedClient] : [f.client],
+    platform: ALL_PLATFORMS,
+  };
+}
+
+/**
+ * Ids that are wrong in a path: the other workspace's (any kind), and this workspace's of other kinds. A
+ * destructive operation never gets this workspace's ids of its own kind, so it cannot delete the shared fixtures.
+ */
+function foreignIdsFor(op: Operation, f: Fixtures): string[] {
+  const own = [f.brand, f.sideBrand, f.doomedBrand, ...Object.values(f.connections), f.sideConnection, ...f.contents, f.webhook, f.doomedWebhook, f.delivery, f.client, f.doomedClient, f.spareKey, f.mediaId];
+  const target = op.pathParams.at(-1)?.name;
+  const targetIds = target === undefined ? [] : (idsFor(op, f)[target] ?? []);
+  const kinds = new Set(targetIds.map((id) => id.replace(/_[^_]*$/, '')));
+  const safe = op.method === 'GET' ? own : own.filter((id) => !kinds.has(id.replace(/_[^_]*$/, '')));
+  return [...f.otherIds, ...safe, 'ws_other'];
+}
+
+/** Values the schema cannot tell: ids that exist, well-formed keys and signatures. */
+function hintsFor(f: Fixtures): Hints {
+  const connections = Object.values(f.connections);
+  return {
+    brand_id: fc.oneof({ weight: 5, arbitrary: fc.constant(f.brand) }, { weight: 1, arbitrary: fc.constantFrom(f.sideBrand, f.otherBrand, f.doomedBrand, 'brand_nope') }),
+    target_platforms: fc.shuffledSubarray([...ALL_PLATFORMS], { minLength: 1 }),
+    target_connections: fc.shuffledSubarray(connections, { minLength: 1, maxLength: 2 }),
+    media_id: fc.constantFrom(f.mediaId, 'media_nope'),
+    text: fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 40 }) }, { weight: 1, arbitrary: fc.string({ minLength: 480, maxLength: 700 }) }),
+    'Idempotency-Key': fc.oneof(fc.uuid(), fc.stringMatching(/^[\x21-\x7e]{1,40}$/)),
+    operacao: fc.constantFrom('publicacao', 'criacao_de_conteudo', 'inexistente'),
+    signature_header: fc.oneof(fc.stringMatching(/^sha256=[0-9a-f]{64}$/), fc.string({ maxLength: 80 })),
+    payload: fc.tuple(fc.integer({ min: 0, max: 2 ** 32 }), fc.json({ maxDepth: 2 })).map(([t, j]) => `${t}.${j}`),
+  };
+}
+
+/** Content bodies that can pass every check: platforms that take the type, the media it needs, a title where required. */
+function coherentContent(f: Fixtures): fc.Arbitrary<unknown> {
+  const types = [...new Set(f.platforms.flatMap((p) => p.content_types))];
+  return fc.constantFrom(...types).chain((type) => {
+    const able = f.platforms.filter((p) => p.content_types.includes(type));
+    return fc
+      .record({
+        targets: fc.shuffledSubarray(able, { minLength: 1 }),
+        text: fc.string({ maxLength: 80 }),
+        thread: fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
+        modo: fc.constantFrom(undefined, 'plano', 'creditos', 'automatico'),
+        split: fc.constantFrom(undefined, 'auto', 'off'),
+        override: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+      })
+      .map(({ targets, text, thread, modo, split, override }) => {
+        const body: Record<string, unknown> = { brand_id: f.brand, target_platforms: targets.map((p) => p.slug), content_type: type, text };
+        if (type === 'photo') body.media = [{ media_id: f.mediaId }];
+        if (type === 'video' || type === 'reel') body.media = [{ media_id: f.videoId }];
+        if (type === 'thread') body.thread = thread;
+        if (targets.some((p) => p.title_required)) body.title = 'A title';
+        if (modo !== undefined) body.modo = modo;
+        if (split !== undefined) body.thread_split = split;
+        if (override !== undefined && targets[0]) body.overrides = { [targets[0].slug]: { text: override } };
+        return body;
+      });
+  });
+}
+
+describeEachDb(
+  'fuzz',
+  (server, kind) => {
+    const runs = kind.name === 'postgres' ? PG_RUNS : RUNS;
+    let f: Fixtures;
+    let judgeContext: JudgeContext;
+    let key: { id: string; secret: string };
+
+    beforeAll(async () => {
+      f = await makeFixtures(server());
+      key = f.key;
+      judgeContext = { conformance: await server().openapi(), errorCodes: errorCodesOf(served.doc) };
+    });
+
+    it('covers every operation that takes input, with real ids for every path parameter', async () => {
+      const doc = parseDocument(await (await fetch(`${server().url}/openapi.yaml`)).text());
+      expect(operationsOf(doc, excluded).map((op) => op.id)).toEqual(OPERATIONS.map((op) => op.id));
+      const params = new Set(OPERATIONS.flatMap((op) => op.pathParams.map((p) => p.name)));
+      expect([...params].filter((p) => !KNOWN_PATH_PARAMS.includes(p))).toEqual([]);
+      expect(OPERATIONS.map((op) => op.id)).toEqual(expect.arrayContaining(['createContent', 'createBrand', 'uploadMedia', 'verifyWebhookSignature', 'getWalletPrice']));
+    });
+
+    for (const op of OPERATIONS) {
+      it(
+        `${op.method} ${op.path} (${op.id})`,
+        async () => {
+          const s = server();
+          const clock = s.container.clock as ManualClock;
+          const ctx: CaseContext = {
+            op,
+            doc: served.doc,
+            hints: hintsFor(f),
+            ids: idsFor(op, f),
+            foreignIds: foreignIdsFor(op, f),
+            otherTenantIds: f.otherIds,
+            foreignAuthorization: `Bearer ${f.otherKey}`,
+            ...(op.id === 'createContent' ? { bodies: coherentContent(f) } : {}),
+          };
+          const example = fc.sample(validCaseArbitrary(ctx), { numRuns: 1, seed: 42 })[0];
+          if (!example) throw new Error('no example');
+          const report = await fuzzOperation({
+            baseUrl: s.url,
+            db: s.container.db.kysely,
+            op,
+            cases: caseArbitrary(ctx),
+            slow: SLOW ? slowCases(ctx, example) : [],
+            numRuns: runs,
+            seed: SEED,
+            key: () => key.secret,
+            judge: judgeContext,
+            beforeCase: () => clock.advance(1),
+            afterAnswer: async (_c: FuzzCase, a: Answer) => {
+              // A valid `revoke_others: true` rotates the keys: carry on with the new one.
+              if (op.id !== 'createApiKey' || a.status !== 201) return;
+              const row = await s.container.db.kysely.selectFrom('api_keys').select('revoked_at').where('id', '=', key.id).executeTakeFirst();
+              const created = a.json as { id: string; api_key: string };
+              if (row?.revoked_at !== null) key = { id: created.id, secret: created.api_key };
+            },
+            explain,
+            // Spec 4.3: with a well-formed Idempotency-Key the first outcome is stored and replayed, errors included
+            // (the checks after the schema run under the key); that finished record is the only write a rejected
+            // content creation may leave. A lock left in flight would still show (idempotency_in_flight).
+            allowedChanges: (c: FuzzCase) => {
+              const idempotencyKey = c.headers['idempotency-key']?.replace(/^[ \t]+|[ \t]+$/g, ''); // as fetch sends it
+              return op.id === 'createContent' && idempotencyKey !== undefined && /^[\x21-\x7e]{1,255}$/.test(idempotencyKey) ? ['idempotency_keys'] : [];
+            },
+          });
+          console.info(formatAnswers(report));
+          for (const failure of report.failures) {
+            const signature = `[${kind.name}] ${failure.signature}`;
+            findings.set(signature, (findings.get(signature) ?? new Set()).add(op.id));
+          }
+          if (report.failures.length > 0) throw new Error(formatFailures(report));
+        },
+        Math.max(60_000, runs * 100),
+      );
+    }
+  },
+  { RATE_LIMIT_PER_MINUTE: '100000000', OPEN_RATE_LIMIT_PER_MINUTE: '100000000' },
+  () => ({ clock: new ManualClock(Date.UTC(2026, 0, 5, 12)), workers: false, logger: createLogger('error', errorLog) }),
+);
+
+afterAll(() => {
+  if (findings.size === 0) return;
+  const lines = [...findings].sort().map(([signature, ops]) => `${signature}\n    ${[...ops].join(', ')}`);
+  console.info(`Fuzz findings by signature (status, code, mutation family, server log):\n${lines.join('\n')}`);
+});
