@@ -11,6 +11,7 @@ import { recordConnectionExpired } from '../core/events/events.js';
 import { newId } from '../core/ids.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../logger.js';
+import { createClaimLoop } from './claim-loop.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import type { ContentType, PlatformSlug } from '../networks/limits.js';
 
@@ -64,8 +65,8 @@ export function createPublisher(deps: PublisherDeps) {
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished: released on shutdown so others need not wait for the lease. */
   const held = new Set<{ id: string; lease: string }>();
-  let timer: NodeJS.Timeout | undefined;
   let stopping = false;
+  const loop = createClaimLoop({ tick: () => tick(), pollMs: settings.pollMs, logger, what: 'jobs' });
 
   const connectionQueue = (id: string) => {
     let q = perConnection.get(id);
@@ -278,20 +279,10 @@ export function createPublisher(deps: PublisherDeps) {
       logger.error({ err, job_id: job.id }, 'job run failed; it will be retried when its lease ends');
     } finally {
       held.delete(handle);
-      refill();
+      loop.refill();
     }
   }
 
-  /** A finished job frees a slot: claim again at once rather than at the next poll (when running). */
-  let refilling = false;
-  function refill(): void {
-    if (stopping || timer === undefined || refilling) return;
-    refilling = true;
-    setImmediate(() => {
-      refilling = false;
-      tick().catch((err: unknown) => logger.error({ err }, 'claiming jobs failed'));
-    });
-  }
 
   /** Claims what fits in the free capacity and queues it; returns how many jobs were claimed. */
   async function tick(): Promise<number> {
@@ -309,18 +300,6 @@ export function createPublisher(deps: PublisherDeps) {
     return jobs.length;
   }
 
-  function schedule(): void {
-    timer = setTimeout(async () => {
-      try {
-        while ((await tick()) > 0 && !stopping) {
-          /* keep claiming while there is work and capacity */
-        }
-      } catch (err) {
-        logger.error({ err }, 'claiming jobs failed');
-      }
-      if (!stopping) schedule();
-    }, settings.pollMs);
-  }
 
   return {
     workerId,
@@ -335,12 +314,12 @@ export function createPublisher(deps: PublisherDeps) {
     },
     start(): void {
       stopping = false;
-      schedule();
+      loop.start();
     },
     /** Stops claiming, lets running jobs finish (up to `graceMs`), then releases the leases still held. */
     async stop(graceMs = 10_000): Promise<void> {
       stopping = true;
-      if (timer) clearTimeout(timer);
+      loop.stop();
       queue.clear();
       await Promise.race([queue.onIdle(), new Promise((r) => setTimeout(r, graceMs))]);
       for (const h of held) await releaseLease(db, h.id, h.lease).catch(() => undefined);

@@ -9,6 +9,7 @@ import { newId } from '../core/ids.js';
 import { open } from '../core/secret-box.js';
 import { type AttemptResult, type TransportError, afterAttempt, classify, describeAttempt } from '../core/webhooks/retry-policy.js';
 import type { Logger } from '../logger.js';
+import { createClaimLoop } from './claim-loop.js';
 import { signPayload } from '../webhooks/verify.js';
 
 export interface DispatcherSettings {
@@ -58,8 +59,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   const global = new PQueue({ concurrency: settings.concurrency });
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
-  let timer: NodeJS.Timeout | undefined;
   let stopping = false;
+  const loop = createClaimLoop({ tick: () => tick(), pollMs: settings.pollMs, logger, what: 'deliveries' });
   /**
    * Endpoints and their opened secrets, kept briefly: a burst of deliveries to one endpoint then costs one read
    * and one decryption, not one per attempt. A change (URL, pause, delete) is seen within ENDPOINT_TTL_MS.
@@ -159,21 +160,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         if (left <= 0) perEndpoint.delete(delivery.webhookId);
         else perEndpoint.set(delivery.webhookId, left);
         running.delete(task);
-        refill();
+        loop.refill();
       });
     running.add(task);
   }
 
-  /** A finished attempt frees a slot: claim again at once rather than at the next poll (when running). */
-  let refilling = false;
-  function refill(): void {
-    if (stopping || timer === undefined || refilling) return;
-    refilling = true;
-    setImmediate(() => {
-      refilling = false;
-      tick().catch((err: unknown) => logger.error({ err }, 'claiming deliveries failed'));
-    });
-  }
 
   /** Claims what fits (overall and per endpoint) and starts it; returns how many were started. */
   async function tick(): Promise<number> {
@@ -201,18 +192,6 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     return started;
   }
 
-  function schedule(): void {
-    timer = setTimeout(async () => {
-      try {
-        while (!stopping && (await tick()) > 0) {
-          /* keep claiming while there is work and room */
-        }
-      } catch (err) {
-        logger.error({ err }, 'claiming deliveries failed');
-      }
-      if (!stopping) schedule();
-    }, settings.pollMs);
-  }
 
   return {
     tick,
@@ -226,12 +205,12 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     },
     start(): void {
       stopping = false;
-      schedule();
+      loop.start();
     },
     /** Stops claiming and waits for attempts in flight (each ends within the response timeout). */
     async stop(): Promise<void> {
       stopping = true;
-      if (timer) clearTimeout(timer);
+      loop.stop();
       await Promise.all([...running]);
     },
   };
