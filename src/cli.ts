@@ -18,6 +18,23 @@ Commands:
                                             add a credit batch (lote) to a workspace's wallet
 `;
 
+/** Runs `work` with a container, closes it, and turns an expected failure into one line and exit code 1. */
+async function withContainer(config: ReturnType<typeof loadConfig>, work: (container: Awaited<ReturnType<typeof createContainer>>) => Promise<string>): Promise<number> {
+  const container = await createContainer(config, { logger: createLogger('warn', process.stderr) });
+  try {
+    process.stdout.write(await work(container));
+    return 0;
+  } catch (err) {
+    if (err instanceof ServiceError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await container.close();
+  }
+}
+
 /** Operator commands. Exit codes: 0 done, 1 failed, 2 bad usage or configuration. */
 async function run(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -50,18 +67,12 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write('workspace create needs --name NAME (1 to 100 characters)\n');
       return 2;
     }
-    const container = await createContainer(config, { logger: createLogger('warn', process.stderr) });
-    try {
+    return withContainer(config, async (container) => {
       const created = await container.services.workspaces.create(input.data);
-      process.stdout.write(
-        values.json
-          ? `${JSON.stringify(created)}\n`
-          : `Workspace ${created.workspace_id}\nAPI key ${created.key_id} (shown only now; store it):\n  ${created.api_key}\n`,
-      );
-      return 0;
-    } finally {
-      await container.close();
-    }
+      return values.json
+        ? `${JSON.stringify(created)}\n`
+        : `Workspace ${created.workspace_id}\nAPI key ${created.key_id} (shown only now; store it):\n  ${created.api_key}\n`;
+    });
   }
 
   if (command === 'workspace plan') {
@@ -69,20 +80,11 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write('workspace plan needs --workspace WS --plan PLAN\n');
       return 2;
     }
-    const container = await createContainer(config, { logger: createLogger('warn', process.stderr) });
-    try {
-      await container.services.workspaces.setPlan(values.workspace, values.plan);
-      process.stdout.write(`Workspace ${values.workspace} is on plan ${values.plan}.\n`);
-      return 0;
-    } catch (err) {
-      if (err instanceof ServiceError) {
-        process.stderr.write(`${err.message}\n`);
-        return 1;
-      }
-      throw err;
-    } finally {
-      await container.close();
-    }
+    const { workspace, plan } = values;
+    return withContainer(config, async (container) => {
+      await container.services.workspaces.setPlan(workspace, plan);
+      return `Workspace ${workspace} is on plan ${plan}.\n`;
+    });
   }
 
   if (command === 'credits grant') {
@@ -93,20 +95,11 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write('credits grant needs --workspace WS --amount <positive integer> [--expires <ISO date>] [--source grant|promotion]\n');
       return 2;
     }
-    const container = await createContainer(config, { logger: createLogger('warn', process.stderr) });
-    try {
-      const granted = await container.services.wallet.grant({ workspaceId: values.workspace, amount, source, expiresAt });
-      process.stdout.write(values.json ? `${JSON.stringify({ batch_id: granted?.batchId, amount })}\n` : `Added ${amount} credits to ${values.workspace} (batch ${granted?.batchId}).\n`);
-      return 0;
-    } catch (err) {
-      if (err instanceof ServiceError) {
-        process.stderr.write(`${err.message}\n`);
-        return 1;
-      }
-      throw err;
-    } finally {
-      await container.close();
-    }
+    const workspace = values.workspace;
+    return withContainer(config, async (container) => {
+      const granted = await container.services.wallet.grant({ workspaceId: workspace, amount, source, expiresAt });
+      return values.json ? `${JSON.stringify({ batch_id: granted?.batchId, amount })}\n` : `Added ${amount} credits to ${workspace} (batch ${granted?.batchId}).\n`;
+    });
   }
 
   process.stderr.write(`Unknown command: ${command}\n${USAGE}`);
