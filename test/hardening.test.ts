@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { createLogger } from '../src/logger.js';
-import { startFakeThreads, type FakeThreads } from './fakes/threads.js';
+import { startFakeThreads, threadsEnv, type FakeThreads } from './fakes/threads.js';
 import { brandWithConnections } from './support/factories.js';
 import { Browser, pkcePair } from './support/oauth-browser.js';
 import { describeEachDb, startTestServer } from './support/server.js';
@@ -20,13 +20,7 @@ const sink = new Writable({
 const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   fake = await startFakeThreads();
-  Object.assign(env, {
-    THREADS_CLIENT_ID: fake.clientId,
-    THREADS_CLIENT_SECRET: fake.clientSecret,
-    THREADS_API_URL: fake.apiBaseUrl,
-    THREADS_AUTHORIZE_URL: fake.authorizeUrl,
-    THREADS_TOKEN_URL: fake.tokenUrl,
-  });
+  Object.assign(env, threadsEnv(fake));
 });
 afterAll(() => fake.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
-import { startFakeThreads, type FakeThreads } from './fakes/threads.js';
+import { startFakeThreads, threadsEnv, type FakeThreads } from './fakes/threads.js';
 import { startReceiver } from './support/receiver.js';
 import { describeEachDb, type TestServer } from './support/server.js';
 
@@ -11,13 +11,7 @@ const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   fake = await startFakeThreads();
   receiver = await startReceiver();
-  Object.assign(env, {
-    THREADS_CLIENT_ID: fake.clientId,
-    THREADS_CLIENT_SECRET: fake.clientSecret,
-    THREADS_API_URL: fake.apiBaseUrl,
-    THREADS_AUTHORIZE_URL: fake.authorizeUrl,
-    THREADS_TOKEN_URL: fake.tokenUrl,
-  });
+  Object.assign(env, threadsEnv(fake));
 });
 afterAll(async () => {
   await fake.close();

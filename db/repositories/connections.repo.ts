@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { ConnectionsTable, Database } from '../schema.js';
 import { toMillis } from './rows.js';
 
 export interface ConnectionRow {
@@ -17,18 +17,7 @@ export interface ConnectionRow {
 
 const COLUMNS = ['id', 'workspace_id', 'brand_id', 'platform_slug', 'mode', 'name', 'status', 'status_reason', 'created_at', 'updated_at'] as const;
 
-type Selected = {
-  id: string;
-  workspace_id: string;
-  brand_id: string;
-  platform_slug: string;
-  mode: string;
-  name: string;
-  status: string;
-  status_reason: string | null;
-  created_at: number | string;
-  updated_at: number | string;
-};
+type Selected = Pick<Selectable<ConnectionsTable>, (typeof COLUMNS)[number]>;
 
 function toRow(r: Selected): ConnectionRow {
   return {

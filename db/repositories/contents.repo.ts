@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely';
-import type { Database } from '../schema.js';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { ContentsTable, Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 
 export interface ContentRow {
@@ -14,19 +14,8 @@ export interface ContentRow {
   completedAt: number | null;
 }
 
-type Selected = {
-  id: string;
-  workspace_id: string;
-  brand_id: string;
-  content_type: string;
-  status: string;
-  request: string;
-  created_at: number | string;
-  updated_at: number | string;
-  completed_at: number | string | null;
-};
 
-function toRow(r: Selected): ContentRow {
+function toRow(r: Selectable<ContentsTable>): ContentRow {
   return {
     id: r.id,
     workspaceId: r.workspace_id,

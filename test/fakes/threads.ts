@@ -326,3 +326,14 @@ export const on = {
   status: (r: FakeRequest) => r.method === 'GET' && (r.params.fields ?? '').includes('status'),
   quota: (r: FakeRequest) => r.path.endsWith('/threads_publishing_limit'),
 };
+
+/** The service settings that point its Threads adapter and OAuth at this fake. */
+export function threadsEnv(fake: FakeThreads): Record<string, string> {
+  return {
+    THREADS_CLIENT_ID: fake.clientId,
+    THREADS_CLIENT_SECRET: fake.clientSecret,
+    THREADS_API_URL: fake.apiBaseUrl,
+    THREADS_AUTHORIZE_URL: fake.authorizeUrl,
+    THREADS_TOKEN_URL: fake.tokenUrl,
+  };
+}

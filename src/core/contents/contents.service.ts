@@ -4,6 +4,7 @@ import { type ContentRow, findContent, insertContent, listContents } from '../..
 import { insertJobs, type JobRow, listJobsForContent, listJobsForContents, requeueJobs } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import { type IdempotencyService, type IdempotentResult, requestHash } from '../idempotency/idempotency.service.js';
@@ -67,19 +68,6 @@ function renderContent(row: ContentRow, jobs: JobRow[]): Content {
     completed_at: row.completedAt === null ? null : toIso(row.completedAt),
     jobs: jobs.map(renderJob),
   };
-}
-
-function encodeCursor(row: ContentRow): string {
-  return Buffer.from(`${row.createdAt}:${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
-  const createdAt = Number(at);
-  if (!Number.isSafeInteger(createdAt) || id === undefined || id.length === 0) {
-    throw new ServiceError('validation_failed', 'cursor: is not a cursor returned by this list', { fields: [{ path: 'cursor', message: 'invalid cursor' }] });
-  }
-  return { createdAt, id };
 }
 
 function contentNotFound(id: string): ServiceError {

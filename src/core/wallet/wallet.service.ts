@@ -17,6 +17,7 @@ import {
 import { findWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
@@ -43,9 +44,6 @@ export interface WalletDeps {
 
 export type WalletService = ReturnType<typeof createWalletService>;
 
-function cursorOf(row: { createdAt: number; id: string }): string {
-  return Buffer.from(`${row.createdAt}:${row.id}`).toString('base64url');
-}
 
 export function createWalletService(deps: WalletDeps) {
   const { db, clock, meters } = deps;
@@ -246,12 +244,7 @@ export function createWalletService(deps: WalletDeps) {
     async statement(principal: Principal, workspaceId: string, query: StatementQuery): Promise<Statement> {
       assertWorkspaceAccess(principal, workspaceId);
       await db.transaction().execute((tx) => expireDue(tx, workspaceId));
-      let after: { createdAt: number; id: string } | undefined;
-      if (query.cursor !== undefined) {
-        const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split(':');
-        if (!Number.isSafeInteger(Number(at)) || !id) throw new ServiceError('validation_failed', 'cursor: is not a cursor returned by this list');
-        after = { createdAt: Number(at), id };
-      }
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const rows = await listLedger(db, workspaceId, { after, limit: query.limit + 1 });
       const page = rows.slice(0, query.limit);
       const batches = await listBatches(db, workspaceId);
@@ -276,7 +269,7 @@ export function createWalletService(deps: WalletDeps) {
             reference: l.reference,
             created_at: toIso(l.createdAt),
           })),
-          next_cursor: rows.length > query.limit && page.length > 0 ? cursorOf(page[page.length - 1]!) : null,
+          next_cursor: rows.length > query.limit && page.length > 0 ? encodeCursor(page[page.length - 1]!) : null,
         },
       };
     },

@@ -11,6 +11,7 @@ import {
 import type { Database } from '../../../db/schema.js';
 import { checkSignature, type SignatureVerdict } from '../../webhooks/verify.js';
 import { type Clock, toIso } from '../clock.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ServiceError } from '../errors.js';
 import { newId, newSecret } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
@@ -144,19 +145,14 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
      */
     async deliveries(principal: Principal, workspaceId: string, webhookId: string, query: DeliveryListQuery): Promise<{ data: Delivery[]; next_cursor: string | null }> {
       await get(principal, workspaceId, webhookId);
-      let after: { createdAt: number; id: string } | undefined;
-      if (query.cursor !== undefined) {
-        const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split(':');
-        if (!Number.isSafeInteger(Number(at)) || !id) throw new ServiceError('validation_failed', 'cursor: is not a cursor returned by this list');
-        after = { createdAt: Number(at), id };
-      }
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const statuses = query.status === undefined ? undefined : query.status === 'failed' ? ['failed', 'dead'] : [query.status];
       const rows = await listDeliveries(db, webhookId, { statuses, after, limit: query.limit + 1 });
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       return {
         data: await renderDeliveries(db, page),
-        next_cursor: rows.length > query.limit && last ? Buffer.from(`${last.createdAt}:${last.id}`).toString('base64url') : null,
+        next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null,
       };
     },
 
