@@ -16,6 +16,14 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's one browser script: plain ES module, browser globals.
+    files: ['src/dashboard/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(['window', 'document', 'navigator', 'fetch', 'setTimeout', 'DOMParser', 'HTMLFormElement'].map((g) => [g, 'readonly'])),
+    },
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: transports, message: 'src/core knows nothing of HTTP, MCP or OAuth.' }, { group: ['**/http/**', '**/mcp/**', '**/dashboard/**', '**/oauth/**'], message: 'The core does not import doors.' }] }],

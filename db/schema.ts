@@ -263,7 +263,18 @@ export interface NetworkOAuthStatesTable {
   used_at: NullableMillis;
 }
 
+/** Web dashboard sessions; the cookie value is kept as a SHA-256 digest only. */
+export interface DashboardSessionsTable {
+  token_digest: string;
+  workspace_id: string;
+  key_id: string;
+  created_at: Millis;
+  last_seen_at: Millis;
+  ends_at: Millis;
+}
+
 export interface Database {
+  dashboard_sessions: DashboardSessionsTable;
   network_oauth_states: NetworkOAuthStatesTable;
   credit_batches: CreditBatchesTable;
   credit_ledger: CreditLedgerTable;

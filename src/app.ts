@@ -20,7 +20,9 @@ import { networkConnectionRoutes } from './http/routes/network-connections.route
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { hmacPaymentProvider } from './core/wallet/payment-provider.js';
 import { systemRoutes } from './http/routes/system.routes.js';
+import { PLATFORM_SLUGS, type PlatformSlug } from './networks/limits.js';
 import { createMcpHandler } from './mcp/handler.js';
+import { dashboardRouter } from './dashboard/router.js';
 
 /** Every REST operation the service offers; the OpenAPI document and the authorization tests enumerate it. */
 export function restRoutes(container: Container): AnyRoute[] {
@@ -49,7 +51,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   // Security headers on every answer; HTML pages (the consent page) set their own stricter CSP.
   app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: false }));
   const openLimit = ipRateLimit(container.ipLimiter, 'open');
-  app.post(['/api/v1/webhooks/verify', '/api/oauth/mcp/register', '/api/oauth/mcp/token', '/api/oauth/mcp/interaction/:uid/confirm'], openLimit);
+  app.post(['/api/v1/webhooks/verify', '/api/oauth/mcp/register', '/api/oauth/mcp/token', '/api/oauth/mcp/interaction/:uid/confirm', '/dashboard/sign-in'], openLimit);
 
   // Prometheus text; protected by METRICS_TOKEN when set (metrics reveal traffic, not data).
   app.get('/metrics', async (req, res) => {
@@ -93,6 +95,18 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
       auth,
       limiter: container.limiter,
       bodyLimit: container.config.bodyLimit,
+    }),
+  );
+
+  // The web dashboard: pages for people, on the same services; sessions come from signing in with an API key.
+  app.use(
+    dashboardRouter({
+      services: container.services,
+      secretKey: container.secretKey,
+      secure: baseUrl.startsWith('https:'),
+      baseUrl,
+      formTargets: [...new Set(Object.values(container.config.networks).map((n) => new URL(n.authorizeUrl).origin))],
+      liveAvailable: (platform) => (PLATFORM_SLUGS as readonly string[]).includes(platform) && container.networks.liveAvailable(platform as PlatformSlug),
     }),
   );
 

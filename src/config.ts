@@ -89,6 +89,8 @@ const envSchema = z.object({
   WEBHOOK_PER_ENDPOINT: positiveInt(16),
   PLANS_JSON: z.string().optional(),
   OPEN_RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  DASHBOARD_SESSION_IDLE_MINUTES: positiveInt(60),
+  DASHBOARD_SESSION_MAX_HOURS: positiveInt(12),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 1mb or 512kb' })
@@ -131,6 +133,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** all: HTTP and workers; api: HTTP only; worker: workers only (several processes on one PostgreSQL). */
   role: 'all' | 'api' | 'worker';
+  /** A dashboard session ends after this long without a request, and in any case after `maxMs`. */
+  dashboardSession: { idleMs: number; maxMs: number };
 }
 
 /** The official endpoints, overridable per network (tests point them at local fakes). */
@@ -269,6 +273,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     tokenExpiryWarningMs: e.TOKEN_EXPIRY_WARNING_DAYS * 86_400_000,
     metricsToken: e.METRICS_TOKEN,
     role: e.SERVICE_ROLE,
+    dashboardSession: { idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000, maxMs: e.DASHBOARD_SESSION_MAX_HOURS * 3_600_000 },
   };
 }
 

@@ -28,6 +28,7 @@ import { readFile } from 'node:fs/promises';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
+import { createSessionsService, type SessionsService } from './core/sessions/sessions.service.js';
 import { publicUrlProblem } from './media/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
@@ -49,6 +50,7 @@ export interface Services {
   oauthClients: ReturnType<typeof createOAuthClientsService>;
   wallet: WalletService;
   networkConnect: NetworkConnectService;
+  sessions: SessionsService;
 }
 
 /** Everything a process needs, wired once. */
@@ -173,12 +175,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
       settings: config.dispatcher,
       onAttempt: (status) => metrics.deliveryAttempted(status),
     });
+    const apiKeys = createApiKeysService(deps);
+    const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
       logger,
       everyMs: 10 * 60_000,
       sweepConnections: () => networkConnect.sweepExpiring(config.tokenExpiryWarningMs),
+      sweepSessions: () => sessions.sweep(),
     });
     return {
       config,
@@ -187,7 +192,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       logger,
       secretKey,
       services: {
-        apiKeys: createApiKeysService(deps),
+        apiKeys,
+        sessions,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService(deps),
         meters,

@@ -8,15 +8,16 @@ import type { Logger } from '../logger.js';
 /**
  * Periodic sweeps of rows that only expire: idempotency keys past their day, and the authorization server's
  * expired codes, sessions, interactions and tokens (oidc-provider keeps wall-clock time, so those use it too);
- * and live network tokens about to expire (refreshed, or warned about).
+ * dashboard sessions past their deadlines; and live network tokens about to expire (refreshed, or warned about).
  */
-export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; logger: Logger; everyMs: number; sweepConnections(): Promise<void> }) {
+export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; logger: Logger; everyMs: number; sweepConnections(): Promise<void>; sweepSessions(): Promise<number> }) {
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {
     try {
       await deleteExpiredIdempotencyKeys(deps.db, deps.clock.now());
       await deleteExpiredModels(deps.db, Date.now());
       await deps.sweepConnections();
+      await deps.sweepSessions();
     } catch (err) {
       deps.logger.warn({ err }, 'maintenance sweep failed');
     }

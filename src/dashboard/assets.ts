@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Router } from 'express';
+
+/**
+ * The stylesheet and the one script, plain files under src/dashboard/assets. They are found from the package
+ * root, so the same lookup works from `src/` under tsx and from the compiled `dist/src/`.
+ */
+function assetsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'src', 'dashboard', 'assets');
+    dir = dirname(dir);
+  }
+  throw new Error('dashboard assets not found: no package.json above the dashboard module');
+}
+
+const TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8' };
+
+export function assetRoutes(router: Router): void {
+  const dir = assetsDir();
+  const files = new Map(
+    Object.keys(TYPES).map((name) => {
+      const body = readFileSync(join(dir, name));
+      return [name, { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` }] as const;
+    }),
+  );
+  router.get('/dashboard/assets/:file', (req, res, next) => {
+    const file = files.get(req.params.file);
+    if (!file) {
+      next();
+      return;
+    }
+    res.setHeader('ETag', file.etag);
+    res.setHeader('Cache-Control', 'no-cache');
+    if (req.get('if-none-match') === file.etag) {
+      res.status(304).end();
+      return;
+    }
+    res.type(TYPES[req.params.file]!).send(file.body);
+  });
+}

@@ -1,0 +1,163 @@
+// Publisher dashboard: progressive enhancement only. Every page works without this script; it adds copy
+// buttons, confirmations, live character counters, the thread editor and refreshing while jobs run.
+
+const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+const chars = (text) => Array.from(text).length;
+
+function copyButtons() {
+  for (const button of $$('[data-copy]')) {
+    button.addEventListener('click', async () => {
+      const input = document.getElementById(button.dataset.copy);
+      if (!input) return;
+      input.select();
+      try {
+        await navigator.clipboard.writeText(input.value);
+      } catch {
+        document.execCommand('copy');
+      }
+      button.textContent = 'Copied';
+      setTimeout(() => (button.textContent = 'Copy'), 2000);
+    });
+  }
+}
+
+function confirmations() {
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
+}
+
+/**
+ * `<output data-counter-for="ID" data-limits='{"threads":500}'>`: characters of #ID against the limit of each
+ * platform chosen in `input[name=target_platforms]` (or against `data-limit` alone).
+ */
+function updateCounter(output) {
+  const source = document.getElementById(output.dataset.counterFor);
+  if (!source) return;
+  const length = chars(source.value);
+  const parts = [];
+  if (output.dataset.limit) {
+    const limit = Number(output.dataset.limit);
+    parts.push({ label: `of ${limit.toLocaleString('en-US')}`, over: length > limit });
+  } else {
+    const limits = JSON.parse(output.dataset.limits || '{}');
+    const names = JSON.parse(output.dataset.names || '{}');
+    const chosen = $$('input[name=target_platforms]:checked').map((i) => i.value).filter((slug) => slug in limits);
+    for (const slug of chosen) parts.push({ label: `${names[slug] || slug} ${limits[slug].toLocaleString('en-US')}`, over: length > limits[slug] });
+  }
+  output.replaceChildren(document.createTextNode(`${length.toLocaleString('en-US')} characters`));
+  if (parts.length > 0) output.append(document.createTextNode(' — '));
+  parts.forEach((part, i) => {
+    if (i > 0) output.append(document.createTextNode(', '));
+    const span = document.createElement('span');
+    span.textContent = part.over ? `${part.label}: too long` : part.label;
+    if (part.over) span.className = 'over';
+    output.append(span);
+  });
+}
+
+function counters() {
+  const all = () => $$('[data-counter-for]');
+  const refresh = () => all().forEach(updateCounter);
+  document.addEventListener('input', (event) => {
+    const id = event.target && event.target.id;
+    for (const output of all()) if (output.dataset.counterFor === id) updateCounter(output);
+  });
+  document.addEventListener('change', (event) => {
+    if (event.target && event.target.name === 'target_platforms') refresh();
+  });
+  refresh();
+}
+
+/** `[data-show-when-type="thread"]`: shown only while the content type select has that value. */
+function typeSections() {
+  const select = document.getElementById('content_type');
+  if (!select) return;
+  const apply = () => {
+    for (const section of $$('[data-show-when-type]')) section.hidden = !section.dataset.showWhenType.split(' ').includes(select.value);
+  };
+  select.addEventListener('change', apply);
+  apply();
+}
+
+/**
+ * `[data-thread-editor]` holds `.thread-post` blocks (a textarea each), a `<template>` for a new one, a
+ * `[data-thread-add]` button and `[data-thread-remove]` buttons. Labels and ids are renumbered after each change.
+ */
+function threadEditor() {
+  for (const editor of $$('[data-thread-editor]')) {
+    const list = editor.querySelector('[data-thread-list]');
+    const template = editor.querySelector('template');
+    const add = editor.querySelector('[data-thread-add]');
+    const max = Number(editor.dataset.max || 25);
+    const renumber = () => {
+      $$('.thread-post', list).forEach((post, i) => {
+        const n = i + 1;
+        const area = post.querySelector('textarea');
+        const label = post.querySelector('label');
+        const output = post.querySelector('[data-counter-for]');
+        const remove = post.querySelector('[data-thread-remove]');
+        area.id = `thread-${n}`;
+        label.htmlFor = area.id;
+        label.textContent = `Post ${n}`;
+        if (output) {
+          output.dataset.counterFor = area.id;
+          output.id = `thread-${n}-count`;
+          area.setAttribute('aria-describedby', output.id);
+          updateCounter(output);
+        }
+        if (remove) remove.setAttribute('aria-label', `Remove post ${n}`);
+      });
+      const count = $$('.thread-post', list).length;
+      if (add) add.disabled = count >= max;
+      for (const remove of $$('[data-thread-remove]', list)) remove.disabled = count <= 1;
+    };
+    add?.addEventListener('click', () => {
+      list.append(template.content.cloneNode(true));
+      renumber();
+      const areas = $$('textarea', list);
+      areas[areas.length - 1]?.focus();
+    });
+    list.addEventListener('click', (event) => {
+      const remove = event.target.closest('[data-thread-remove]');
+      if (!remove) return;
+      const post = remove.closest('.thread-post');
+      const previous = post.previousElementSibling;
+      post.remove();
+      renumber();
+      (previous?.querySelector('textarea') || list.querySelector('textarea'))?.focus();
+    });
+    renumber();
+  }
+}
+
+/**
+ * `[data-refresh-while]` (with an id): while present, the page is fetched again every 2 s and that element is
+ * replaced by its new version, until the new version no longer says it is running.
+ */
+function refreshing() {
+  const tick = async () => {
+    const running = $$('[data-refresh-while]');
+    if (running.length === 0) return;
+    try {
+      const res = await fetch(window.location.href, { headers: { accept: 'text/html' }, credentials: 'same-origin' });
+      if (!res.ok || res.redirected) return;
+      const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+      for (const element of running) {
+        const fresh = doc.getElementById(element.id);
+        if (fresh) element.replaceWith(document.importNode(fresh, true));
+      }
+    } finally {
+      if ($$('[data-refresh-while]').length > 0) setTimeout(tick, 2000);
+    }
+  };
+  if ($$('[data-refresh-while]').length > 0) setTimeout(tick, 2000);
+}
+
+copyButtons();
+confirmations();
+counters();
+typeSections();
+threadEditor();
+refreshing();

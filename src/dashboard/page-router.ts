@@ -1,0 +1,249 @@
+import { createHmac } from 'node:crypto';
+import type { Router } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Services } from '../container.js';
+import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
+import { constantTimeEqual } from '../core/ids.js';
+import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
+import { locals } from '../http/middleware/request-id.js';
+import { clearCookie, readCookie, setCookie } from './cookies.js';
+import { html, type SafeHtml } from './html.js';
+import { type SectionId, shell } from './layout.js';
+
+export const SESSION_COOKIE = 'svc_session';
+const FLASH_COOKIE = 'svc_flash';
+
+export interface DashboardDeps {
+  services: Services;
+  /** Derives the CSRF keys; the service's secret key. */
+  secretKey: Buffer;
+  /** Whether BASE_URL is https (cookies get `Secure`). */
+  secure: boolean;
+  baseUrl: string;
+  /** Origins a form may lead to besides ours: the networks' consent screens, reached after "connect". */
+  formTargets: readonly string[];
+  /** Whether a network can be connected live here (its OAuth client is configured). */
+  liveAvailable(platform: string): boolean;
+}
+
+/** What a signed-in page handler receives. */
+export interface PageContext {
+  req: Request;
+  res: Response;
+  principal: SessionPrincipal;
+  workspaceId: string;
+  /** The CSRF token of this session, for the forms the page renders. */
+  csrf: string;
+  sessionToken: string;
+  params: Record<string, string>;
+  /** Query parameters; a repeated one keeps its first value. */
+  query: Record<string, string>;
+  form: FormData;
+  /** The message a previous action left for this page. */
+  flash: string | null;
+  requestId: string;
+  deps: DashboardDeps;
+}
+
+/** Parsed form fields of a POST. */
+export class FormData {
+  constructor(private readonly fields: Record<string, unknown> = {}) {}
+  get(name: string): string {
+    const value = this.fields[name];
+    if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : '';
+    return typeof value === 'string' ? value : '';
+  }
+  all(name: string): string[] {
+    const value = this.fields[name];
+    if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+    return typeof value === 'string' ? [value] : [];
+  }
+  has(name: string): boolean {
+    return this.fields[name] !== undefined;
+  }
+}
+
+/** A page to render, or where to go next (with a message for that page). */
+export type PageResult =
+  | { title: string; body: SafeHtml; active?: SectionId; status?: number }
+  | { redirect: string; flash?: string };
+
+/** Thrown by a handler that checks the CSRF token itself (multipart forms) when it is wrong. */
+export class CsrfRefused extends Error {}
+
+export type PageHandler = (ctx: PageContext) => Promise<PageResult>;
+
+/** Pages and form actions of a signed-in person, with sessions, CSRF and error pages handled once here. */
+export interface PageRouter {
+  page(path: string, handler: PageHandler): void;
+  action(path: string, handler: PageHandler): void;
+  /** A POST whose body the handler reads itself (multipart uploads); the CSRF token is checked by `verifyCsrf`. */
+  rawAction(path: string, handler: PageHandler): void;
+  verifyCsrf(ctx: PageContext, presented: string): boolean;
+}
+
+export function csrfKeys(secretKey: Buffer) {
+  const sessionKey = createHmac('sha256', secretKey).update('dashboard-csrf').digest();
+  return {
+    /** The synchronizer token of a session: an HMAC of its cookie value, so nothing more is stored. */
+    forSession: (sessionToken: string) => createHmac('sha256', sessionKey).update(sessionToken).digest('base64url'),
+  };
+}
+
+export function contentSecurityPolicy(formTargets: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    `form-action 'self' ${formTargets.join(' ')}`.trim(),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export function htmlHeaders(res: Response, deps: DashboardDeps): void {
+  res.setHeader('Content-Security-Policy', contentSecurityPolicy(deps.formTargets));
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'same-origin');
+}
+
+/** A page for a signed-out visitor or a failure: never a stack trace, always a way on. */
+export function sendPlainPage(res: Response, deps: DashboardDeps, status: number, title: string, body: SafeHtml): void {
+  htmlHeaders(res, deps);
+  res.status(status).type('html').send(shell({ title, body }).text);
+}
+
+export function problemPage(title: string, message: string, requestId: string, link: { href: string; label: string }): SafeHtml {
+  return html`<section class="card narrow">
+  <h1>${title}</h1>
+  <p>${message}</p>
+  <p><a class="button" href="${link.href}">${link.label}</a></p>
+  <p class="muted">Reference: <code>${requestId}</code></p>
+</section>`;
+}
+
+const SIGN_IN_REASONS: Record<string, string> = {
+  expired: 'Your session expired. Sign in again to continue.',
+  key_revoked: 'The API key of your session was revoked. Sign in with an active key.',
+  none: 'Sign in to continue.',
+};
+
+function firstValues(query: Request['query']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(query)) {
+    const value = Array.isArray(v) ? v[0] : v;
+    if (typeof value === 'string') out[k] = value;
+  }
+  return out;
+}
+
+export function createPageRouter(router: Router, deps: DashboardDeps): PageRouter {
+  const csrf = csrfKeys(deps.secretKey);
+  const form = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 200 });
+
+  async function contextFor(req: Request, res: Response): Promise<PageContext | null> {
+    const token = readCookie(req, SESSION_COOKIE) ?? '';
+    const session = await deps.services.sessions.resolve(token);
+    const { requestId } = locals(res);
+    if (session.state !== 'active') {
+      if (token !== '') clearCookie(res, SESSION_COOKIE, deps.secure);
+      const next = req.method === 'GET' ? req.originalUrl : '/dashboard';
+      if (req.method === 'GET') {
+        res.redirect(303, `/dashboard/sign-in?${new URLSearchParams({ reason: session.state, next })}`);
+      } else {
+        // A form sent after the session ended: say so instead of silently dropping what was typed.
+        sendPlainPage(res, deps, 401, 'Session ended', problemPage('Your session ended', SIGN_IN_REASONS[session.state] ?? SIGN_IN_REASONS.none!, requestId, { href: '/dashboard/sign-in', label: 'Sign in' }));
+      }
+      return null;
+    }
+    const flash = readCookie(req, FLASH_COOKIE) ?? null;
+    if (flash !== null) clearCookie(res, FLASH_COOKIE, deps.secure);
+    return {
+      req,
+      res,
+      principal: session.principal,
+      workspaceId: session.principal.workspaceId,
+      csrf: csrf.forSession(token),
+      sessionToken: token,
+      params: req.params as Record<string, string>,
+      query: firstValues(req.query),
+      form: new FormData((req.body ?? {}) as Record<string, unknown>),
+      flash: flash && flash.length <= 500 ? flash : null,
+      requestId,
+      deps,
+    };
+  }
+
+  function respond(ctx: PageContext, result: PageResult): void {
+    const { res } = ctx;
+    if ('redirect' in result) {
+      if (result.flash) setCookie(res, FLASH_COOKIE, result.flash, { secure: deps.secure, maxAge: 60 });
+      res.redirect(303, result.redirect);
+      return;
+    }
+    htmlHeaders(res, deps);
+    const page = shell({ title: result.title, body: result.body, flash: ctx.flash, session: { workspaceId: ctx.workspaceId, csrf: ctx.csrf, active: result.active } });
+    res.status(result.status ?? 200).type('html').send(page.text);
+  }
+
+  function fail(ctx: PageContext, err: unknown): void {
+    if (err instanceof CsrfRefused) {
+      csrfRefused(ctx);
+      return;
+    }
+    if (err instanceof ServiceError) {
+      const title = err.code === 'not_found' ? 'Not found' : err.code === 'forbidden' ? 'Not allowed' : 'That did not work';
+      respond(ctx, { title, status: err.status, body: problemPage(title, err.message, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }) });
+      return;
+    }
+    locals(ctx.res).log.error({ err }, 'dashboard page failed');
+    if (ctx.res.headersSent) {
+      ctx.res.end();
+      return;
+    }
+    respond(ctx, { title: 'Something went wrong', status: 500, body: problemPage('Something went wrong', SERVER_ERROR_MESSAGE, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }) });
+  }
+
+  const verifyCsrf = (ctx: PageContext, presented: string) => presented.length > 0 && constantTimeEqual(presented, ctx.csrf);
+
+  function csrfRefused(ctx: PageContext): void {
+    htmlHeaders(ctx.res, deps);
+    const body = problemPage(
+      'This form could not be accepted',
+      'The form was missing its security token or came from another page or an older session. Nothing was changed. Go back, reload the page and try again.',
+      ctx.requestId,
+      { href: '/dashboard', label: 'Back to the overview' },
+    );
+    ctx.res.status(403).type('html').send(shell({ title: 'Form refused', body, session: { workspaceId: ctx.workspaceId, csrf: ctx.csrf } }).text);
+  }
+
+  const wrap = (handler: PageHandler, checkCsrf: boolean) => async (req: Request, res: Response, next: NextFunction) => {
+    let ctx: PageContext | null;
+    try {
+      ctx = await contextFor(req, res);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (!ctx) return;
+    if (checkCsrf && !verifyCsrf(ctx, ctx.form.get('csrf'))) {
+      csrfRefused(ctx);
+      return;
+    }
+    try {
+      respond(ctx, await handler(ctx));
+    } catch (err) {
+      fail(ctx, err);
+    }
+  };
+
+  return {
+    page: (path, handler) => void router.get(path, wrap(handler, false)),
+    action: (path, handler) => void router.post(path, form, wrap(handler, true)),
+    rawAction: (path, handler) => void router.post(path, wrap(handler, false)),
+    verifyCsrf,
+  };
+}

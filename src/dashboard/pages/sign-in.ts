@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Response, type Router } from 'express';
+import { ServiceError } from '../../core/errors.js';
+import { constantTimeEqual } from '../../core/ids.js';
+import { locals } from '../../http/middleware/request-id.js';
+import { clearCookie, readCookie, setCookie } from '../cookies.js';
+import { html } from '../html.js';
+import { describedBy, errorBanner, field } from '../layout.js';
+import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKIE } from '../page-router.js';
+
+/** Before a session exists, CSRF is a double-submit: a random cookie that the form must repeat. */
+const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
+
+const REASONS: Record<string, string> = {
+  expired: 'Your session expired. Sign in again to continue.',
+  key_revoked: 'The API key of your session was revoked. Sign in with an active key.',
+  signed_out: 'You signed out.',
+};
+
+/** Only our own dashboard pages are acceptable destinations after sign-in (no open redirect). */
+function safeNext(next: unknown): string {
+  return typeof next === 'string' && /^\/dashboard(\/[A-Za-z0-9/_.-]*)?(\?[^\\\s]*)?$/.test(next) && !next.startsWith('//') ? next : '/dashboard';
+}
+
+function signInPage(options: { csrf: string; next: string; notice?: string | undefined; error?: string | undefined }) {
+  const error = options.error;
+  return html`<section class="card narrow">
+  <h1>Sign in to the dashboard</h1>
+  ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+  ${errorBanner(error)}
+  <form method="post" action="/dashboard/sign-in" novalidate>
+    <input type="hidden" name="csrf" value="${options.csrf}">
+    <input type="hidden" name="next" value="${options.next}">
+    ${field({
+      id: 'api_key',
+      label: 'API key',
+      hint: 'An active key of your workspace (svc_live_…). It is checked once and never shown again; the session acts as this key.',
+      error,
+      control: html`<input id="api_key" name="api_key" type="password" autocomplete="current-password" required spellcheck="false"${describedBy('api_key', { hint: true, error })}>`,
+    })}
+    <button type="submit" class="primary">Sign in</button>
+  </form>
+  <p class="muted">No key yet? The first start of the service prints one; operators create more with <code>npm run cli -- workspace create</code>.</p>
+</section>`;
+}
+
+export function signInRoutes(router: Router, deps: DashboardDeps): void {
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
+
+  const csrfCookie = (req: Request, res: Response): string => {
+    const existing = readCookie(req, SIGN_IN_CSRF_COOKIE);
+    if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
+    const token = randomBytes(24).toString('base64url');
+    setCookie(res, SIGN_IN_CSRF_COOKIE, token, { secure: deps.secure, sameSite: 'Strict' });
+    return token;
+  };
+
+  router.get('/dashboard/sign-in', async (req, res) => {
+    const current = await deps.services.sessions.resolve(readCookie(req, SESSION_COOKIE) ?? '');
+    const next = safeNext(req.query.next);
+    if (current.state === 'active') {
+      res.redirect(303, next);
+      return;
+    }
+    const reason = typeof req.query.reason === 'string' ? REASONS[req.query.reason] : undefined;
+    sendPlainPage(res, deps, 200, 'Sign in', signInPage({ csrf: csrfCookie(req, res), next, notice: reason }));
+  });
+
+  router.post('/dashboard/sign-in', form, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const cookie = readCookie(req, SIGN_IN_CSRF_COOKIE);
+    const next = safeNext(body.next);
+    if (typeof body.csrf !== 'string' || cookie === undefined || !constantTimeEqual(body.csrf, cookie)) {
+      const fresh = csrfCookie(req, res);
+      sendPlainPage(res, deps, 403, 'Sign in', signInPage({ csrf: fresh, next, error: 'The sign-in form expired or did not come from this page. Nothing was sent; enter your key again.' }));
+      return;
+    }
+    try {
+      const { token } = await deps.services.sessions.signIn(typeof body.api_key === 'string' ? body.api_key : '');
+      clearCookie(res, SIGN_IN_CSRF_COOKIE, deps.secure);
+      setCookie(res, SESSION_COOKIE, token, { secure: deps.secure });
+      res.redirect(303, next);
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err.code !== 'invalid_api_key') throw err;
+      sendPlainPage(res, deps, 401, 'Sign in', signInPage({ csrf: cookie, next, error: 'That API key is not valid. Use an active key of your workspace: svc_live_ followed by 32 characters.' }));
+    }
+  });
+
+  router.post('/dashboard/sign-out', form, async (req, res) => {
+    const token = readCookie(req, SESSION_COOKIE) ?? '';
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const expected = csrfKeys(deps.secretKey).forSession(token);
+    if (token === '' || typeof body.csrf !== 'string' || !constantTimeEqual(body.csrf, expected)) {
+      sendPlainPage(res, deps, 403, 'Form refused', problemPage('This form could not be accepted', 'The sign-out form was missing its security token or came from an older session. You may already be signed out.', locals(res).requestId, { href: '/dashboard/sign-in', label: 'Go to sign-in' }));
+      return;
+    }
+    await deps.services.sessions.signOut(token);
+    clearCookie(res, SESSION_COOKIE, deps.secure);
+    res.redirect(303, '/dashboard/sign-in?reason=signed_out');
+  });
+}

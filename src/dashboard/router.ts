@@ -1,0 +1,54 @@
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import { SERVER_ERROR_MESSAGE } from '../core/errors.js';
+import { locals } from '../http/middleware/request-id.js';
+import { assetRoutes } from './assets.js';
+import { createPageRouter, type DashboardDeps, problemPage, sendPlainPage } from './page-router.js';
+import { apiKeyPages } from './pages/api-keys.js';
+import { brandPages } from './pages/brands.js';
+import { composePages } from './pages/compose.js';
+import { contentPages } from './pages/contents.js';
+import { oauthClientPages } from './pages/oauth-clients.js';
+import { overviewPage } from './pages/overview.js';
+import { signInRoutes } from './pages/sign-in.js';
+import { walletPages } from './pages/wallet.js';
+import { webhookPages } from './pages/webhooks.js';
+
+/**
+ * The web dashboard (spec 1: the third way in, for people), rendered on the server from the same core services
+ * as the REST API and MCP tools. Each page module registers its pages and form actions on the page router.
+ */
+export function dashboardRouter(deps: DashboardDeps): Router {
+  const router = Router();
+  assetRoutes(router);
+  signInRoutes(router, deps);
+  const pages = createPageRouter(router, deps);
+  overviewPage(pages);
+  composePages(pages);
+  contentPages(pages);
+  brandPages(pages);
+  webhookPages(pages);
+  apiKeyPages(pages);
+  oauthClientPages(pages);
+  walletPages(pages);
+
+  router.use('/dashboard', (_req: Request, res: Response) => {
+    sendPlainPage(res, deps, 404, 'Not found', problemPage('Page not found', 'There is no dashboard page at this address.', locals(res).requestId, { href: '/dashboard', label: 'Go to the overview' }));
+  });
+  // Failures before a page handler runs (an unreadable form body, a database outage while resolving the session).
+  router.use('/dashboard', (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: unknown }).status;
+    const client = typeof status === 'number' && status >= 400 && status < 500;
+    if (!client) locals(res).log.error({ err }, 'dashboard request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const message = client
+      ? status === 413
+        ? 'The form was larger than the dashboard accepts. Shorten it and try again.'
+        : 'The form could not be read. Reload the page and try again.'
+      : SERVER_ERROR_MESSAGE;
+    sendPlainPage(res, deps, client ? status : 500, 'Something went wrong', problemPage(client ? 'The form could not be read' : 'Something went wrong', message, locals(res).requestId, { href: '/dashboard', label: 'Back to the overview' }));
+  });
+  return router;
+}

@@ -1,0 +1,98 @@
+import { expect } from 'vitest';
+
+export interface DashboardPage {
+  status: number;
+  /** Where the answer came from, after following redirects. */
+  url: string;
+  html: string;
+  headers: Headers;
+}
+
+/**
+ * A cookie-keeping client for the web dashboard over plain HTTP: signs in with an API key, fetches pages,
+ * follows redirects (303 after a form), and posts forms with the CSRF token of the last page it saw.
+ */
+export class DashboardClient {
+  private readonly cookies = new Map<string, string>();
+  /** The CSRF token found in the last page fetched. */
+  csrf: string | undefined;
+
+  constructor(readonly baseUrl: string) {}
+
+  private store(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/max-age=0/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  /** One request, no redirect following; cookies are kept. */
+  async raw(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await fetch(new URL(path, this.baseUrl), { ...init, headers, redirect: 'manual' });
+    this.store(res);
+    return res;
+  }
+
+  private async follow(res: Response, url: string): Promise<DashboardPage> {
+    let current = res;
+    let at = url;
+    for (let i = 0; i < 5 && current.status >= 300 && current.status < 400; i++) {
+      at = new URL(current.headers.get('location')!, at).toString();
+      current = await this.raw(at);
+    }
+    const html = await current.text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+    if (csrf) this.csrf = csrf;
+    // Every dashboard answer is a page for people: never a stack trace or a JSON error.
+    expect(html, `${at} leaks a stack trace`).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+    return { status: current.status, url: at, html, headers: current.headers };
+  }
+
+  async get(path: string): Promise<DashboardPage> {
+    const url = new URL(path, this.baseUrl).toString();
+    return this.follow(await this.raw(url), url);
+  }
+
+  /** Posts a urlencoded form; the CSRF token of the last page is added unless `csrf: null` is given. */
+  async post(path: string, fields: Record<string, string | string[]>, options: { csrf?: string | null } = {}): Promise<DashboardPage> {
+    const body = new URLSearchParams();
+    const csrf = options.csrf === undefined ? this.csrf : options.csrf;
+    if (csrf !== null && csrf !== undefined) body.append('csrf', csrf);
+    for (const [name, value] of Object.entries(fields)) for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
+    const url = new URL(path, this.baseUrl).toString();
+    return this.follow(await this.raw(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() }), url);
+  }
+
+  /** Signs in with an API key and lands on the overview. */
+  async signIn(apiKey: string): Promise<DashboardPage> {
+    await this.get('/dashboard/sign-in');
+    const page = await this.post('/dashboard/sign-in', { api_key: apiKey, next: '/dashboard' });
+    expect(page.status, page.html.slice(0, 500)).toBe(200);
+    expect(page.url).toMatch(/\/dashboard$/);
+    return page;
+  }
+}
+
+/** The visible text of a page, tags removed and entities decoded, for assertions that read like the screen. */
+export function textOf(html: string): string {
+  return html
+    .replace(/<(script|style|template)[\s\S]*?<\/\1>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
