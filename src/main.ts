@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   }
 
   const lines = [`Listening on ${service.listenUrl} (base URL ${service.baseUrl})`, `API description: ${service.baseUrl}/openapi.yaml`];
+  // Only API processes serve pages; a worker process has no dashboard.
+  if (service.container.config.role !== 'worker') lines.push(`Dashboard: ${service.baseUrl}/dashboard (sign in with an API key)`);
   const first = service.firstWorkspace;
   if (first) {
     lines.push(

@@ -6,6 +6,7 @@ import { createLogger } from '../src/logger.js';
 import { startFakeThreads, threadsEnv, type FakeThreads } from './fakes/threads.js';
 import { brandWithConnections } from './support/factories.js';
 import { Browser, pkcePair } from './support/oauth-browser.js';
+import { DashboardClient } from './support/dashboard.js';
 import { describeEachDb, startTestServer } from './support/server.js';
 import { testDatabaseKinds } from './support/databases.js';
 
@@ -66,6 +67,12 @@ describeEachDb(
       const connected = await server().request('GET', `/api/v1/oauth/networks/threads/callback?code=${fake.issueCode(redirect)}&state=${started.body.state as string}`);
       const tokens = await server().container.services.networkConnect.tokensOf(connected.body.id as string);
       secrets.push(tokens!.accessToken);
+
+      // A dashboard sign-in: the key is posted in a form and the session cookie is a bearer secret too.
+      const dashboard = new DashboardClient(base);
+      await dashboard.signIn(ws.api_key);
+      secrets.push(dashboard.cookie('svc_session')!);
+      await dashboard.get('/dashboard/api-keys');
 
       // Every table, every row, as text.
       const tables = server().database.dialect === 'sqlite'
