@@ -23,6 +23,8 @@ import { systemRoutes } from './http/routes/system.routes.js';
 import { PLATFORM_SLUGS, type PlatformSlug } from './networks/limits.js';
 import { createMcpHandler } from './mcp/handler.js';
 import { dashboardRouter } from './dashboard/router.js';
+import type { DashboardDeps } from './dashboard/page-router.js';
+import { networkCallbackForBrowsers } from './dashboard/pages/network-callback.js';
 
 /** Every REST operation the service offers; the OpenAPI document and the authorization tests enumerate it. */
 export function restRoutes(container: Container): AnyRoute[] {
@@ -90,6 +92,18 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     oauthToken: (token) => oauth.verifyToken(token),
   };
 
+  // The web dashboard: pages for people, on the same services; sessions come from signing in with an API key.
+  const dashboard: DashboardDeps = {
+    services: container.services,
+    secretKey: container.secretKey,
+    secure: baseUrl.startsWith('https:'),
+    baseUrl,
+    formTargets: [...new Set(Object.values(container.config.networks).map((n) => new URL(n.authorizeUrl).origin))],
+    liveAvailable: (platform) => (PLATFORM_SLUGS as readonly string[]).includes(platform) && container.networks.liveAvailable(platform as PlatformSlug),
+  };
+  // A person's browser coming back from a network's consent screen gets a page, not the JSON of the REST answer.
+  app.get('/api/v1/oauth/networks/:platform/callback', networkCallbackForBrowsers(dashboard));
+
   app.use(
     mountRoutes(routes, {
       auth,
@@ -98,17 +112,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     }),
   );
 
-  // The web dashboard: pages for people, on the same services; sessions come from signing in with an API key.
-  app.use(
-    dashboardRouter({
-      services: container.services,
-      secretKey: container.secretKey,
-      secure: baseUrl.startsWith('https:'),
-      baseUrl,
-      formTargets: [...new Set(Object.values(container.config.networks).map((n) => new URL(n.authorizeUrl).origin))],
-      liveAvailable: (platform) => (PLATFORM_SLUGS as readonly string[]).includes(platform) && container.networks.liveAvailable(platform as PlatformSlug),
-    }),
-  );
+  app.use(dashboardRouter(dashboard));
 
   app.use(
     createMcpHandler({

@@ -11,7 +11,7 @@ import { html, type SafeHtml } from './html.js';
 import { type SectionId, shell } from './layout.js';
 
 export const SESSION_COOKIE = 'svc_session';
-const FLASH_COOKIE = 'svc_flash';
+export const FLASH_COOKIE = 'svc_flash';
 
 export interface DashboardDeps {
   services: Services;

@@ -1,6 +1,245 @@
-import { html } from '../html.js';
-import type { PageRouter } from '../page-router.js';
+import { CONTENT_STATUSES, type Content, contentListQuerySchema, type Job, retryInputSchema } from '../../core/contents/contents.schema.js';
+import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../core/contents/sandbox-outcomes.js';
+import { ServiceError } from '../../core/errors.js';
+import { explainJobError, explainServiceError, platformName } from '../explain.js';
+import { check, errorAt, type FieldErrors, fieldErrorsOf, optional } from '../forms.js';
+import { html, list, type SafeHtml } from '../html.js';
+import { badge, csrfField, describedBy, errorBanner, field, isoDate, table } from '../layout.js';
+import type { PageContext, PageRouter } from '../page-router.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EXCERPT_CHARS = 80;
+const FINAL_JOB_STATUSES: readonly Job['status'][] = ['published', 'failed'];
+
+/** What each list filter means when it is wrong, in words rather than the validator's. */
+const QUERY_MESSAGES: Record<string, string> = {
+  status: `Choose one of the listed statuses: all, ${CONTENT_STATUSES.join(', ')}.`,
+  cursor: 'The link to older contents is damaged or out of date. Start again from the newest contents.',
+  limit: 'The number of contents per page must be a whole number from 1 to 100.',
+};
+
+/** A content id that cannot exist is "not found" at once, so odd ids never reach the database. */
+function contentIdOf(ctx: PageContext): string {
+  const id = ctx.params.contentId ?? '';
+  if (!UUID.test(id)) throw new ServiceError('not_found', 'There is no content at this address in this workspace.');
+  return id;
+}
+
+function isRunning(content: Content): boolean {
+  return content.status === 'publishing' || content.jobs.some((j) => !FINAL_JOB_STATUSES.includes(j.status));
+}
+
+function isConfirmationFailure(job: Job): boolean {
+  return job.status === 'failed' && CONFIRMATION_ERROR_CODES.includes(job.error_code as JobErrorCode);
+}
+
+function excerpt(content: Content): SafeHtml {
+  const source = content.text ?? content.title ?? content.thread?.[0] ?? '';
+  const chars = Array.from(source.replace(/\s+/g, ' ').trim());
+  if (chars.length === 0) return html`<span class="muted">(no text)</span>`;
+  return html`${chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS).join('')}…` : chars.join('')}`;
+}
+
+/** Contents (spec 2.6, 2.7): the list with a status filter, and one content with its jobs and a retry. */
 export function contentPages(pages: PageRouter): void {
-  pages.page('/dashboard/contents', async () => ({ title: 'Contents', active: 'contents', body: html`<h1>Contents</h1><p>Coming soon.</p>` }));
+  pages.page('/dashboard/contents', async (ctx) => {
+    const raw = { status: optional(ctx.query.status ?? ''), cursor: optional(ctx.query.cursor ?? ''), limit: optional(ctx.query.limit ?? '') };
+    const query = check(contentListQuerySchema, raw);
+    let errors: FieldErrors | null = query.ok ? null : query.errors;
+    let found: Awaited<ReturnType<typeof ctx.deps.services.contents.list>> | null = null;
+    if (query.ok) {
+      try {
+        found = await ctx.deps.services.contents.list(ctx.principal, ctx.workspaceId, query.data);
+      } catch (err) {
+        // A damaged cursor is refused by the core; it is the visitor's link, not a failure of ours.
+        errors = fieldErrorsOf(err);
+        if (!errors) throw err;
+      }
+    }
+    const messages = errors ? Object.keys(errors).map((path) => QUERY_MESSAGES[path.split(/[.[]/)[0]!] ?? errors![path]!) : [];
+    const status = query.ok ? query.data.status : undefined;
+    const statusError = errorAt(errors, 'status') === undefined ? undefined : QUERY_MESSAGES.status;
+    const keep = (extra: Record<string, string>) => {
+      const params = new URLSearchParams();
+      if (status) params.set('status', status);
+      if (raw.limit !== undefined && !errorAt(errors, 'limit')) params.set('limit', raw.limit);
+      for (const [k, v] of Object.entries(extra)) params.set(k, v);
+      const text = params.toString();
+      return `/dashboard/contents${text ? `?${text}` : ''}`;
+    };
+
+    const rows = (found?.data ?? []).map(
+      (c) => html`<tr>
+  <td><a href="/dashboard/contents/${c.content_id}">${isoDate(c.created_at)}</a></td>
+  <td>${c.content_type}</td>
+  <td>${badge(c.status)}</td>
+  <td>${excerpt(c)}</td>
+  <td>${c.jobs.map((j, i) => html`${i > 0 ? html`<br>` : ''}${platformName(j.platform_slug)}: ${badge(j.status)}`)}</td>
+</tr>`,
+    );
+    const running = (found?.data ?? []).some(isRunning);
+    return {
+      title: 'Contents',
+      active: 'contents',
+      status: errors ? 400 : 200,
+      body: html`<h1>Contents</h1>
+<p><a class="button primary" href="/dashboard/compose">Compose a post</a></p>
+${errorBanner(messages.length > 0 ? 'These contents could not be listed.' : null, html`<ul>${messages.map((m) => html`<li>${m}</li>`)}</ul><p><a href="/dashboard/contents">Show the newest contents</a></p>`)}
+<section class="card" aria-labelledby="filter-h">
+  <h2 id="filter-h">Filter</h2>
+  <form method="get" action="/dashboard/contents">
+    ${field({
+      id: 'filter-status',
+      label: 'Status',
+      error: statusError,
+      control: html`<select id="filter-status" name="status"${describedBy('filter-status', { error: statusError })}>
+  <option value=""${status ? '' : html` selected`}>all</option>
+  ${CONTENT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}
+</select>`,
+    })}
+    ${raw.limit !== undefined && !errorAt(errors, 'limit') ? html`<input type="hidden" name="limit" value="${raw.limit}">` : ''}
+    <button type="submit">Filter</button>
+  </form>
+</section>
+${
+  found
+    ? html`<section class="card" aria-labelledby="list-h">
+  <h2 id="list-h">${status ? html`Contents with status ${status}` : 'All contents'}${raw.cursor ? ' (older)' : ''}</h2>
+  ${table({
+    id: 'contents',
+    caption: 'Contents, newest first',
+    head: ['Created', 'Type', 'Status', 'Text', 'Networks'],
+    rows,
+    empty: status ? `No contents with status ${status}.` : 'Nothing published yet.',
+    ...(running ? { attrs: html` data-refresh-while` } : {}),
+  })}
+  ${running ? html`<p class="muted">While contents are being published, this list updates every few seconds.</p>` : ''}
+  ${
+    found.next_cursor || raw.cursor
+      ? html`<p>${found.next_cursor ? html`<a href="${keep({ cursor: found.next_cursor })}">Older contents</a>` : ''}${
+          raw.cursor ? html`${found.next_cursor ? ' · ' : ''}<a href="${keep({})}">Newest contents</a>` : ''
+        }</p>`
+      : ''
+  }
+</section>`
+    : ''
+}`,
+    };
+  });
+
+  async function renderContent(ctx: PageContext, contentId: string, failure?: { message: string; status: number }) {
+    const content = await ctx.deps.services.contents.get(ctx.principal, ctx.workspaceId, contentId);
+    const running = isRunning(content);
+    const failed = content.jobs.filter((j) => j.status === 'failed');
+    const mayBeLive = failed.filter(isConfirmationFailure);
+
+    const rows = content.jobs.map((j) => {
+      const name = platformName(j.platform_slug);
+      return html`<tr>
+  <th scope="row">${name}</th>
+  <td><code>${j.connection_id}</code></td>
+  <td>${badge(j.status)}</td>
+  <td>${j.attempts}</td>
+  <td>${isoDate(j.updated_at)}</td>
+  <td>${jobResult(j, name)}</td>
+</tr>`;
+    });
+
+    return {
+      title: 'Content',
+      active: 'contents' as const,
+      status: failure?.status ?? 200,
+      body: html`<h1>Content ${isoDate(content.created_at)}</h1>
+${errorBanner(failure?.message)}
+<section class="card" aria-labelledby="content-h">
+  <h2 id="content-h">What was published</h2>
+  <dl>
+    <dt>Type</dt><dd>${content.content_type}</dd>
+    <dt>Status</dt><dd>${badge(content.status)}</dd>
+    <dt>Completed</dt><dd>${content.completed_at ? isoDate(content.completed_at) : 'not yet: some networks are still working'}</dd>
+    ${content.title !== null ? html`<dt>Title</dt><dd>${content.title}</dd>` : ''}
+    ${content.text !== null ? html`<dt>Text</dt><dd class="content-text">${multiline(content.text)}</dd>` : ''}
+  </dl>
+  ${
+    content.thread
+      ? html`<h3>Thread (${content.thread.length} posts)</h3>
+  <ol>${list(content.thread, (post) => html`<li>${multiline(post)}</li>`)}</ol>`
+      : ''
+  }
+</section>
+<section class="card" aria-labelledby="jobs-h">
+  <h2 id="jobs-h">Networks</h2>
+  ${table({
+    id: 'jobs',
+    caption: 'One publication per network',
+    head: ['Network', 'Connection id', 'Status', 'Attempts', 'Updated', 'Result'],
+    rows,
+    empty: 'No networks.',
+    ...(running ? { attrs: html` data-refresh-while` } : {}),
+  })}
+  ${running ? html`<p class="muted">While networks are still publishing, this table updates every few seconds; reload the page for the final status above.</p>` : ''}
+</section>
+${
+  failed.length > 0
+    ? html`<section class="card" aria-labelledby="retry-h">
+  <h2 id="retry-h">Retry</h2>
+  <p>${failed.length} network(s) failed. Retrying sends them again; each one counts as a publication on your plan.</p>
+  <form method="post" action="/dashboard/contents/${content.content_id}/retry">
+    ${csrfField(ctx.csrf)}
+    ${
+      mayBeLive.length > 0
+        ? html`<div class="field check">
+      <input id="retry-force" name="force" type="checkbox" value="true" aria-describedby="retry-force-hint">
+      <label for="retry-force">Also retry networks whose post may already be live (risk of a duplicate)</label>
+      <p class="hint" id="retry-force-hint">${mayBeLive.map((j) => platformName(j.platform_slug)).join(', ')}: the network took the post but did not confirm it in time. Look at your account there first; without this box these are left alone.</p>
+    </div>`
+        : ''
+    }
+    <button type="submit" class="primary">Retry failed networks</button>
+  </form>
+</section>`
+    : ''
+}
+<p><a href="/dashboard/contents">All contents</a></p>`,
+    };
+  }
+
+  pages.page('/dashboard/contents/:contentId', (ctx) => renderContent(ctx, contentIdOf(ctx)));
+
+  pages.action('/dashboard/contents/:contentId/retry', async (ctx) => {
+    const contentId = contentIdOf(ctx);
+    const input = check(retryInputSchema, ctx.form.get('force') === 'true' ? { force: true } : {});
+    if (!input.ok) return renderContent(ctx, contentId, { message: 'The retry request was not valid. Reload the page and try again.', status: 400 });
+    try {
+      const result = await ctx.deps.services.contents.retry(ctx.principal, ctx.workspaceId, contentId, input.data);
+      const n = result.requeued.length;
+      return { redirect: `/dashboard/contents/${contentId}`, flash: n > 0 ? `${n} network(s) queued again.` : 'Nothing to retry.' };
+    } catch (err) {
+      // A plan limit is shown on the content itself, with what to do; an unknown content is the not-found page.
+      if (err instanceof ServiceError && err.code !== 'not_found') return renderContent(ctx, contentId, { message: explainServiceError(err), status: err.status });
+      throw err;
+    }
+  });
+}
+
+function multiline(text: string): SafeHtml {
+  return html`${text.split('\n').map((line, i) => html`${i > 0 ? html`<br>` : ''}${line}`)}`;
+}
+
+function jobResult(job: Job, name: string): SafeHtml {
+  const corrected = job.previous_status
+    ? html`<p class="muted">First marked ${job.previous_status}; a late confirmation from the network corrected it.</p>`
+    : '';
+  if (job.status === 'published') {
+    // Only web addresses become links: a network's answer must not turn into a script link.
+    const url = job.external_post_url;
+    const link = url && /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="noopener noreferrer">View post on ${name}</a>` : html`Published`;
+    return html`${link}${corrected}`;
+  }
+  if (job.status === 'failed') {
+    const words = explainJobError(job.error_code);
+    const own = job.error_message && job.error_message !== words ? html`<p class="muted">${job.error_message}</p>` : '';
+    return html`${job.error_code ? html`<code>${job.error_code}</code> ` : ''}${words ?? 'The publication failed.'}${own}${corrected}`;
+  }
+  return html`<span class="muted">In progress</span>`;
 }

@@ -1,0 +1,65 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ServiceError } from '../../core/errors.js';
+import type { SessionPrincipal } from '../../core/sessions/sessions.service.js';
+import { locals } from '../../http/middleware/request-id.js';
+import { PLATFORM_SLUGS, type PlatformSlug } from '../../networks/limits.js';
+import { readCookie, setCookie } from '../cookies.js';
+import { explainServiceError, platformName } from '../explain.js';
+import { html } from '../html.js';
+import { type DashboardDeps, FLASH_COOKIE, problemPage, sendPlainPage, SESSION_COOKIE } from '../page-router.js';
+
+const text = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.length <= max ? value : undefined);
+
+/**
+ * The networks send the person's browser back to the REST callback. A browser (it asks for HTML) gets a page,
+ * or the dashboard with a message when it is signed in; programs asking for JSON get the REST answer as before.
+ */
+export function networkCallbackForBrowsers(deps: DashboardDeps) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const platform = String(req.params.platform ?? '');
+    if (req.accepts(['json', 'html']) !== 'html' || !(PLATFORM_SLUGS as readonly string[]).includes(platform)) {
+      next();
+      return;
+    }
+    const slug = platform as PlatformSlug;
+    const { requestId } = locals(res);
+    try {
+      const connection = await deps.services.networkConnect.callback(slug, {
+        code: text(req.query.code, 4096),
+        state: text(req.query.state, 200),
+        error: text(req.query.error, 200),
+      });
+      const message = `Connected the ${platformName(slug)} account “${connection.name}”.`;
+      const session = await deps.services.sessions.resolve(readCookie(req, SESSION_COOKIE) ?? '');
+      if (session.state === 'active' && (await isTheirs(deps, session.principal, connection.id))) {
+        setCookie(res, FLASH_COOKIE, message, { secure: deps.secure, maxAge: 60 });
+        res.redirect(303, '/dashboard/brands');
+        return;
+      }
+      sendPlainPage(res, deps, 200, 'Connected', html`<section class="card narrow"><h1>Account connected</h1><p>${message} You can close this page or <a href="/dashboard/brands">open the dashboard</a>.</p></section>`);
+    } catch (err) {
+      if (!(err instanceof ServiceError)) {
+        next(err);
+        return;
+      }
+      sendPlainPage(
+        res,
+        deps,
+        err.status,
+        'Connection not made',
+        problemPage('The account was not connected', explainServiceError(err), requestId, { href: '/dashboard/brands', label: 'Back to brands & connections' }),
+      );
+    }
+  };
+}
+
+/** Whether the signed-in person's workspace owns the connection (the state may have come from another one). */
+async function isTheirs(deps: DashboardDeps, principal: SessionPrincipal, connectionId: string): Promise<boolean> {
+  try {
+    await deps.services.connections.get(principal, principal.workspaceId, connectionId);
+    return true;
+  } catch (err) {
+    if (err instanceof ServiceError) return false;
+    throw err;
+  }
+}
