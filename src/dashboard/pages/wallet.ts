@@ -1,6 +1,201 @@
-import { html } from '../html.js';
-import type { PageRouter } from '../page-router.js';
+import { ServiceError } from '../../core/errors.js';
+import { OPERATION_METER } from '../../core/wallet/prices.js';
+import { type Price, priceQuerySchema, type Statement, statementQuerySchema } from '../../core/wallet/wallet.schema.js';
+import { explainServiceError } from '../explain.js';
+import { check, fieldErrorsOf } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+import { badge, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
+import type { PageContext, PageRouter } from '../page-router.js';
 
+const WALLET = '/dashboard/wallet';
+
+/** The operations the core charges for; the price form offers exactly these. */
+const OPERATIONS: Record<string, string> = { publicacao: 'Publication', criacao_de_conteudo: 'Content creation' };
+const PRICED_OPERATIONS = Object.keys(OPERATION_METER);
+
+const KIND_WORDS: Record<Statement['ledger']['data'][number]['kind'], string> = {
+  grant: 'Credits added',
+  spend: 'Credits spent',
+  refund: 'Refund',
+  expiry: 'Expired',
+};
+const SOURCE_WORDS: Record<Statement['lotes'][number]['source'], string> = { purchase: 'Purchase', grant: 'Grant', promotion: 'Promotion' };
+
+function operationName(operation: string): string {
+  return OPERATIONS[operation] ?? operation;
+}
+
+function signed(amount: number): string {
+  return amount > 0 ? `+${number(amount)}` : number(amount);
+}
+
+function money(amount: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'code' }).format(amount);
+  } catch {
+    // A currency code Intl does not know still reads fine as "49 XYZ".
+    return `${amount} ${currency}`;
+  }
+}
+
+/** What the statement query asked for: the ledger page, or a message when the address holds values we cannot use. */
+async function loadStatement(ctx: PageContext): Promise<{ statement: Statement; error: string | null; limit: string | undefined }> {
+  const asked = {
+    ...(ctx.query.limit !== undefined ? { limit: ctx.query.limit } : {}),
+    ...(ctx.query.cursor !== undefined ? { cursor: ctx.query.cursor } : {}),
+  };
+  const wallet = ctx.deps.services.wallet;
+  const fallback = () => wallet.statement(ctx.principal, ctx.workspaceId, { limit: 50 });
+  const checked = check(statementQuerySchema, asked);
+  if (!checked.ok) {
+    const message = checked.errors.limit !== undefined ? 'The page size in the address must be a whole number from 1 to 200.' : 'The ledger position in the address is not one this page gave out.';
+    return { statement: await fallback(), error: `${message} Showing the newest entries instead.`, limit: undefined };
+  }
+  try {
+    return { statement: await wallet.statement(ctx.principal, ctx.workspaceId, checked.data), error: null, limit: asked.limit };
+  } catch (err) {
+    // A cursor that decodes to nothing valid: the core says validation_failed.
+    if (fieldErrorsOf(err) === null) throw err;
+    return { statement: await fallback(), error: 'The ledger position in the address is not one this page gave out. Showing the newest entries instead.', limit: undefined };
+  }
+}
+
+type PriceOutcome = { kind: 'none' } | { kind: 'invalid'; operation?: string; quantity?: string } | { kind: 'refused'; message: string } | { kind: 'priced'; price: Price };
+
+/** The price form's answer, when the address carries one. */
+async function loadPrice(ctx: PageContext): Promise<PriceOutcome> {
+  const { operation, quantity } = ctx.query;
+  if (operation === undefined && quantity === undefined) return { kind: 'none' };
+  const checked = check(priceQuerySchema, { operacao: operation ?? '', ...(quantity !== undefined ? { quantidade: quantity } : {}) });
+  if (!checked.ok) {
+    return {
+      kind: 'invalid',
+      ...(checked.errors.operacao !== undefined ? { operation: 'Choose an operation.' } : {}),
+      ...(checked.errors.quantidade !== undefined ? { quantity: 'Enter a whole number from 1 to 100,000.' } : {}),
+    };
+  }
+  try {
+    return { kind: 'priced', price: await ctx.deps.services.wallet.price(ctx.principal, ctx.workspaceId, checked.data) };
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'operacao_sem_preco') return { kind: 'refused', message: explainServiceError(err) };
+    throw err;
+  }
+}
+
+function priceResult(price: Price): SafeHtml {
+  const coverage = price.coberto_pelo_plano
+    ? 'Your plan still covers this quantity this cycle, so with modo plano it costs nothing.'
+    : 'Your plan does not cover this quantity for the rest of this cycle: it would be paid in credits (modo creditos or automatico).';
+  const short = price.custo_estimado > price.saldo_disponivel;
+  return html`<h3 id="price-result-h">${number(price.quantidade)} × ${operationName(price.operacao)}</h3>
+<dl>
+  <dt>Price per unit</dt><dd>${number(price.preco_unitario)} credits</dd>
+  <dt>Estimated cost</dt><dd>${number(price.custo_estimado)} credits</dd>
+  <dt>Available balance</dt><dd>${number(price.saldo_disponivel)} credits</dd>
+  <dt>Covered by the plan</dt><dd>${price.coberto_pelo_plano ? 'Yes' : 'No'}</dd>
+</dl>
+<p>${coverage}</p>
+${short ? html`<p class="warn">Your balance does not cover this cost in credits: buy credits below.</p>` : ''}`;
+}
+
+function priceForm(ctx: PageContext, outcome: PriceOutcome): SafeHtml {
+  const opError = outcome.kind === 'invalid' ? outcome.operation : undefined;
+  const qtyError = outcome.kind === 'invalid' ? outcome.quantity : undefined;
+  const chosen = ctx.query.operation ?? PRICED_OPERATIONS[0];
+  const quantity = ctx.query.quantity ?? '1';
+  return html`<section class="card" aria-labelledby="price-h">
+  <h2 id="price-h">Price of an operation</h2>
+  <p>What an operation costs in credits now, before you publish with modo creditos or automatico.</p>
+  <form method="get" action="${WALLET}">
+    ${field({
+      id: 'price-operation',
+      label: 'Operation',
+      error: opError,
+      control: html`<select id="price-operation" name="operation"${describedBy('price-operation', { error: opError })}>${PRICED_OPERATIONS.map(
+        (op) => html`<option value="${op}"${op === chosen ? html` selected` : ''}>${operationName(op)} (${op})</option>`,
+      )}</select>`,
+    })}
+    ${field({
+      id: 'price-quantity',
+      label: 'Quantity',
+      hint: 'From 1 to 100,000.',
+      error: qtyError,
+      control: html`<input id="price-quantity" name="quantity" type="number" min="1" max="100000" step="1" required value="${quantity}"${describedBy('price-quantity', { hint: true, error: qtyError })}>`,
+    })}
+    <button type="submit">Check price</button>
+  </form>
+  ${outcome.kind === 'refused' ? errorBanner(outcome.message) : ''}
+  ${outcome.kind === 'priced' ? priceResult(outcome.price) : ''}
+</section>`;
+}
+
+/** The wallet (spec 4.5): balance, batches, ledger, offers and the price of an operation. */
 export function walletPages(pages: PageRouter): void {
-  pages.page('/dashboard/wallet', async () => ({ title: 'Wallet', active: 'wallet', body: html`<h1>Wallet</h1><p>Coming soon.</p>` }));
+  pages.page(WALLET, async (ctx) => {
+    const [{ statement, error, limit }, outcome, offers] = await Promise.all([loadStatement(ctx), loadPrice(ctx), ctx.deps.services.wallet.offers(ctx.principal, ctx.workspaceId)]);
+    const status = error !== null || outcome.kind === 'invalid' ? 400 : outcome.kind === 'refused' ? 402 : 200;
+
+    const batchRows = statement.lotes.map(
+      (b) => html`<tr>
+  <td><code>${b.id}</code></td>
+  <td>${SOURCE_WORDS[b.source]}</td>
+  <td>${number(b.amount)}</td>
+  <td>${number(b.remaining)}</td>
+  <td>${isoDate(b.created_at)}</td>
+  <td>${b.expires_at ? isoDate(b.expires_at) : 'never'}</td>
+  <td>${b.expired ? badge('expired') : badge('active')}</td>
+</tr>`,
+    );
+    const ledgerRows = statement.ledger.data.map(
+      (l) => html`<tr>
+  <td>${isoDate(l.created_at)}</td>
+  <td>${KIND_WORDS[l.kind]}</td>
+  <td>${signed(l.amount)}</td>
+  <td>${l.operation ? operationName(l.operation) : '—'}</td>
+  <td>${l.reference ? html`<code>${l.reference}</code>` : '—'}</td>
+</tr>`,
+    );
+    const next = statement.ledger.next_cursor;
+    const older = next === null ? '' : `${WALLET}?${new URLSearchParams({ ...(limit !== undefined ? { limit } : {}), cursor: next }).toString()}#ledger-h`;
+    const paged = ctx.query.cursor !== undefined && error === null;
+
+    return {
+      title: 'Wallet',
+      active: 'wallet',
+      status,
+      body: html`<h1>Wallet</h1>
+${errorBanner(error)}
+<section class="card" aria-labelledby="balance-h">
+  <h2 id="balance-h">Balance</h2>
+  <p class="big">${number(statement.saldo)} <span class="unit">credits</span></p>
+  <p class="muted">Credits pay for publications beyond your plan. Each charge comes from one batch, the one that expires soonest.</p>
+</section>
+${priceForm(ctx, outcome)}
+<section class="card" aria-labelledby="offers-h">
+  <h2 id="offers-h">Buy credits</h2>
+  ${table({
+    caption: 'Credit packages',
+    head: ['Credits', 'Price', 'Buy'],
+    rows: offers.data.map(
+      (o) => html`<tr>
+  <td>${number(o.credits)}</td>
+  <td>${money(o.price, o.currency)}</td>
+  <td><a class="button" href="${o.payment_url}" rel="noopener noreferrer">Buy ${number(o.credits)} credits</a></td>
+</tr>`,
+    ),
+    empty: 'No credit packages are on sale.',
+  })}
+</section>
+<section class="card" aria-labelledby="batches-h">
+  <h2 id="batches-h">Credit batches</h2>
+  ${table({ caption: 'Credit batches', head: ['Batch', 'Source', 'Amount', 'Remaining', 'Created', 'Expires', 'Status'], rows: batchRows, empty: 'No credits yet.' })}
+</section>
+<section class="card" aria-labelledby="ledger-h">
+  <h2 id="ledger-h">Ledger</h2>
+  <p class="muted">Every change to the balance, newest first.</p>
+  ${table({ caption: 'Ledger entries', head: ['When', 'What', 'Amount', 'Operation', 'Reference'], rows: ledgerRows, empty: paged ? 'No older entries.' : 'No entries yet.' })}
+  ${paged || older ? html`<p class="actions">${paged ? html`<a href="${WALLET}#ledger-h">Newest entries</a>` : ''}${older ? html`<a href="${older}">Older entries</a>` : ''}</p>` : ''}
+</section>`,
+    };
+  });
 }
