@@ -1,6 +1,334 @@
-import { html } from '../html.js';
-import type { PageRouter } from '../page-router.js';
+import { z } from 'zod';
+import { brandInputSchema } from '../../core/brands/brands.schema.js';
+import type { Brand } from '../../core/brands/brands.schema.js';
+import { type Connection, createSandboxConnectionInputSchema, platformSlugSchema } from '../../core/connections/connections.schema.js';
+import { ServiceError } from '../../core/errors.js';
+import { PLATFORM_SLUGS, PLATFORMS } from '../../networks/limits.js';
+import { explainJobError, explainServiceError, meterLabel, platformName } from '../explain.js';
+import { check, errorAt, type FieldErrors } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
+import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 
+const startLiveInputSchema = z.strictObject({ platform_slug: platformSlugSchema });
+
+/** Why a connection left `active`, in words; the codes come from deactivation, brand deletion and the publisher. */
+const STATUS_REASONS: Record<string, string> = {
+  deactivated: 'Deactivated; its slot is free.',
+  brand_deleted: 'Its brand was deleted.',
+  refresh_failed: 'The network refused to renew the access. Reconnect it.',
+  token_expired: "The network's authorization expired or was refused. Reconnect it.",
+  permission_revoked: 'The permission was removed on the network. Reconnect it.',
+};
+
+function reasonInWords(reason: string | null): string {
+  if (reason === null) return '—';
+  return STATUS_REASONS[reason] ?? explainJobError(reason) ?? reason;
+}
+
+/** The form of one brand card that failed, so its errors and typed values show in that card only. */
+interface BrandFormState {
+  brandId: string;
+  form: 'sandbox' | 'live' | 'rename' | 'connection';
+  errors?: FieldErrors;
+  banner?: string;
+  values?: Record<string, string>;
+}
+
+interface RenderExtra {
+  status?: number;
+  create?: { errors: FieldErrors; name: string };
+  brand?: BrandFormState;
+}
+
+const BRANDS_URL = '/dashboard/brands';
+const GONE_BRAND = 'That brand was not found in this workspace; it may have been deleted.';
+const GONE_CONNECTION = 'That connection was not found in this workspace; it may have been removed.';
+
+function isNotFound(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && err.code === 'not_found';
+}
+
+/** Brands and their network connections (spec 4.3–4.6): create, rename, delete; sandbox and live connections. */
 export function brandPages(pages: PageRouter): void {
-  pages.page('/dashboard/brands', async () => ({ title: 'Brands & connections', active: 'brands', body: html`<h1>Brands & connections</h1><p>Coming soon.</p>` }));
+  async function render(ctx: PageContext, extra: RenderExtra = {}): Promise<PageResult> {
+    const { services } = ctx.deps;
+    const [brands, connections, usage] = await Promise.all([
+      services.brands.list(ctx.principal, ctx.workspaceId),
+      services.connections.list(ctx.principal, ctx.workspaceId, {}),
+      services.meters.usage(ctx.workspaceId),
+    ]);
+    const meters = usage.meters.filter((m) => m.meter === 'brands' || m.meter === 'connections');
+    const live = PLATFORM_SLUGS.filter((slug) => ctx.deps.liveAvailable(slug));
+    const createError = errorAt(extra.create?.errors, 'name');
+
+    return {
+      title: 'Brands & connections',
+      active: 'brands',
+      status: extra.status ?? 200,
+      body: html`<h1>Brands & connections</h1>
+<section class="card" aria-labelledby="usage-h">
+  <h2 id="usage-h">Plan usage</h2>
+  ${meters.map((m) => html`<p>${meterLabel(m.meter)}: ${number(m.used)} of ${number(m.limit)} used</p>`)}
+  <p class="muted">Deleting a brand or deactivating a connection frees its slot.</p>
+</section>
+<section class="card" aria-labelledby="create-brand-h">
+  <h2 id="create-brand-h">Create a brand</h2>
+  <p>A brand groups the network accounts its posts go to.</p>
+  ${errorBanner(extra.create?.errors._)}
+  <form method="post" action="${BRANDS_URL}">
+    ${csrfField(ctx.csrf)}
+    ${field({
+      id: 'brand-name',
+      label: 'Brand name',
+      error: createError,
+      control: html`<input id="brand-name" name="name" type="text" maxlength="100" required value="${extra.create?.name ?? ''}"${describedBy('brand-name', { error: createError })}>`,
+    })}
+    <button type="submit" class="primary">Create brand</button>
+  </form>
+</section>
+${
+  brands.length === 0
+    ? html`<p class="empty">No brands yet. Create one above, then add its connections.</p>`
+    : brands.map((b) =>
+        brandCard(
+          ctx,
+          b,
+          connections.filter((c) => c.brand_id === b.id),
+          live,
+          extra.brand?.brandId === b.id ? extra.brand : undefined,
+        ),
+      )
+}`,
+    };
+  }
+
+  function brandCard(ctx: PageContext, brand: Brand, connections: Connection[], live: readonly string[], state: BrandFormState | undefined): SafeHtml {
+    const id = brand.id;
+    const values = state?.values ?? {};
+    const errorsOf = (form: BrandFormState['form']) => (state?.form === form ? state.errors : undefined);
+    const sandboxErrors = errorsOf('sandbox');
+    const netError = errorAt(sandboxErrors, 'platform_slug');
+    const nameError = errorAt(sandboxErrors, 'name');
+    const liveError = errorAt(errorsOf('live'), 'platform_slug');
+    const renameError = errorAt(errorsOf('rename'), 'name');
+    const bannerFor = (form: BrandFormState['form']) => (state?.form === form ? errorBanner(state.banner) : '');
+    const selected = (form: BrandFormState['form'], slug: string) => (state?.form === form && values.platform_slug === slug ? html` selected` : '');
+
+    const rows = connections.map((c) => {
+      const open = c.status !== 'inactive';
+      const reconnect = c.mode === 'live' && c.status === 'expired';
+      return html`<tr>
+  <th scope="row">${c.name}</th>
+  <td>${platformName(c.platform_slug)}</td>
+  <td>${c.mode === 'live' ? 'Live' : 'Sandbox'}</td>
+  <td>${badge(c.status)}</td>
+  <td>${reasonInWords(c.status_reason)}</td>
+  <td>${isoDate(c.created_at)}</td>
+  <td><div class="actions">${
+    reconnect
+      ? actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })
+      : ''
+  }${
+    open
+      ? actionButton({
+          action: `/dashboard/connections/${c.id}/deactivate`,
+          csrf: ctx.csrf,
+          label: 'Deactivate',
+          danger: true,
+          describe: `Deactivate ${c.name} (${platformName(c.platform_slug)})`,
+          confirm: `Deactivate ${c.name} on ${platformName(c.platform_slug)}? Posts can no longer go out through it, and its slot is freed.`,
+        })
+      : ''
+  }</div></td>
+</tr>`;
+    });
+
+    return html`<section class="card" aria-labelledby="brand-${id}-h">
+  <h2 id="brand-${id}-h">${brand.name}</h2>
+  <p class="muted">Created ${isoDate(brand.created_at)}</p>
+  ${bannerFor('connection')}
+  ${table({ caption: `Connections of ${brand.name}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
+
+  <h3 id="sandbox-${id}-h">Add a sandbox connection</h3>
+  <p>A sandbox connection publishes to a simulated network, for trying things out: nothing reaches the real account.</p>
+  ${bannerFor('sandbox')}
+  <form method="post" action="${BRANDS_URL}/${id}/connections" aria-labelledby="sandbox-${id}-h brand-${id}-h">
+    ${csrfField(ctx.csrf)}
+    ${field({
+      id: `conn-net-${id}`,
+      label: 'Network',
+      error: netError,
+      control: html`<select id="conn-net-${id}" name="platform_slug" required${describedBy(`conn-net-${id}`, { error: netError })}>
+      ${PLATFORM_SLUGS.map((slug) => html`<option value="${slug}"${selected('sandbox', slug)}>${PLATFORMS[slug].name}</option>`)}
+    </select>`,
+    })}
+    ${field({
+      id: `conn-name-${id}`,
+      label: 'Connection name',
+      hint: 'E.g. the account handle it stands for.',
+      error: nameError,
+      control: html`<input id="conn-name-${id}" name="name" type="text" maxlength="100" required value="${state?.form === 'sandbox' ? (values.name ?? '') : ''}"${describedBy(`conn-name-${id}`, { hint: true, error: nameError })}>`,
+    })}
+    <button type="submit">Add sandbox connection</button>
+  </form>
+
+  <h3 id="live-${id}-h">Connect a live account</h3>
+  ${bannerFor('live')}
+  ${
+    live.length === 0
+      ? html`<p>Live connections need the network's OAuth client configured on this installation: <code>&lt;NETWORK&gt;_CLIENT_ID</code> and <code>&lt;NETWORK&gt;_CLIENT_SECRET</code> (for example <code>THREADS_CLIENT_ID</code> and <code>THREADS_CLIENT_SECRET</code>). None is configured yet.</p>`
+      : html`<form method="post" action="${BRANDS_URL}/${id}/connections/live" aria-labelledby="live-${id}-h brand-${id}-h">
+    ${csrfField(ctx.csrf)}
+    ${field({
+      id: `live-net-${id}`,
+      label: 'Network',
+      hint: live.length < PLATFORM_SLUGS.length ? html`Only networks whose OAuth client is configured on this installation (<code>&lt;NETWORK&gt;_CLIENT_ID</code> and <code>&lt;NETWORK&gt;_CLIENT_SECRET</code>) are listed.` : '',
+      error: liveError,
+      control: html`<select id="live-net-${id}" name="platform_slug" required${describedBy(`live-net-${id}`, { hint: live.length < PLATFORM_SLUGS.length, error: liveError })}>
+      ${live.map((slug) => html`<option value="${slug}"${selected('live', slug)}>${platformName(slug)}</option>`)}
+    </select>`,
+    })}
+    <p class="hint">You are sent to the network to approve access; the connection is added once you approve.</p>
+    <button type="submit">Connect a live account</button>
+  </form>`
+  }
+
+  <h3 id="manage-${id}-h">Rename or delete</h3>
+  <form method="post" action="${BRANDS_URL}/${id}/rename" aria-labelledby="manage-${id}-h brand-${id}-h">
+    ${csrfField(ctx.csrf)}
+    ${field({
+      id: `rename-${id}`,
+      label: 'New name',
+      error: renameError,
+      control: html`<input id="rename-${id}" name="name" type="text" maxlength="100" required value="${state?.form === 'rename' ? (values.name ?? '') : brand.name}"${describedBy(`rename-${id}`, { error: renameError })}>`,
+    })}
+    <div class="actions">
+      <button type="submit" aria-label="Rename ${brand.name}">Rename</button>
+    </div>
+  </form>
+  <div class="actions">${actionButton({
+    action: `${BRANDS_URL}/${id}/delete`,
+    csrf: ctx.csrf,
+    label: 'Delete brand',
+    danger: true,
+    describe: `Delete brand ${brand.name}`,
+    confirm: `Delete ${brand.name}? Its connections are deactivated (freeing their slots); its contents stay readable.`,
+  })}</div>
+</section>`;
+  }
+
+  pages.page(BRANDS_URL, (ctx) => render(ctx));
+
+  pages.action(BRANDS_URL, async (ctx) => {
+    const name = ctx.form.get('name');
+    const input = check(brandInputSchema, { name });
+    if (!input.ok) return render(ctx, { status: 400, create: { errors: input.errors, name } });
+    try {
+      const brand = await ctx.deps.services.brands.create(ctx.principal, ctx.workspaceId, input.data);
+      return { redirect: BRANDS_URL, flash: `Brand “${brand.name}” created.` };
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'limit_reached') return render(ctx, { status: err.status, create: { errors: { _: explainServiceError(err) }, name } });
+      throw err;
+    }
+  });
+
+  pages.action(`${BRANDS_URL}/:brandId/rename`, async (ctx) => {
+    const brandId = ctx.params.brandId!;
+    const name = ctx.form.get('name');
+    const input = check(brandInputSchema, { name });
+    if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'rename', errors: input.errors, values: { name } } });
+    try {
+      const brand = await ctx.deps.services.brands.update(ctx.principal, ctx.workspaceId, brandId, input.data);
+      return { redirect: BRANDS_URL, flash: `Brand renamed to “${brand.name}”.` };
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
+      throw err;
+    }
+  });
+
+  pages.action(`${BRANDS_URL}/:brandId/delete`, async (ctx) => {
+    const { services } = ctx.deps;
+    const brandId = ctx.params.brandId!;
+    try {
+      const brand = await services.brands.get(ctx.principal, ctx.workspaceId, brandId);
+      await services.brands.remove(ctx.principal, ctx.workspaceId, brandId);
+      return { redirect: BRANDS_URL, flash: `Brand “${brand.name}” deleted. Its connections were deactivated; its contents stay readable.` };
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
+      throw err;
+    }
+  });
+
+  pages.action(`${BRANDS_URL}/:brandId/connections`, async (ctx) => {
+    const { services } = ctx.deps;
+    const brandId = ctx.params.brandId!;
+    const values = { platform_slug: ctx.form.get('platform_slug'), name: ctx.form.get('name') };
+    try {
+      // Looked up first so a brand of another workspace is "not found" before anything about the form is said.
+      const brand = await services.brands.get(ctx.principal, ctx.workspaceId, brandId);
+      const input = check(createSandboxConnectionInputSchema, { ...values, mode: 'sandbox' });
+      if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'sandbox', errors: input.errors, values } });
+      const conn = await services.connections.createSandbox(ctx.principal, ctx.workspaceId, brandId, input.data);
+      return { redirect: BRANDS_URL, flash: `Connection “${conn.name}” added to ${brand.name}.` };
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
+      if (err instanceof ServiceError && err.code === 'limit_reached') {
+        return render(ctx, { status: err.status, brand: { brandId, form: 'sandbox', banner: explainServiceError(err), values } });
+      }
+      throw err;
+    }
+  });
+
+  pages.action(`${BRANDS_URL}/:brandId/connections/live`, async (ctx) => {
+    const brandId = ctx.params.brandId!;
+    const values = { platform_slug: ctx.form.get('platform_slug') };
+    try {
+      await ctx.deps.services.brands.get(ctx.principal, ctx.workspaceId, brandId);
+      const input = check(startLiveInputSchema, values);
+      if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'live', errors: input.errors, values } });
+      const started = await ctx.deps.services.networkConnect.start(ctx.principal, ctx.workspaceId, brandId, input.data.platform_slug);
+      // The network's consent screen; the page CSP lists the networks' origins in form-action for this.
+      return { redirect: started.authorization_url };
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
+      if (err instanceof ServiceError && err.code === 'platform_not_supported') {
+        return render(ctx, { status: err.status, brand: { brandId, form: 'live', banner: explainServiceError(err), values } });
+      }
+      throw err;
+    }
+  });
+
+  pages.action('/dashboard/connections/:connId/deactivate', async (ctx) => {
+    try {
+      const conn = await ctx.deps.services.connections.deactivate(ctx.principal, ctx.workspaceId, ctx.params.connId!);
+      return { redirect: BRANDS_URL, flash: `Connection “${conn.name}” deactivated; its slot is free.` };
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
+      throw err;
+    }
+  });
+
+  pages.action('/dashboard/connections/:connId/reconnect', async (ctx) => {
+    const { services } = ctx.deps;
+    const connId = ctx.params.connId!;
+    let brandId: string;
+    try {
+      brandId = (await services.connections.get(ctx.principal, ctx.workspaceId, connId)).brand_id;
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
+      throw err;
+    }
+    try {
+      const started = await services.networkConnect.startReconnect(ctx.principal, ctx.workspaceId, connId);
+      return { redirect: started.authorization_url };
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
+      // A network no longer configured, or a sandbox connection: said in the brand's card.
+      if (err instanceof ServiceError && (err.code === 'platform_not_supported' || err.code === 'validation_failed')) {
+        return render(ctx, { status: err.status, brand: { brandId, form: 'connection', banner: explainServiceError(err) } });
+      }
+      throw err;
+    }
+  });
 }
