@@ -128,7 +128,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.waitForURL(/\/dashboard\/contents\/[0-9a-f-]{36}$/);
     // Jobs are still queued: the page keeps refreshing itself until they are final.
-    expect(await page.locator('#jobs[data-refresh-while]').count()).toBe(1);
+    expect(await page.locator('#content-live[data-refresh-while]').count()).toBe(1);
     await server.settle();
     const links = page.getByRole('link', { name: /^View post on / });
     await expect.poll(() => links.count(), { timeout: 10_000 }).toBe(2);
@@ -137,7 +137,9 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     expect(api.body.jobs.map((j) => j.status)).toEqual(['published', 'published']);
     const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(hrefs.sort()).toEqual(api.body.jobs.map((j) => j.external_post_url).sort());
-    expect(await page.locator('#jobs').textContent()).not.toMatch(/queued|publishing|confirming/);
+    // The whole content view refreshed: the content's own status too, and the page stopped refreshing.
+    expect(await page.locator('#content-live').textContent()).not.toMatch(/queued|publishing|confirming/);
+    expect(await page.locator('#content-live[data-refresh-while]').count()).toBe(0);
     await audit('content');
     await page.goto(`${base()}/dashboard/contents`);
     await audit('contents');

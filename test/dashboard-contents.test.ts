@@ -48,7 +48,7 @@ describeEachDb(
 
       const running = await client.get(`/dashboard/contents/${contentId}`);
       expect(running.status).toBe(200);
-      expect(refreshing(running.html, 'jobs')).toBe(true);
+      expect(refreshing(running.html, 'content-live')).toBe(true);
       expect(running.html).toContain('Launch day at &lt;Acme&gt; &amp; friends.');
       const listed = await client.get('/dashboard/contents');
       expect(refreshing(listed.html, 'contents')).toBe(true);
@@ -59,7 +59,7 @@ describeEachDb(
       expect(api.status).toBe('published');
       const after = await signedIn(server(), ws);
       const page = await after.get(`/dashboard/contents/${contentId}`);
-      expect(refreshing(page.html, 'jobs')).toBe(false);
+      expect(refreshing(page.html, 'content-live')).toBe(false);
       expect(page.html).not.toContain('data-refresh-while');
       const text = textOf(page.html);
       expect(page.html).toMatch(/<h1>Content <time datetime="\d{4}-\d{2}-\d{2}T/);
@@ -98,7 +98,7 @@ describeEachDb(
       const retried = await client.post(`/dashboard/contents/${contentId}/retry`, {});
       expect(retried.url).toMatch(new RegExp(`/dashboard/contents/${contentId}$`));
       expect(textOf(retried.html)).toContain('1 network(s) queued again.');
-      expect(refreshing(retried.html, 'jobs')).toBe(true);
+      expect(refreshing(retried.html, 'content-live')).toBe(true);
       const api = await read(server(), ws, contentId);
       expect(api.jobs.find((j) => j.platform_slug === 'threads')?.status).toBe('queued');
       expect(api.jobs.find((j) => j.platform_slug === 'linkedin')?.status).toBe('published');

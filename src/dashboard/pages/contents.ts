@@ -135,13 +135,13 @@ ${
 
     const rows = content.jobs.map((j) => {
       const name = platformName(j.platform_slug);
+      // The result comes right after the status, so on a phone the link to the post is on screen without scrolling.
       return html`<tr>
-  <th scope="row">${name}</th>
-  <td><code>${j.connection_id}</code></td>
+  <th scope="row">${name}<br><code class="muted">${j.connection_id}</code></th>
   <td>${badge(j.status)}</td>
+  <td>${jobResult(j, name)}</td>
   <td>${j.attempts}</td>
   <td>${isoDate(j.updated_at)}</td>
-  <td>${jobResult(j, name)}</td>
 </tr>`;
     });
 
@@ -151,6 +151,7 @@ ${
       status: failure?.status ?? 200,
       body: html`<h1>Content ${isoDate(content.created_at)}</h1>
 ${errorBanner(failure?.message)}
+<div id="content-live"${running ? html` data-refresh-while` : ''}>
 <section class="card" aria-labelledby="content-h">
   <h2 id="content-h">What was published</h2>
   <dl>
@@ -172,12 +173,11 @@ ${errorBanner(failure?.message)}
   ${table({
     id: 'jobs',
     caption: 'One publication per network',
-    head: ['Network', 'Connection id', 'Status', 'Attempts', 'Updated', 'Result'],
+    head: ['Network', 'Status', 'Result', 'Attempts', 'Updated'],
     rows,
     empty: 'No networks.',
-    ...(running ? { attrs: html` data-refresh-while` } : {}),
   })}
-  ${running ? html`<p class="muted">While networks are still publishing, this table updates every few seconds; reload the page for the final status above.</p>` : ''}
+  ${running ? html`<p class="muted">While networks are still publishing, this page updates every few seconds.</p>` : ''}
 </section>
 ${
   failed.length > 0
@@ -200,6 +200,7 @@ ${
 </section>`
     : ''
 }
+</div>
 <p><a href="/dashboard/contents">All contents</a></p>`,
     };
   }
