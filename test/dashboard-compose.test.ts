@@ -232,7 +232,8 @@ describeEachDb('dashboard compose', (server) => {
     expect(sent.status).toBe(303);
     const rows = await mediaRows();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ content_type: 'image/png', size_bytes: PNG.length });
+    // PostgreSQL returns BIGINT as text.
+    expect({ ...rows[0], size_bytes: Number(rows[0]!.size_bytes) }).toMatchObject({ content_type: 'image/png', size_bytes: PNG.length });
     const stored = await server().container.db.kysely.selectFrom('contents').select('request').where('id', '=', contentIdOf(sent.location)!).executeTakeFirstOrThrow();
     expect(JSON.parse(stored.request).media).toEqual([expect.objectContaining({ mediaId: rows[0]!.id, sizeBytes: PNG.length })]);
     expect(await contents()).toHaveLength(1);

@@ -142,7 +142,8 @@ for (const kind of testDatabaseKinds()) {
     const server = await startTestServer(kind);
     try {
       const ws = await server.workspace();
-      await sql`drop table api_keys`.execute(server.container.db.kysely);
+      // CASCADE on PostgreSQL: dashboard sessions reference the keys.
+      await sql.raw(server.database.dialect === 'postgres' ? 'drop table api_keys cascade' : 'drop table api_keys').execute(server.container.db.kysely);
       const res = await server.request('GET', `/api/v1/workspaces/${ws.workspace_id}/api-keys`, { key: ws.api_key });
       expectErrorBody(res, 500, 'server_error');
       expect(res.text).not.toMatch(/api_keys|sqlite|relation|stack|at /i);
