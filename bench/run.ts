@@ -95,6 +95,44 @@ async function baselineAndRead(): Promise<number> {
   return base.rps;
 }
 
+/** Signs in to the dashboard over HTTP and returns the session cookie. */
+async function dashboardSession(url: string, key: string): Promise<string> {
+  const form = await fetch(`${url}/dashboard/sign-in`);
+  const csrfCookie = /svc_signin_csrf=([^;]+)/.exec(form.headers.getSetCookie().join(';'))![1]!;
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const signed = await fetch(`${url}/dashboard/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `svc_signin_csrf=${csrfCookie}` },
+    body: new URLSearchParams({ csrf, api_key: key, next: '/dashboard' }).toString(),
+  });
+  return `svc_session=${/svc_session=([^;]+)/.exec(signed.headers.getSetCookie().join(';'))![1]!}`;
+}
+
+/** (h) Dashboard pages as a signed-in person gets them: the overview (four core reads) and one content. */
+async function dashboardPages(baseRps: number): Promise<void> {
+  const svc = await service(sqliteUrl(), { SERVICE_ROLE: 'api' });
+  for (let i = 0; i < 20; i++) await api(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/contents`, svc.content);
+  const created = await api<{ content_id: string }>(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/contents`, svc.content);
+  const headers = { cookie: await dashboardSession(svc.s.url, svc.key) };
+  for (const [label, path] of [
+    ['overview', '/dashboard'],
+    ['content page', `/dashboard/contents/${created.content_id}`],
+  ] as const) {
+    await load(`${svc.s.url}${path}`, { seconds: SECONDS, connections: CONNECTIONS, headers });
+    const page = await load(`${svc.s.url}${path}`, { seconds: SECONDS, connections: CONNECTIONS, headers });
+    // A lost session would answer fast 303s to the sign-in page: only 200s count.
+    if (page.non2xx > 0 || page.errors > 0) throw new Error(`dashboard ${label}: ${page.non2xx} non-2xx answers, ${page.errors} errors`);
+    rows.push({
+      name: `(h) dashboard ${label} (SQLite, signed in) vs baseline`,
+      figure: `${page.rps.toFixed(0)} req/s = ${(page.rps / baseRps).toFixed(2)}×, p99 ${page.p99} ms`,
+      target: 'none set',
+      met: null,
+    });
+  }
+  await done(svc.s);
+}
+
 async function creation(label: string, databaseUrl: string): Promise<void> {
   const svc = await service(databaseUrl, { SERVICE_ROLE: 'api' });
   const body = JSON.stringify(svc.content);
@@ -267,9 +305,10 @@ async function growth(): Promise<void> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f').split(','));
+  const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,h').split(','));
   try {
-    if (only.has('a')) await baselineAndRead();
+    const baseRps = only.has('a') || only.has('h') ? await baselineAndRead() : 0;
+    if (only.has('h')) await dashboardPages(baseRps);
     if (only.has('b')) {
       await creation('SQLite', sqliteUrl());
       const pgdb = await pgUrl();
