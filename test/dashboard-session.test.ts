@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
 import { DashboardClient, textOf } from './support/dashboard.js';
-import { describeEachDb } from './support/server.js';
+import { testDatabaseKinds } from './support/databases.js';
+import { describeEachDb, startTestServer } from './support/server.js';
 
 const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
 
@@ -166,3 +167,23 @@ describeEachDb(
   {},
   () => ({ clock }),
 );
+
+it('behind https (BASE_URL https://…) the session cookie is Secure', async () => {
+  const server = await startTestServer(testDatabaseKinds()[0]!, { BASE_URL: 'https://publisher.example' });
+  try {
+    const ws = await server.workspace();
+    const client = new DashboardClient(server.url);
+    await client.get('/dashboard/sign-in');
+    const res = await client.raw('/dashboard/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: client.csrf!, api_key: ws.api_key, next: '/dashboard' }).toString(),
+    });
+    expect(res.status).toBe(303);
+    const line = res.headers.getSetCookie().find((l) => l.startsWith('svc_session='))!;
+    expect(line).toMatch(/; Secure/);
+    expect(line).toMatch(/HttpOnly/);
+  } finally {
+    await server.stop();
+  }
+});
