@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { createOAuth } from '../oauth/index.js';
@@ -81,6 +82,19 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     app.use(errorHandler());
     return app;
   }
+
+  // Uploads through their signed, expiring addresses (Instagram and Threads download media themselves).
+  app.get('/media/:mediaId', async (req, res, next) => {
+    try {
+      const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+      const file = await container.services.media.openPublic(String(req.params.mediaId), q('exp'), q('sig'));
+      res.sendFile(resolve(file.path), { headers: { 'Content-Type': file.contentType, 'Cache-Control': 'private, max-age=300' }, dotfiles: 'allow' }, (err) => {
+        if (err && !res.headersSent) next(new ServiceError('not_found', 'This media address is unknown or has expired.'));
+      });
+    } catch (err) {
+      next(err);
+    }
+  });
 
   // The authorization server and its well-known documents; they parse their own bodies.
   const oauth = await createOAuth(container, baseUrl);

@@ -15,6 +15,7 @@ import { createConnectionsService } from './core/connections/connections.service
 import { createContentsService } from './core/contents/contents.service.js';
 import { createIdempotencyService } from './core/idempotency/idempotency.service.js';
 import { createMediaService } from './core/media/media.service.js';
+import { createPublicMediaLinks } from './core/media/public-links.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
 import { createLocalMediaStore } from './media/local-store.js';
 import { createLogger, type Logger } from './logger.js';
@@ -121,6 +122,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       paymentUrlTemplate: config.paymentUrlTemplate,
       ...(options.walletHooks ? { hooks: options.walletHooks } : {}),
     });
+    // Long enough for a network to download a file while a job waits on it; renewed on every attempt.
+    const mediaLinks = createPublicMediaLinks({ secretKey, baseUrl: config.baseUrl ?? '', clock, ttlMs: 24 * 3_600_000 });
     const sandbox = createSandboxAdapter({ ...deps, delayMs: config.sandboxDelayMs });
     const networks = createNetworkRegistry(
       config.networks,
@@ -158,6 +161,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         if (tokens?.expiresAt != null && tokens.expiresAt - clock.now() < 5 * 60_000) tokens = await networkConnect.refresh(connectionId);
         return tokens ? { accessToken: tokens.accessToken, accountId: tokens.accountId } : null;
       },
+      publicMediaUrl: (mediaId) => mediaLinks.linkFor(mediaId),
       refundJob: (tx, jobId, workspaceId) => wallet.refundJob(tx, jobId, workspaceId),
       onFinal: (platform, status, code) => metrics.jobFinished(platform, status, code),
       checkUnknownSizeMedia: async (url) => {
@@ -207,7 +211,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           wallet,
         }),
         wallet,
-        media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir) }),
+        media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir), links: mediaLinks }),
         oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
         networkConnect,
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),

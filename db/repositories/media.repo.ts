@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, MediaTable } from '../schema.js';
 import { toMillis } from './rows.js';
 
 export interface MediaRow {
@@ -19,7 +19,15 @@ export async function insertMedia(db: Kysely<Database>, row: MediaRow): Promise<
 }
 
 export async function findMedia(db: Kysely<Database>, workspaceId: string, id: string): Promise<MediaRow | undefined> {
-  const r = await db.selectFrom('media').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return toRow(await db.selectFrom('media').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst());
+}
+
+/** By id alone: for signed public links, whose signature already names the one media they open. */
+export async function findMediaById(db: Kysely<Database>, id: string): Promise<MediaRow | undefined> {
+  return toRow(await db.selectFrom('media').selectAll().where('id', '=', id).executeTakeFirst());
+}
+
+function toRow(r: Selectable<MediaTable> | undefined): MediaRow | undefined {
   return (
     r && {
       id: r.id,

@@ -42,6 +42,8 @@ export interface PublisherDeps {
   checkUnknownSizeMedia: UnknownSizeMediaCheck;
   /** The account and token a live connection publishes with (refreshed first when it is about to expire). */
   credentialsFor(connectionId: string): Promise<LiveCredentials | null>;
+  /** A signed public address of an upload, for networks that download media themselves. */
+  publicMediaUrl(mediaId: string): string;
   /** Gives back what a failed publication cost (called in the failure's transaction). */
   refundJob(tx: Kysely<Database>, jobId: string, workspaceId: string): Promise<void>;
   /** Observability: a job reached a final state. */
@@ -50,6 +52,9 @@ export interface PublisherDeps {
 }
 
 const AUTH_FAILURES = new Set<JobErrorCode>(['token_expired', 'permission_revoked']);
+
+/** Networks without an upload API: they download each file from a public address we give them. */
+const DOWNLOAD_BY_ADDRESS = new Set<string>(['instagram', 'threads']);
 
 /**
  * The publishing worker: claims due jobs with a lease, runs them through a bounded queue (overall and per
@@ -142,7 +147,12 @@ export function createPublisher(deps: PublisherDeps) {
       text: target?.text ?? null,
       title: target?.title ?? null,
       thread: target?.thread ?? null,
-      media: stored.media.map((m) => ({ url: m.url ?? `file://${m.storagePath ?? ''}`, sizeBytes: m.sizeBytes, contentType: null })),
+      // Uploads: networks that take the bytes read the file; the others get a signed address of it.
+      media: stored.media.map((m) => ({
+        url: m.url ?? (m.mediaId !== null && DOWNLOAD_BY_ADDRESS.has(job.platformSlug) ? deps.publicMediaUrl(m.mediaId) : `file://${m.storagePath ?? ''}`),
+        sizeBytes: m.sizeBytes,
+        contentType: null,
+      })),
       sandboxOutcome: job.sandboxOutcome,
       progress: job.networkState,
       // Saving progress also renews the lease: long uploads keep their job as long as they make progress.

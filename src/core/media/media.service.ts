@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
-import { insertMedia } from '../../../db/repositories/media.repo.js';
+import { findMediaById, insertMedia } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
 import type { MediaStore } from './media-store.js';
+import type { PublicMediaLinks } from './public-links.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -13,8 +14,8 @@ import { UPLOAD_CONTENT_TYPES, type UploadedMedia } from './media.schema.js';
 
 export type MediaService = ReturnType<typeof createMediaService>;
 
-export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService; store: MediaStore }) {
-  const { db, clock, meters, store } = deps;
+export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService; store: MediaStore; links: PublicMediaLinks }) {
+  const { db, clock, meters, store, links } = deps;
 
   return {
     /**
@@ -54,6 +55,24 @@ export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; m
         throw err;
       }
       return { id, content_type: type, size_bytes: saved.bytes, created_at: toIso(now) };
+    },
+
+    /** A signed address of an upload that a network can download it from, for the links' lifetime. */
+    publicLink(mediaId: string): string {
+      return links.linkFor(mediaId);
+    },
+
+    /**
+     * Opens an upload through its signed address. Every refusal is the same `not_found`, so a prober learns
+     * nothing about which ids exist.
+     * @throws ServiceError `not_found`.
+     */
+    async openPublic(mediaId: string, exp: string, sig: string): Promise<{ path: string; contentType: string; sizeBytes: number }> {
+      const gone = () => new ServiceError('not_found', 'This media address is unknown or has expired.');
+      if (!links.verify(mediaId, exp, sig)) throw gone();
+      const row = await findMediaById(db, mediaId);
+      if (!row) throw gone();
+      return { path: row.storagePath, contentType: row.contentType, sizeBytes: row.sizeBytes };
     },
   };
 }
