@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
-import { startFakeThreads, threadsEnv, type FakeThreads } from './fakes/threads.js';
+import { graphError, on, startFakeThreads, threadsEnv, type FakeThreads } from './fakes/threads.js';
 import { startReceiver } from './support/receiver.js';
 import { describeEachDb, type TestServer } from './support/server.js';
 
@@ -142,6 +142,44 @@ describeEachDb(
       await server().container.dispatcher.drain();
       const events = receiver.received.filter((r) => r.path === `/refresh-${ws.workspace_id}`).map((r) => JSON.parse(r.rawBody) as { type: string; data: { reason: string } });
       expect(events.map((e) => [e.type, e.data.reason])).toEqual([['connection.expired', 'refresh_failed']]);
+    });
+
+    it('a thread that stops half way keeps its credit (its first posts are live); one that fails at post 1 is refunded', async () => {
+      const ws = await server().workspace();
+      const brand = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands`, { key: ws.api_key, body: { name: 'Chains' } });
+      const brandId = brand.body.id as string;
+      expect((await connect(server(), ws.api_key, ws.workspace_id, { brandId })).response.status).toBe(200);
+      await server().container.services.wallet.grant({ workspaceId: ws.workspace_id, amount: 10, source: 'grant', expiresAt: null });
+      const chain = (label: string) => Array.from({ length: 4 }, (_, i) => `${label} ${i + 1}`);
+      const publish = async (thread: string[]) => {
+        const res = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+          key: ws.api_key,
+          body: { brand_id: brandId, target_platforms: ['threads'], content_type: 'thread', thread, modo: 'creditos' },
+        });
+        expect(res.status).toBe(201);
+        await server().settle();
+        const content = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/contents/${res.body.content_id as string}`, { key: ws.api_key });
+        return (content.body.jobs as { status: string; error_message: string }[])[0]!;
+      };
+      const refusal = graphError(100, 'Invalid parameter', { subcode: 4279009 });
+
+      const before = fake.posts.length;
+      fake.failNext((r) => on.publish(r) && fake.posts.length === before + 2, 400, refusal, 1);
+      const half = await publish(chain('Half'));
+      expect(half.status).toBe('failed');
+      expect(half.error_message).toMatch(/^The chain stopped at post 3 of 4; posts 1\.\.2 are live/);
+      fake.failNext((r) => on.publish(r), 400, refusal, 1);
+      const none = await publish(chain('None'));
+      expect(none.status).toBe('failed');
+
+      const statement = await server().request<{ saldo: number; ledger: { data: { kind: string; amount: number }[] } }>('GET', `/v1/workspaces/${ws.workspace_id}/wallet`, { key: ws.api_key });
+      // Two publications paid; only the chain with nothing live was given back.
+      const entries = statement.body.ledger.data;
+      expect(entries.map((e) => e.kind).sort()).toEqual(['grant', 'refund', 'spend', 'spend']);
+      const spent = entries.filter((e) => e.kind === 'spend').map((e) => -e.amount);
+      expect(spent[0]).toBe(spent[1]);
+      expect(entries.find((e) => e.kind === 'refund')?.amount).toBe(spent[0]);
+      expect(statement.body.saldo).toBe(10 - spent[0]!);
     });
   },
   env,

@@ -52,6 +52,8 @@ export interface NetworkFailure {
   retryable: boolean;
   /** Our own words; a network's raw text is logged, never shown. */
   message: string;
+  /** Part of the publication is public despite the failure (a chain stopped half way): it is not refunded. */
+  partlyLive?: boolean;
 }
 
 /** The network is still processing (a container or an upload): ask again after `retryAfterMs`. */

@@ -71,7 +71,7 @@ function postTexts(req: PublishRequest): string[] {
 function chainFailure(f: NetworkFailure, k: number, n: number): NetworkFailure {
   if (n <= 1 || k === 0) return f;
   const live = k === 1 ? 'post 1 is live' : `posts 1..${k} are live`;
-  return { ...f, message: `The chain stopped at post ${k + 1} of ${n}; ${live} on the network. ${f.message}` };
+  return { ...f, partlyLive: true, message: `The chain stopped at post ${k + 1} of ${n}; ${live} on the network. ${f.message}` };
 }
 
 /** Calls on the Graph API as one account. */

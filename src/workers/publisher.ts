@@ -94,7 +94,7 @@ export function createPublisher(deps: PublisherDeps) {
 
   const release = { locked_by: null, locked_until: null } as const;
 
-  async function fail(job: JobRow, lease: string, failure: Pick<NetworkFailure, 'code' | 'message'>, extra: JobUpdate = {}): Promise<void> {
+  async function fail(job: JobRow, lease: string, failure: Pick<NetworkFailure, 'code' | 'message' | 'partlyLive'>, extra: JobUpdate = {}): Promise<void> {
     const now = clock.now();
     await db.transaction().execute(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, {
@@ -115,8 +115,9 @@ export function createPublisher(deps: PublisherDeps) {
         }
       }
       // Policy: a publication that certainly did not happen is not paid for. Confirmation failures keep their
-      // charge: the post may be live (a late confirmation would then make a refund wrong).
-      if (!CONFIRMATION_ERROR_CODES.includes(failure.code)) await deps.refundJob(tx, job.id, job.workspaceId);
+      // charge: the post may be live (a late confirmation would then make a refund wrong); so does a chain that
+      // stopped half way, whose first posts are public.
+      if (!CONFIRMATION_ERROR_CODES.includes(failure.code) && failure.partlyLive !== true) await deps.refundJob(tx, job.id, job.workspaceId);
       await refreshContentOutcome(tx, job.contentId, now);
     });
   }

@@ -210,7 +210,7 @@ describe('threads adapter: chains', () => {
     const adapter = createThreadsAdapter(settings(), makeDeps().deps);
     const j = job({ contentType: 'thread', text: null, thread: chainOf(10) });
     const { published } = await drive(adapter, j);
-    expect(published).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false });
+    expect(published).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false, partlyLive: true });
     expect(published?.ok === false && published.message).toMatch(/^The chain stopped at post 7 of 10; posts 1\.\.6 are live/);
     expectChained(6, 10);
     // Calling again (a manual retry) resumes at post 7: nothing already live is posted again.
