@@ -107,6 +107,21 @@ describeEachDb(
       }
     });
 
+    it('arguments of the wrong shape are an isError validation_failed in the same body, naming each path', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads']);
+      const client = await connect(server(), ws.api_key);
+      const result = await callRaw(client, 'publish_content', { brand_id: brandId, target_platforms: 'threads', content_type: 'poem', text: 5 });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: 'validation_failed', request_id: expect.stringMatching(/^req_/) });
+      const message = String(result.structuredContent?.message);
+      for (const path of ['target_platforms', 'content_type', 'text']) expect(message).toContain(path);
+      const fields = (result.structuredContent as { fields: { path: string }[] }).fields.map((f) => f.path);
+      expect(fields).toEqual(expect.arrayContaining(['target_platforms', 'content_type', 'text']));
+      // An unknown tool stays a protocol error.
+      await expect(callRaw(client, 'no_such_tool', {})).rejects.toThrow(/not found/);
+      expect(await call<{ data: unknown[] }>(client, 'list_contents', {})).toMatchObject({ data: [] });
+    });
+
     it('a core error is an isError result carrying the REST error body (caption_too_long)', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
       const client = await connect(server(), ws.api_key);

@@ -1,6 +1,7 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, CallToolRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { validationError } from '../core/errors.js';
 import type { z } from 'zod';
 import { tools as registry } from '../../tools/index.js';
 import type { Principal } from '../core/principal.js';
@@ -53,6 +54,9 @@ async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: Mcp
   try {
     const principal = await scope.principal();
     const value = await tool.handle(input, { principal, services: scope.services });
+    // The output schema is a promise to clients: a handler breaking it is our fault, reported as such.
+    const checked = rootObject(tool.outputSchema).safeParse(value);
+    if (!checked.success) throw new Error(`${tool.name} returned a result outside its output schema: ${checked.error.message}`);
     scope.log.info({ tool: tool.name, ok: true, ms: performance.now() - started }, 'tool call');
     return toolSuccess(value);
   } catch (err) {
@@ -62,15 +66,16 @@ async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: Mcp
 }
 
 /**
- * An MCP server exposing every tool of `tools/index.ts` to one caller. The SDK validates arguments against the
- * input schema before `runTool` (its message names the field) and checks structured output on the way out.
- */
-/**
  * One JSON Schema validator for every per-request server: the SDK would otherwise build a new Ajv instance per
  * request (a tenth of an MCP call's CPU in the profile).
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
+/**
+ * An MCP server exposing every tool of `tools/index.ts` to one caller. The SDK lists the tools with their
+ * schemas; calls go through our own handler, so invalid arguments answer `validation_failed` in the same error
+ * body as every other failure (the SDK's own check would answer free text).
+ */
 export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = registry): McpServer {
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
   for (const tool of tools) {
@@ -86,5 +91,13 @@ export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = regi
       (input) => runTool(tool, input, scope),
     );
   }
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const input = rootObject(tool.inputSchema).safeParse(request.params.arguments ?? {});
+    if (!input.success) return toolFailure(validationError(input.error), scope.requestId(), scope.log);
+    return runTool(tool, input.data, scope);
+  });
   return server;
 }
