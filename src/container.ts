@@ -18,6 +18,7 @@ import { createMediaService } from './core/media/media.service.js';
 import { createPublicMediaLinks } from './core/media/public-links.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
 import { createLocalMediaStore } from './media/local-store.js';
+import { openMediaSource } from './media/file-source.js';
 import { createLogger, type Logger } from './logger.js';
 import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
@@ -133,6 +134,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         now: () => clock.now(),
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
         log: (message, details) => logger.warn(details, message),
+        openMedia: (url) => openMediaSource(url, { downloadDir: join(config.mediaDir, '.downloads'), policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
         readMedia: async (url) => {
           if (url.startsWith('file://')) return readFile(url.slice('file://'.length));
           const fetched = await fetchMediaCapped(url, Number.MAX_SAFE_INTEGER, net.policy, { dispatcher: net.dispatcher });

@@ -89,6 +89,26 @@ export async function fetchMediaCapped(
   policy: OutboundPolicy,
   options?: MediaFetchOptions,
 ): Promise<CappedMedia> {
+  const chunks: Buffer[] = [];
+  const got = await streamMediaCapped(url, capBytes, policy, options, (chunk) => void chunks.push(chunk));
+  return got.ok ? { ok: true, bytes: got.bytes, contentType: got.contentType, body: Buffer.concat(chunks, got.bytes) } : got;
+}
+
+export type StreamedMedia =
+  | { ok: true; bytes: number; contentType: string | null }
+  | { ok: false; reason: 'too_large' | 'blocked' | 'unreachable' | 'http_error'; status?: number };
+
+/**
+ * Downloads a media file through the guard, handing each piece to `sink` as it arrives (to memory or to a
+ * file), and stops at `capBytes`, whether the server declared the size or not.
+ */
+export async function streamMediaCapped(
+  url: string,
+  capBytes: number,
+  policy: OutboundPolicy,
+  options: MediaFetchOptions | undefined,
+  sink: (chunk: Buffer) => void | Promise<void>,
+): Promise<StreamedMedia> {
   const stop = new AbortController();
   const signal = AbortSignal.any([stop.signal, AbortSignal.timeout(options?.timeoutMs ?? DEFAULT_TIMEOUT_MS)]);
   const got = await attempt(url, { method: 'GET', signal }, policy, options);
@@ -105,7 +125,6 @@ export async function fetchMediaCapped(
     return { ok: false, reason: 'too_large' };
   }
 
-  const chunks: Buffer[] = [];
   let bytes = 0;
   const reader = res.body?.getReader();
   try {
@@ -118,10 +137,11 @@ export async function fetchMediaCapped(
         stop.abort();
         return { ok: false, reason: 'too_large' };
       }
-      chunks.push(Buffer.from(chunk.value.buffer, chunk.value.byteOffset, chunk.value.byteLength));
+      await sink(Buffer.from(chunk.value.buffer, chunk.value.byteOffset, chunk.value.byteLength));
     }
   } catch {
+    stop.abort();
     return { ok: false, reason: 'unreachable' };
   }
-  return { ok: true, bytes, contentType, body: Buffer.concat(chunks, bytes) };
+  return { ok: true, bytes, contentType };
 }

@@ -13,7 +13,13 @@ export interface LiveCredentials {
 
 /** A media item as the adapter sees it: a public URL (networks that fetch it themselves) and how to read it. */
 export interface MediaRef {
+  /** A public address given by the integrator, or `file://` for an upload kept by this service. */
   url: string;
+  /**
+   * For an upload: a signed, expiring public address of the file, for networks that download media themselves
+   * (they cannot read `file://`). Absent for media given by address.
+   */
+  publicUrl?: string | null;
   sizeBytes: number | null;
   contentType: string | null;
 }

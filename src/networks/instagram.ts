@@ -57,7 +57,8 @@ async function http(deps: NetworkDeps, label: string, url: string, init: { metho
 
 /** What a content becomes on Instagram; a failure when Instagram cannot carry it. */
 function shapeOf(req: PublishRequest): Shape | NetworkFailure {
-  const urls = req.media.map((m) => m.url);
+  // Instagram downloads each file itself: an upload goes by its signed public address.
+  const urls = req.media.map((m) => m.publicUrl ?? m.url);
   if (urls.length === 0 || urls.some((u) => !/^https?:\/\//i.test(u))) {
     return fail('upstream_unknown', 'Instagram fetches media from a public http(s) address, and this media has none.');
   }

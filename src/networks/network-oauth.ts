@@ -1,3 +1,4 @@
+import type { MediaSource } from './media-source.js';
 import type { NetworkFailure } from './adapter.js';
 
 /** Tokens of a live connection, as stored (sealed) on the connection. */
@@ -45,6 +46,8 @@ export interface NetworkDeps {
   sleep(ms: number): Promise<void>;
   /** For raw network bodies (never returned to callers). */
   log(message: string, details: Record<string, unknown>): void;
-  /** Reads a media file's bytes (for networks that take uploads: LinkedIn, YouTube). */
+  /** Reads a media file's bytes (for networks that take small uploads whole: Facebook photos, LinkedIn). */
   readMedia(url: string): Promise<Buffer>;
+  /** Opens a media file for reading in pieces (large video uploads: YouTube). */
+  openMedia(url: string): Promise<MediaSource>;
 }

@@ -98,10 +98,11 @@ function containerParams(req: PublishRequest, k: number, replyTo: string | null)
   const media = k === 0 ? req.media[0] : undefined;
   const kind = req.contentType === 'photo' ? 'IMAGE' : req.contentType === 'video' || req.contentType === 'reel' ? 'VIDEO' : 'TEXT';
   if (kind === 'TEXT') return { ok: true, params: { media_type: 'TEXT', text, reply_to_id: replyTo } };
-  // Threads downloads media itself from a public address.
-  if (!media || !/^https?:\/\//.test(media.url)) return fail('upstream_unknown', 'The media has no public address Threads can download it from.');
+  // Threads downloads media itself from a public address (an upload's is its signed address).
+  const address = media?.publicUrl ?? media?.url;
+  if (!address || !/^https?:\/\//.test(address)) return fail('upstream_unknown', 'The media has no public address Threads can download it from.');
   const field = kind === 'IMAGE' ? 'image_url' : 'video_url';
-  return { ok: true, params: { media_type: kind, [field]: media.url, text: text === '' ? null : text, reply_to_id: replyTo } };
+  return { ok: true, params: { media_type: kind, [field]: address, text: text === '' ? null : text, reply_to_id: replyTo } };
 }
 
 /** Checks both quotas before anything is created: a chain of n uses 1 post and n-1 replies (spec 8). */

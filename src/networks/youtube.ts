@@ -1,3 +1,4 @@
+import type { MediaSource } from './media-source.js';
 import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
 import { PLATFORMS } from './limits.js';
 import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from './network-oauth.js';
@@ -141,7 +142,10 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
       if (!media || req.media.length !== 1) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.noVideo);
       let total: number;
       try {
-        total = (await deps.readMedia(media.url)).length;
+        // Only the size is needed here; the bytes are read chunk by chunk when they are sent.
+        const source = await deps.openMedia(media.url);
+        total = source.size;
+        await source.close();
       } catch (err) {
         deps.log('youtube: reading the media failed', { error: err instanceof Error ? err.message : String(err) });
         return youtubeFailure('upstream_5xx', true);
@@ -183,61 +187,65 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
       }
       const media = req.media[0];
       if (!media) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.noVideo);
-      let bytes: Buffer;
+      let source: MediaSource;
       try {
-        bytes = await deps.readMedia(media.url);
+        source = await deps.openMedia(media.url);
       } catch (err) {
         deps.log('youtube: reading the media failed', { error: err instanceof Error ? err.message : String(err) });
         return youtubeFailure('upstream_5xx', true);
       }
-      const total = bytes.length;
-      if (saved && saved.total !== total) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.fileChanged);
-      const contentType = media.contentType ?? 'application/octet-stream';
+      try {
+        const total = source.size;
+        if (saved && saved.total !== total) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.fileChanged);
+        const contentType = media.contentType ?? 'application/octet-stream';
 
-      const askSession = async (): Promise<Step> =>
-        interpret(
-          await send(deps, sessionUri, { method: 'PUT', headers: { ...bearer(token), 'Content-Range': `bytes */${total}` } }),
-          'asking the upload session',
-        );
-      const sendChunk = async (offset: number): Promise<Step> => {
-        const end = Math.min(offset + chunkSize, total);
-        const a = await send(
-          deps,
-          sessionUri,
-          { method: 'PUT', headers: { ...bearer(token), 'Content-Type': contentType, 'Content-Range': `bytes ${offset}-${end - 1}/${total}` }, body: bytes.subarray(offset, end) },
-          CHUNK_TIMEOUT_MS,
-        );
-        return interpret(a, 'uploading a chunk');
-      };
+        const askSession = async (): Promise<Step> =>
+          interpret(
+            await send(deps, sessionUri, { method: 'PUT', headers: { ...bearer(token), 'Content-Range': `bytes */${total}` } }),
+            'asking the upload session',
+          );
+        const sendChunk = async (offset: number): Promise<Step> => {
+          const end = Math.min(offset + chunkSize, total);
+          const a = await send(
+            deps,
+            sessionUri,
+            { method: 'PUT', headers: { ...bearer(token), 'Content-Type': contentType, 'Content-Range': `bytes ${offset}-${end - 1}/${total}` }, body: await source.read(offset, end - offset) },
+            CHUNK_TIMEOUT_MS,
+          );
+          return interpret(a, 'uploading a chunk');
+        };
 
-      const started = deps.now();
-      let sentThisCall = false;
-      let resumesLeft = resumeAttempts;
-      // A resumed run (an offset was saved, or nothing was: we cannot tell) first asks the session: an earlier
-      // run may have sent bytes, or even the last chunk, whose answer it never read.
-      let step: Step = saved && saved.offset === undefined ? { kind: 'continue', offset: 0 } : await askSession();
-      for (;;) {
-        if (step.kind === 'done') {
-          await req.saveProgress({ sessionUri, total, offset: total, videoId: step.videoId });
-          return { ok: true, postId: step.videoId, url: watchUrl(step.videoId) };
+        const started = deps.now();
+        let sentThisCall = false;
+        let resumesLeft = resumeAttempts;
+        // A resumed run (an offset was saved, or nothing was: we cannot tell) first asks the session: an earlier
+        // run may have sent bytes, or even the last chunk, whose answer it never read.
+        let step: Step = saved && saved.offset === undefined ? { kind: 'continue', offset: 0 } : await askSession();
+        for (;;) {
+          if (step.kind === 'done') {
+            await req.saveProgress({ sessionUri, total, offset: total, videoId: step.videoId });
+            return { ok: true, postId: step.videoId, url: watchUrl(step.videoId) };
+          }
+          if (step.kind === 'failed') {
+            if (!step.failure.retryable || resumesLeft <= 0) return step.failure;
+            // Broken chunk or unknown outcome: ask the session where it stands instead of guessing.
+            await deps.sleep(1000 * 2 ** (resumeAttempts - resumesLeft));
+            resumesLeft -= 1;
+            step = await askSession();
+            continue;
+          }
+          if (step.offset >= total) {
+            // Every byte arrived but the session has not produced the video yet: look again later.
+            return { ok: 'pending', retryAfterMs: 5_000 };
+          }
+          // Saved before each chunk: the last chunk creates the video, and a crash after it must resume by asking.
+          if (!(await req.saveProgress({ sessionUri, total, offset: step.offset }))) return youtubeFailure('upstream_5xx', true, YOUTUBE_MESSAGES.leaseLost);
+          if (sentThisCall && deps.now() - started >= budgetMs) return { ok: 'pending', retryAfterMs: 1_000 };
+          sentThisCall = true;
+          step = await sendChunk(step.offset);
         }
-        if (step.kind === 'failed') {
-          if (!step.failure.retryable || resumesLeft <= 0) return step.failure;
-          // Broken chunk or unknown outcome: ask the session where it stands instead of guessing.
-          await deps.sleep(1000 * 2 ** (resumeAttempts - resumesLeft));
-          resumesLeft -= 1;
-          step = await askSession();
-          continue;
-        }
-        if (step.offset >= total) {
-          // Every byte arrived but the session has not produced the video yet: look again later.
-          return { ok: 'pending', retryAfterMs: 5_000 };
-        }
-        // Saved before each chunk: the last chunk creates the video, and a crash after it must resume by asking.
-        if (!(await req.saveProgress({ sessionUri, total, offset: step.offset }))) return youtubeFailure('upstream_5xx', true, YOUTUBE_MESSAGES.leaseLost);
-        if (sentThisCall && deps.now() - started >= budgetMs) return { ok: 'pending', retryAfterMs: 1_000 };
-        sentThisCall = true;
-        step = await sendChunk(step.offset);
+      } finally {
+        await source.close();
       }
     },
 

@@ -53,9 +53,6 @@ export interface PublisherDeps {
 
 const AUTH_FAILURES = new Set<JobErrorCode>(['token_expired', 'permission_revoked']);
 
-/** Networks without an upload API: they download each file from a public address we give them. */
-const DOWNLOAD_BY_ADDRESS = new Set<string>(['instagram', 'threads']);
-
 /**
  * The publishing worker: claims due jobs with a lease, runs them through a bounded queue (overall and per
  * connection), and moves each along queued → publishing → confirming → published | failed. Every write is
@@ -148,9 +145,10 @@ export function createPublisher(deps: PublisherDeps) {
       text: target?.text ?? null,
       title: target?.title ?? null,
       thread: target?.thread ?? null,
-      // Uploads: networks that take the bytes read the file; the others get a signed address of it.
+      // An upload goes as its file, for networks that take the bytes, and as a signed address, for the others.
       media: stored.media.map((m) => ({
-        url: m.url ?? (m.mediaId !== null && DOWNLOAD_BY_ADDRESS.has(job.platformSlug) ? deps.publicMediaUrl(m.mediaId) : `file://${m.storagePath ?? ''}`),
+        url: m.url ?? `file://${m.storagePath ?? ''}`,
+        publicUrl: m.url === null && m.mediaId !== null ? deps.publicMediaUrl(m.mediaId) : null,
         sizeBytes: m.sizeBytes,
         contentType: null,
       })),

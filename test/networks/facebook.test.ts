@@ -28,6 +28,9 @@ beforeEach(async () => {
       if (url.includes('missing')) throw new Error('ENOENT');
       return Buffer.from(`bytes of ${url}`);
     },
+    openMedia: async () => {
+      throw new Error('Facebook reads media whole');
+    },
   };
   adapter = createFacebookAdapter(fake.settings, deps);
 });

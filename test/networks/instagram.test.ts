@@ -4,6 +4,7 @@ import { INSTAGRAM_ERROR_TABLE } from '../../src/networks/instagram-errors.js';
 import { createInstagramAdapter, createInstagramOAuth } from '../../src/networks/instagram.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
 import { type FakeEndpoint, type FakeInstagram, type FakeReply, graphError, startFakeInstagram } from '../fakes/instagram.js';
+import { bufferSource } from '../../src/networks/media-source.js';
 
 let fake: FakeInstagram;
 let clock: number;
@@ -34,6 +35,7 @@ function deps(fetchImpl: typeof globalThis.fetch = globalThis.fetch): NetworkDep
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
     readMedia: async () => Buffer.from('not used: Instagram fetches media by URL'),
+    openMedia: async () => bufferSource(Buffer.from('not used: Instagram fetches media by URL')),
   };
 }
 
@@ -148,6 +150,13 @@ describe('instagram adapter: publishing', () => {
     const local = job({ media: [{ url: 'file:///data/media/x.jpg', sizeBytes: 1, contentType: 'image/jpeg' }] });
     expect(await a.submit(local.req())).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false });
     expect(fake.state.requests).toHaveLength(0);
+  });
+
+  it('an upload kept by the service goes to Instagram as its signed public address', async () => {
+    const signed = 'https://publisher.example/media/media_1?exp=1&sig=abc';
+    const upload = job({ media: [{ url: 'file:///data/media/x.jpg', publicUrl: signed, sizeBytes: 1, contentType: 'image/jpeg' }] });
+    expect(await adapter().submit(upload.req())).toMatchObject({ ok: true });
+    expect(fake.state.requests.find((r) => r.endpoint === 'create_container')?.params.image_url).toBe(signed);
   });
 
   it.each([

@@ -5,6 +5,7 @@ import { createLinkedinAdapter, createLinkedinOAuth } from '../../src/networks/l
 import { LINKEDIN_ERROR_TABLE, LINKEDIN_OAUTH_ERROR_TABLE } from '../../src/networks/linkedin-errors.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
 import { startFakeLinkedin, type FakeLinkedin } from '../fakes/linkedin.js';
+import { bufferSource } from '../../src/networks/media-source.js';
 
 let fake: FakeLinkedin;
 let clock: number;
@@ -30,6 +31,7 @@ function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
     sleep: async () => {},
     log: (message, details) => void logs.push({ message, details }),
     readMedia: async () => Buffer.from('0123456789'),
+    openMedia: async () => bufferSource(Buffer.from('0123456789')),
     ...over,
   };
 }

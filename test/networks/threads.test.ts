@@ -5,6 +5,7 @@ import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oa
 import { createThreadsAdapter, createThreadsOAuth } from '../../src/networks/threads.js';
 import { parseGraphError, THREADS_ERROR_TABLE, threadsErrorRow } from '../../src/networks/threads-errors.js';
 import { type FakeRequest, type FakeThreads, graphError, on, startFakeThreads } from '../fakes/threads.js';
+import { bufferSource } from '../../src/networks/media-source.js';
 
 let fake: FakeThreads;
 beforeEach(async () => {
@@ -37,6 +38,7 @@ function makeDeps(over: Partial<NetworkDeps> = {}) {
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
     readMedia: async () => Buffer.from('not used by threads'),
+    openMedia: async () => bufferSource(Buffer.from('not used by threads')),
     ...over,
   };
   return { deps, logs };

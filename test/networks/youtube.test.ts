@@ -6,6 +6,11 @@ import type { NetworkDeps, NetworkTokens } from '../../src/networks/network-oaut
 import { createYoutubeAdapter, createYoutubeOAuth, type YoutubeAdapterOptions } from '../../src/networks/youtube.js';
 import { YOUTUBE_ERROR_TABLE, YOUTUBE_MESSAGES } from '../../src/networks/youtube-errors.js';
 import { RAW_TEXT, READONLY_SCOPE, startYoutubeFake, UPLOAD_SCOPE, type FakeScript, type YoutubeFake } from '../fakes/youtube.js';
+import { bufferSource } from '../../src/networks/media-source.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openFileSource } from '../../src/media/file-source.js';
 
 const KIB = 1024;
 const CHUNK = 256 * KIB;
@@ -33,6 +38,7 @@ function deps(overrides: Partial<NetworkDeps> = {}): NetworkDeps {
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
     readMedia: async () => VIDEO,
+    openMedia: async () => bufferSource(VIDEO),
     ...overrides,
   };
 }
@@ -152,6 +158,39 @@ describe('youtube OAuth', () => {
 });
 
 describe('youtube adapter: publishing', () => {
+  it('reads a video file from disk chunk by chunk (never whole) and closes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'yt-file-'));
+    const path = join(dir, 'video.mp4');
+    writeFileSync(path, VIDEO);
+    const reads: number[] = [];
+    let closed = 0;
+    const a = adapter({}, {
+      openMedia: async () => {
+        const source = await openFileSource(path);
+        return {
+          size: source.size,
+          read: async (offset, length) => {
+            reads.push(length);
+            return source.read(offset, length);
+          },
+          close: async () => {
+            closed += 1;
+            await source.close();
+          },
+        };
+      },
+    });
+    const { req } = job({});
+    const { published } = await run(a, req);
+    expect(published.ok).toBe(true);
+    expect(fake.posts[0]?.bytes.equals(VIDEO)).toBe(true);
+    // Each read is one chunk at most: the file is never held whole.
+    expect(Math.max(...reads)).toBeLessThanOrEqual(CHUNK);
+    expect(reads.reduce((x, y) => x + y, 0)).toBe(VIDEO.length);
+    expect(closed).toBeGreaterThanOrEqual(2); // once for the size at submit, once after the upload
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('uploads in 256 KiB chunks, publishes once and confirms the public URL', async () => {
     const a = adapter();
     const { req, state } = job({ title: 'T'.repeat(150) });

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MediaSource } from '../networks/media-source.js';
+import { type MediaFetchOptions, streamMediaCapped } from './probe.js';
+import type { OutboundPolicy } from './safe-fetch.js';
+
+/** A file on disk read piece by piece; a temporary one is removed on close. */
+export async function openFileSource(path: string, temporary = false): Promise<MediaSource> {
+  const handle = await open(path, 'r');
+  const { size } = await handle.stat();
+  return {
+    size,
+    async read(offset, length) {
+      const buffer = Buffer.alloc(Math.max(0, Math.min(length, size - offset)));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+      return buffer.subarray(0, bytesRead);
+    },
+    async close() {
+      await handle.close();
+      if (temporary) await rm(path, { force: true });
+    },
+  };
+}
+
+/**
+ * Opens a media address for a network upload: our own uploads (`file://`) in place, a public address downloaded
+ * through the guard into a temporary file first, so a large video is never held in memory.
+ */
+export async function openMediaSource(url: string, options: { downloadDir: string; policy: OutboundPolicy; fetch: MediaFetchOptions }): Promise<MediaSource> {
+  if (url.startsWith('file://')) return openFileSource(url.slice('file://'.length));
+  await mkdir(options.downloadDir, { recursive: true });
+  const path = join(options.downloadDir, `download-${randomBytes(12).toString('hex')}`);
+  const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      out.write(chunk, (err) => (err ? reject(err) : resolve()));
+    });
+  let fetched;
+  try {
+    fetched = await streamMediaCapped(url, Number.MAX_SAFE_INTEGER, options.policy, options.fetch, write);
+  } finally {
+    await new Promise<void>((resolve) => out.end(resolve));
+  }
+  if (!fetched.ok) {
+    await rm(path, { force: true });
+    throw new Error(`media could not be read (${fetched.reason})`);
+  }
+  return openFileSource(path, true);
+}
