@@ -47,7 +47,9 @@ export function networkConnectionRoutes(connect: NetworkConnectService) {
       path: '/api/v1/oauth/networks/{platform}/callback',
       tag: 'Connections',
       summary: "The network's OAuth callback",
-      description: 'Reached by the user\'s browser from the network. Validates the single-use state, exchanges the code and creates or reactivates the connection.',
+      description:
+        "Reached by the user's browser from the network. Validates the single-use state, exchanges the code and creates or reactivates the connection. " +
+        'A request that prefers HTML (a browser) gets a page saying what happened instead, or a redirect to the dashboard when a dashboard session of that workspace is signed in; this JSON answer is for programs.',
       auth: 'none',
       params: z.object({ platform: platformSlugSchema }),
       query: z.object({ code: z.string().max(4096).optional(), state: z.string().max(200).optional(), error: z.string().max(200).optional(), error_description: z.string().max(2000).optional() }),
