@@ -24,6 +24,9 @@ const WAIT_FOR_FIRST_MS = 10_000;
 
 type Stored = { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string; extra: Record<string, unknown> };
 
+/** What an `Idempotency-Key` may be: 1 to 255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
 export interface IdempotentResult<T> {
   replayed: boolean;
   /** The value of the first execution, or its error, which the caller rethrows. */

@@ -12,12 +12,12 @@ import { html, type SafeHtml } from '../html.js';
 import { bytes, csrfField, errorBanner, field, number, table } from '../layout.js';
 import { FileTooLarge, type IncomingFile, type MultipartLimits, readForm } from '../multipart.js';
 import { CsrfRefused, FormData as FormFields, type PageContext, type PageResult, type PageRouter } from '../page-router.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency.service.js';
 
 const COMPOSE = '/dashboard/compose';
 const THREAD_MAX_POSTS = PLATFORMS.threads.limits.threadMaxPosts ?? 25;
 const THREAD_POST_CHARS = PLATFORMS.threads.limits.textMaxChars;
 const MEDIA_URL_INPUTS = 3;
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const GB = 1024 * 1024 * 1024;
 
 const FORM_LIMITS: MultipartLimits = {
@@ -606,7 +606,7 @@ const RECENT_UPLOAD_MAX = 500;
 
 function uploadOnce(ctx: PageContext, file: IncomingFile, idempotencyKey: string | undefined): Promise<UploadedMedia> {
   const start = () => ctx.deps.services.media.upload(ctx.principal, ctx.workspaceId, file.mimeType, file.stream);
-  if (idempotencyKey === undefined || !IDEMPOTENCY_KEY.test(idempotencyKey)) return start();
+  if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) return start();
   const now = Date.now();
   for (const [key, entry] of recentUploads) {
     if (now - entry.at <= RECENT_UPLOAD_MS && recentUploads.size <= RECENT_UPLOAD_MAX) break;
@@ -673,7 +673,7 @@ export function composePages(pages: PageRouter): void {
     const key = read.fields.idempotency_key?.[0];
     let result;
     try {
-      result = await services.contents.create(ctx.principal, ctx.workspaceId, input, key !== undefined && IDEMPOTENCY_KEY.test(key) ? key : undefined);
+      result = await services.contents.create(ctx.principal, ctx.workspaceId, input, key !== undefined && IDEMPOTENCY_KEY_PATTERN.test(key) ? key : undefined);
     } catch (err) {
       if (err instanceof ServiceError) return render(ctx, choices, values, placeError(err, input));
       throw err;

@@ -18,6 +18,7 @@ import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
 import type { PlatformSlug } from '../../networks/limits.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency.service.js';
 
 const contentParams = workspaceParams.extend({ contentId: z.string().describe('Content id (UUID).') });
 
@@ -28,7 +29,6 @@ const createQuery = z.strictObject({
     .describe('true: run every check and answer 200 with what would happen; nothing is created, charged or published.'),
 });
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function contentRoutes(contents: ContentsService, meters: MetersService, liveAvailable: (slug: PlatformSlug) => boolean) {
   return [
@@ -71,7 +71,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
           return contents.preview(caller, params.wsId, body);
         }
         const key = header('idempotency-key');
-        if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
           throw new ServiceError('validation_failed', 'Idempotency-Key: must be 1 to 255 printable ASCII characters', {
             fields: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
           });
