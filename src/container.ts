@@ -18,7 +18,7 @@ import { createMediaService } from './core/media/media.service.js';
 import { createPublicMediaLinks } from './core/media/public-links.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
 import { createLocalMediaStore } from './media/local-store.js';
-import { openMediaSource } from './media/file-source.js';
+import { openMediaSource, sweepStaleDownloads } from './media/file-source.js';
 import { createLogger, type Logger } from './logger.js';
 import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
@@ -123,6 +123,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       paymentUrlTemplate: config.paymentUrlTemplate,
       ...(options.walletHooks ? { hooks: options.walletHooks } : {}),
     });
+    const downloadDir = join(config.mediaDir, '.downloads');
     // Long enough for a network to download a file while a job waits on it; renewed on every attempt.
     const mediaLinks = createPublicMediaLinks({ secretKey, baseUrl: config.baseUrl ?? '', clock, ttlMs: 24 * 3_600_000 });
     const sandbox = createSandboxAdapter({ ...deps, delayMs: config.sandboxDelayMs });
@@ -134,7 +135,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         now: () => clock.now(),
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
         log: (message, details) => logger.warn(details, message),
-        openMedia: (url) => openMediaSource(url, { downloadDir: join(config.mediaDir, '.downloads'), policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
+        openMedia: (url) => openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
         readMedia: async (url) => {
           if (url.startsWith('file://')) return readFile(url.slice('file://'.length));
           const fetched = await fetchMediaCapped(url, Number.MAX_SAFE_INTEGER, net.policy, { dispatcher: net.dispatcher });
@@ -190,6 +191,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       everyMs: 10 * 60_000,
       sweepConnections: () => networkConnect.sweepExpiring(config.tokenExpiryWarningMs),
       sweepSessions: () => sessions.sweep(),
+      sweepFiles: () => sweepStaleDownloads(downloadDir, 86_400_000),
     });
     return {
       config,

@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFileSource, openMediaSource } from '../src/media/file-source.js';
+import { openFileSource, openMediaSource, sweepStaleDownloads } from '../src/media/file-source.js';
 import { createSafeDispatcher } from '../src/media/safe-fetch.js';
 
 const BODY = randomBytes(3 * 1024 * 1024 + 17);
@@ -77,5 +77,17 @@ describe('media sources for network uploads', () => {
     expect((await source.read(8, 4)).toString()).toBe('89');
     expect((await source.read(10, 4)).length).toBe(0);
     await source.close();
+  });
+
+  it('the maintenance sweep removes downloads a killed process left, older than a day, and nothing else', async () => {
+    const downloads = join(dir, 'dl-d');
+    mkdirSync(downloads, { recursive: true });
+    for (const name of ['download-old', 'download-new', 'keep-me']) writeFileSync(join(downloads, name), 'x');
+    const twoDaysAgo = (Date.now() - 2 * 86_400_000) / 1000;
+    utimesSync(join(downloads, 'download-old'), twoDaysAgo, twoDaysAgo);
+    utimesSync(join(downloads, 'keep-me'), twoDaysAgo, twoDaysAgo);
+    expect(await sweepStaleDownloads(downloads, 86_400_000)).toBe(1);
+    expect(readdirSync(downloads).sort()).toEqual(['download-new', 'keep-me']);
+    expect(await sweepStaleDownloads(join(dir, 'no-such-dir'), 86_400_000)).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaSource } from '../networks/media-source.js';
 import { type MediaFetchOptions, streamMediaCapped } from './probe.js';
@@ -48,4 +48,27 @@ export async function openMediaSource(url: string, options: { downloadDir: strin
     throw new Error(`media could not be read (${fetched.reason})`);
   }
   return openFileSource(path, true);
+}
+
+/**
+ * Removes temporary downloads older than `olderThanMs` (file times are wall-clock time): what a process killed in
+ * the middle of an upload left behind. Old enough that no running upload still reads them.
+ */
+export async function sweepStaleDownloads(downloadDir: string, olderThanMs: number, now = Date.now()): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(downloadDir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names.filter((n) => n.startsWith('download-'))) {
+    const path = join(downloadDir, name);
+    const info = await stat(path).catch(() => null);
+    if (info && now - info.mtimeMs > olderThanMs) {
+      await rm(path, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }
