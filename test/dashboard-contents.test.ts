@@ -75,6 +75,10 @@ describeEachDb(
       expect(refreshing(list.html, 'contents')).toBe(false);
       expect(textOf(list.html)).toContain('Threads: published');
       expect(textOf(list.html)).toContain('LinkedIn: published');
+      // The list links to each post too, named by its network for screen readers.
+      for (const job of api.jobs) {
+        expect(list.html).toContain(`<a href="${job.external_post_url!}" rel="noopener noreferrer">post<span class="vh"> on ${byName[job.platform_slug]!}</span></a>`);
+      }
     });
 
     it('a failed network shows its code and the explanation, and retrying from the page queues it again', async () => {

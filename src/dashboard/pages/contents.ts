@@ -74,7 +74,7 @@ export function contentPages(pages: PageRouter): void {
   <td>${c.content_type}</td>
   <td>${badge(c.status)}</td>
   <td>${excerpt(c)}</td>
-  <td>${c.jobs.map((j, i) => html`${i > 0 ? html`<br>` : ''}${platformName(j.platform_slug)}: ${badge(j.status)}`)}</td>
+  <td>${c.jobs.map((j, i) => html`${i > 0 ? html`<br>` : ''}${platformName(j.platform_slug)}: ${badge(j.status)} ${jobSummary(j)}`)}</td>
 </tr>`,
     );
     const running = (found?.data ?? []).some(isRunning);
@@ -225,6 +225,16 @@ ${
 
 function multiline(text: string): SafeHtml {
   return html`${text.split('\n').map((line, i) => html`${i > 0 ? html`<br>` : ''}${line}`)}`;
+}
+
+/** A job's outcome in one line for the list: the post's link, or the error code with its meaning. */
+function jobSummary(job: Job): SafeHtml {
+  const url = job.external_post_url;
+  if (job.status === 'published' && url && /^https?:\/\//i.test(url)) {
+    return html`<a href="${url}" rel="noopener noreferrer">post<span class="vh"> on ${platformName(job.platform_slug)}</span></a>`;
+  }
+  if (job.status === 'failed' && job.error_code) return html`<code>${job.error_code}</code> <span class="muted">${explainJobError(job.error_code)}</span>`;
+  return html``;
 }
 
 function jobResult(job: Job, name: string): SafeHtml {
