@@ -26,7 +26,6 @@ import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './networks/limits.js';
 import { createSandboxAdapter } from './networks/sandbox.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
-import { readFile } from 'node:fs/promises';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
@@ -136,12 +135,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
         log: (message, details) => logger.warn(details, message),
         openMedia: (url) => openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
-        readMedia: async (url) => {
-          if (url.startsWith('file://')) return readFile(url.slice('file://'.length));
-          const fetched = await fetchMediaCapped(url, Number.MAX_SAFE_INTEGER, net.policy, { dispatcher: net.dispatcher });
-          if (!fetched.ok) throw new Error(`media could not be read (${fetched.reason})`);
-          return fetched.body;
-        },
       },
       sandbox,
     );

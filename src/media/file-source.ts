@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, openAsBlob } from 'node:fs';
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaSource } from '../networks/media-source.js';
@@ -17,6 +17,7 @@ export async function openFileSource(path: string, temporary = false): Promise<M
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
       return buffer.subarray(0, bytesRead);
     },
+    blob: (type) => openAsBlob(path, { type }),
     async close() {
       await handle.close();
       if (temporary) await rm(path, { force: true });

@@ -107,19 +107,19 @@ export interface GraphCall {
   /** Sent as `Authorization: Bearer`, never in the URL (URLs end up in logs). */
   token?: string;
   form?: Record<string, string>;
-  /** Files sent with `form` as multipart/form-data (Graph's `source` upload). */
-  files?: Record<string, { bytes: Buffer; type: string }>;
+  /** Files sent with `form` as multipart/form-data (Graph's `source` upload), streamed from disk. */
+  files?: Record<string, Blob>;
   /** A raw body (the reel upload host takes the bytes as they are). */
-  body?: Buffer;
+  body?: Blob;
   headers?: Record<string, string>;
 }
 
 function encodeBody(c: GraphCall): RequestInit['body'] {
-  if (c.body) return new Uint8Array(c.body);
+  if (c.body) return c.body;
   if (!c.files) return c.form ? new URLSearchParams(c.form) : undefined;
   const data = new FormData();
   for (const [k, v] of Object.entries(c.form ?? {})) data.set(k, v);
-  for (const [k, f] of Object.entries(c.files)) data.set(k, new Blob([new Uint8Array(f.bytes)], { type: f.type }), k);
+  for (const [k, f] of Object.entries(c.files)) data.set(k, f, k);
   return data;
 }
 

@@ -110,6 +110,9 @@ function checkRequest(req: PublishRequest): NetworkFailure | null {
   return null;
 }
 
+/** The media part of a Graph call, and the file's size (the reel upload host wants it). */
+type MediaPayload = Pick<GraphCall, 'form' | 'files'> & { size: number };
+
 /** Creates the Facebook Pages adapter (credentials: the Page access token and the page id). */
 export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDeps): NetworkAdapter {
   const graph: GraphClient = createGraphClient(settings, deps);
@@ -119,14 +122,17 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
   const save = (req: PublishRequest, p: Progress) => req.saveProgress({ ...p });
 
   /**
-   * A public address goes as `urlKey` (Facebook fetches it); our own uploads (`file://`) go as the bytes, a
-   * multipart `source` (simple, non-resumable upload: the file is held in memory).
+   * A public address goes as `urlKey` (Facebook fetches it); our own uploads (`file://`) go as the file, a
+   * multipart `source` streamed from disk (simple, non-resumable upload).
    */
-  async function mediaPayload(ref: MediaRef, urlKey: 'url' | 'file_url'): Promise<Pick<GraphCall, 'form' | 'files'> | NetworkFailure> {
-    if (isHttp(ref.url)) return { form: { [urlKey]: ref.url } };
+  async function mediaPayload(ref: MediaRef, urlKey: 'url' | 'file_url'): Promise<MediaPayload | NetworkFailure> {
+    if (isHttp(ref.url)) return { form: { [urlKey]: ref.url }, size: ref.sizeBytes ?? 0 };
     try {
-      const bytes = await deps.readMedia(ref.url);
-      return { form: {}, files: { source: { bytes, type: ref.contentType ?? (urlKey === 'url' ? 'image/jpeg' : 'video/mp4') } } };
+      // An upload kept by this service: the Blob stays readable after the source's handle is closed.
+      const source = await deps.openMedia(ref.url);
+      const blob = await source.blob(ref.contentType ?? (urlKey === 'url' ? 'image/jpeg' : 'video/mp4'));
+      await source.close();
+      return { form: {}, files: { source: blob }, size: source.size };
     } catch (err) {
       deps.log('facebook: media could not be read', { error: err instanceof Error ? err.message : 'unknown' });
       return MEDIA_UNREADABLE;
@@ -175,9 +181,8 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
         // Our own upload: the bytes in one piece from offset 0 (the host's local-file form).
         const payload = await mediaPayload(media, 'file_url');
         if ('ok' in payload) return payload;
-        const bytes = payload.files?.source?.bytes ?? Buffer.alloc(0);
-        upload.headers = { authorization: `OAuth ${token}`, offset: '0', file_size: String(bytes.length), 'content-type': 'application/octet-stream' };
-        upload.body = bytes;
+        upload.headers = { authorization: `OAuth ${token}`, offset: '0', file_size: String(payload.size), 'content-type': 'application/octet-stream' };
+        upload.body = payload.files?.source ?? new Blob([]);
       }
       const r = await graph.call(upload);
       if (!r.ok) return r.failure;
@@ -216,7 +221,7 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
       if (deps.now() - p.publishingAt < UNKNOWN_OUTCOME_GRACE_MS) return { ok: 'pending', retryAfterMs: PENDING_RETRY_MS };
       // Not there after the grace period: that attempt did not post. Post now.
     }
-    const payload = call.media ? await mediaPayload(call.media.ref, call.media.urlKey) : { form: {} };
+    const payload: MediaPayload | NetworkFailure = call.media ? await mediaPayload(call.media.ref, call.media.urlKey) : { form: {}, size: 0 };
     if ('ok' in payload) return payload;
     const now = deps.now();
     p = { ...p, publishing: true, publishingAt: now, firstPublishingAt: p.firstPublishingAt ?? now };

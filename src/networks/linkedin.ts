@@ -1,3 +1,4 @@
+import type { MediaSource } from './media-source.js';
 import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
 import { PLATFORMS, mediaKindOf } from './limits.js';
 import {
@@ -106,9 +107,9 @@ function unexpected(deps: NetworkDeps, what: string): NetworkFailure {
   return linkedinFailure('upstream_unknown', false);
 }
 
-async function readBytes(ctx: Ctx, url: string): Promise<{ ok: true; data: Buffer } | NetworkFailure> {
+async function openFile(ctx: Ctx, url: string): Promise<{ ok: true; source: MediaSource } | NetworkFailure> {
   try {
-    return { ok: true, data: await ctx.deps.readMedia(url) };
+    return { ok: true, source: await ctx.deps.openMedia(url) };
   } catch (err) {
     ctx.deps.log('linkedin: media could not be read', { error: err instanceof Error ? err.message : String(err) });
     return linkedinFailure('upstream_unknown', false, 'The media file could not be read for upload to LinkedIn.');
@@ -171,13 +172,18 @@ async function uploadImage(ctx: Ctx, i: number, url: string): Promise<Uploaded> 
     step = { kind: 'image', urn: str(value.image), uploadUrl: str(value.uploadUrl), uploaded: false };
     if (!(await saveStep(ctx, i, step))) return LEASE_LOST;
   }
-  const bytes = await readBytes(ctx, url);
-  if (!bytes.ok) return bytes;
-  const put = await send(ctx.deps, 'PUT image upload', step.uploadUrl, {
-    method: 'PUT',
-    headers: { Authorization: `Bearer ${ctx.token}`, 'Content-Type': 'application/octet-stream' },
-    body: bytes.data,
-  });
+  const file = await openFile(ctx, url);
+  if (!file.ok) return file;
+  let put;
+  try {
+    put = await send(ctx.deps, 'PUT image upload', step.uploadUrl, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${ctx.token}`, 'Content-Type': 'application/octet-stream' },
+      body: await file.source.blob('application/octet-stream'),
+    });
+  } finally {
+    await file.source.close();
+  }
   if (!put.ok) return put.failure;
   if (!(await saveStep(ctx, i, { ...step, uploaded: true }))) return LEASE_LOST;
   return { ok: true, urn: step.urn };
@@ -198,58 +204,63 @@ async function uploadVideo(ctx: Ctx, i: number, url: string): Promise<Uploaded> 
   const prior = ctx.state.media[i];
   let step = prior?.kind === 'video' ? prior : null;
   if (step?.finalized) return { ok: true, urn: step.urn };
-  let bytes: Buffer | null = null;
-  if (!step) {
-    const read = await readBytes(ctx, url);
-    if (!read.ok) return read;
-    bytes = read.data;
-    const init = await rest(ctx, 'POST', '/rest/videos?action=initializeUpload', {
-      initializeUploadRequest: { owner: ctx.author, fileSizeBytes: bytes.length, uploadCaptions: false, uploadThumbnail: false },
-    });
-    if (!init.ok) return init.failure;
-    const value = obj(parse(init.text).value);
-    const parts = partsOf(value.uploadInstructions);
-    if (!str(value.video) || parts === null) return unexpected(ctx.deps, 'videos initializeUpload');
-    step = { kind: 'video', urn: str(value.video), uploadToken: str(value.uploadToken), parts, etags: [], finalizeSent: false, finalized: false };
-    if (!(await saveStep(ctx, i, step))) return LEASE_LOST;
-  }
-  for (const [j, part] of step.parts.entries()) {
-    if (step.etags[j]) continue; // sent by an earlier run
-    if (bytes === null) {
-      const read = await readBytes(ctx, url);
+  // Opened only when a part must be sent; each part is read from disk on its own, never the whole video.
+  let source: MediaSource | null = null;
+  try {
+    if (!step) {
+      const read = await openFile(ctx, url);
       if (!read.ok) return read;
-      bytes = read.data;
+      source = read.source;
+      const init = await rest(ctx, 'POST', '/rest/videos?action=initializeUpload', {
+        initializeUploadRequest: { owner: ctx.author, fileSizeBytes: source.size, uploadCaptions: false, uploadThumbnail: false },
+      });
+      if (!init.ok) return init.failure;
+      const value = obj(parse(init.text).value);
+      const parts = partsOf(value.uploadInstructions);
+      if (!str(value.video) || parts === null) return unexpected(ctx.deps, 'videos initializeUpload');
+      step = { kind: 'video', urn: str(value.video), uploadToken: str(value.uploadToken), parts, etags: [], finalizeSent: false, finalized: false };
+      if (!(await saveStep(ctx, i, step))) return LEASE_LOST;
     }
-    // Upload URLs are pre-signed: no bearer token goes to them.
-    const put = await send(ctx.deps, `PUT video part ${j + 1}/${step.parts.length}`, part.uploadUrl, {
-      method: 'PUT',
-      headers: { 'Content-Type': 'application/octet-stream' },
-      body: bytes.subarray(part.firstByte, part.lastByte + 1),
-    });
-    if (!put.ok) return put.failure;
-    const etag = put.res.headers.get('etag');
-    if (!etag) return unexpected(ctx.deps, 'video part without ETag');
-    const etags: string[] = [...step.etags];
-    etags[j] = etag;
-    step = { ...step, etags };
+    for (const [j, part] of step.parts.entries()) {
+      if (step.etags[j]) continue; // sent by an earlier run
+      if (source === null) {
+        const read = await openFile(ctx, url);
+        if (!read.ok) return read;
+        source = read.source;
+      }
+      // Upload URLs are pre-signed: no bearer token goes to them.
+      const put = await send(ctx.deps, `PUT video part ${j + 1}/${step.parts.length}`, part.uploadUrl, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/octet-stream' },
+        body: await source.read(part.firstByte, part.lastByte - part.firstByte + 1),
+      });
+      if (!put.ok) return put.failure;
+      const etag = put.res.headers.get('etag');
+      if (!etag) return unexpected(ctx.deps, 'video part without ETag');
+      const etags: string[] = [...step.etags];
+      etags[j] = etag;
+      step = { ...step, etags };
+      if (!(await saveStep(ctx, i, step))) return LEASE_LOST;
+    }
+    if (step.finalizeSent) {
+      const seen = await rest(ctx, 'GET', `/rest/videos/${enc(step.urn)}`);
+      if (!seen.ok) return seen.failure;
+      if (str(parse(seen.text).status) !== 'WAITING_UPLOAD') {
+        if (!(await saveStep(ctx, i, { ...step, finalized: true }))) return LEASE_LOST;
+        return { ok: true, urn: step.urn };
+      }
+    }
+    step = { ...step, finalizeSent: true };
     if (!(await saveStep(ctx, i, step))) return LEASE_LOST;
+    const fin = await rest(ctx, 'POST', '/rest/videos?action=finalizeUpload', {
+      finalizeUploadRequest: { video: step.urn, uploadToken: step.uploadToken, uploadedPartIds: step.etags },
+    });
+    if (!fin.ok) return fin.failure;
+    if (!(await saveStep(ctx, i, { ...step, finalized: true }))) return LEASE_LOST;
+    return { ok: true, urn: step.urn };
+  } finally {
+    await source?.close();
   }
-  if (step.finalizeSent) {
-    const seen = await rest(ctx, 'GET', `/rest/videos/${enc(step.urn)}`);
-    if (!seen.ok) return seen.failure;
-    if (str(parse(seen.text).status) !== 'WAITING_UPLOAD') {
-      if (!(await saveStep(ctx, i, { ...step, finalized: true }))) return LEASE_LOST;
-      return { ok: true, urn: step.urn };
-    }
-  }
-  step = { ...step, finalizeSent: true };
-  if (!(await saveStep(ctx, i, step))) return LEASE_LOST;
-  const fin = await rest(ctx, 'POST', '/rest/videos?action=finalizeUpload', {
-    finalizeUploadRequest: { video: step.urn, uploadToken: step.uploadToken, uploadedPartIds: step.etags },
-  });
-  if (!fin.ok) return fin.failure;
-  if (!(await saveStep(ctx, i, { ...step, finalized: true }))) return LEASE_LOST;
-  return { ok: true, urn: step.urn };
 }
 
 /** Waits briefly for each asset to be AVAILABLE; null when all are, else pending or a failure. */

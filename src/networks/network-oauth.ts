@@ -46,8 +46,9 @@ export interface NetworkDeps {
   sleep(ms: number): Promise<void>;
   /** For raw network bodies (never returned to callers). */
   log(message: string, details: Record<string, unknown>): void;
-  /** Reads a media file's bytes (for networks that take small uploads whole: Facebook photos, LinkedIn). */
-  readMedia(url: string): Promise<Buffer>;
-  /** Opens a media file for reading in pieces (large video uploads: YouTube). */
+  /**
+   * Opens a media file for upload: in pieces (YouTube chunks, LinkedIn parts) or whole as a Blob sent from disk
+   * (Facebook, LinkedIn images). A media file is never read into memory whole.
+   */
   openMedia(url: string): Promise<MediaSource>;
 }

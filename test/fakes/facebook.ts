@@ -27,6 +27,8 @@ export interface FakeRequest {
   path: string;
   params: Record<string, string>;
   headers: IncomingHttpHeaders;
+  /** Length of the raw body as received. */
+  bodyBytes: number;
 }
 
 interface ReelSession {
@@ -305,7 +307,7 @@ export async function startFakeFacebook(options: { now?: () => number; appSecret
       const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': type } }).formData();
       for (const [k, v] of form) params[k] = typeof v === 'string' ? v : `<file ${v.size} bytes ${v.type}>`;
     }
-    requests.push({ method, path: url.pathname, params, headers: req.headers });
+    requests.push({ method, path: url.pathname, params, headers: req.headers, bodyBytes: raw.length });
     // A string body goes out as is (a proxy's HTML error page, a plain-text 429).
     const send = (a: Answer): void =>
       void (typeof a.body === 'string' ? res.writeHead(a.status, { 'content-type': 'text/html' }).end(a.body) : res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body)));

@@ -5,6 +5,12 @@ import { createFacebookAdapter, createFacebookOAuth } from '../../src/networks/f
 import type { ContentType } from '../../src/networks/limits.js';
 import type { NetworkDeps } from '../../src/networks/network-oauth.js';
 import { graphError, startFakeFacebook, type FakeFacebook } from '../fakes/facebook.js';
+import { bufferSource } from '../../src/networks/media-source.js';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openFileSource } from '../../src/media/file-source.js';
 
 /** Short client timeout so a hung fake answer turns into a timeout quickly (the adapter's own is 30 s). */
 const CLIENT_TIMEOUT_MS = 400;
@@ -24,12 +30,9 @@ beforeEach(async () => {
     now: () => clock,
     sleep: async () => {},
     log: (message, details) => void logs.push({ message, details }),
-    readMedia: async (url) => {
+    openMedia: async (url) => {
       if (url.includes('missing')) throw new Error('ENOENT');
-      return Buffer.from(`bytes of ${url}`);
-    },
-    openMedia: async () => {
-      throw new Error('Facebook reads media whole');
+      return bufferSource(Buffer.from(`bytes of ${url}`));
     },
   };
   adapter = createFacebookAdapter(fake.settings, deps);
@@ -213,6 +216,22 @@ describe('facebook adapter: publishing', () => {
     expect(upload?.headers).toMatchObject({ offset: '0', file_size: String('bytes of file:///data/media/r.mp4'.length) });
     expect(upload?.headers.file_url).toBeUndefined();
     expect(fake.posts.map((p) => p.kind)).toEqual(['photo', 'reel']);
+  });
+
+  it('sends files from disk as file-backed Blobs: the multipart source and the reel body arrive whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fb-file-'));
+    const photoBytes = randomBytes(300 * 1024);
+    const reelBytes = randomBytes(2 * 1024 * 1024 + 3);
+    writeFileSync(join(dir, 'a.png'), photoBytes);
+    writeFileSync(join(dir, 'r.mp4'), reelBytes);
+    adapter = createFacebookAdapter(fake.settings, { ...deps, openMedia: (url) => openFileSource(url.slice('file://'.length)) });
+    expect(await new Job('photo', 'From disk', [`file://${join(dir, 'a.png')}`]).run()).toMatchObject({ ok: true });
+    expect(calls('POST', /\/photos$/)[0]?.params.source).toBe(`<file ${photoBytes.length} bytes image/jpeg>`);
+    expect(await new Job('reel', 'Reel from disk', [`file://${join(dir, 'r.mp4')}`]).runUntilSettled()).toMatchObject({ ok: true });
+    const upload = fake.requests.find((r) => r.path.startsWith('/video-upload/'));
+    expect(upload?.headers).toMatchObject({ offset: '0', file_size: String(reelBytes.length) });
+    expect(upload?.bodyBytes).toBe(reelBytes.length);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('fails without posting when our stored media cannot be read', async () => {

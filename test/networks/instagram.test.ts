@@ -34,7 +34,6 @@ function deps(fetchImpl: typeof globalThis.fetch = globalThis.fetch): NetworkDep
     now: () => clock,
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
-    readMedia: async () => Buffer.from('not used: Instagram fetches media by URL'),
     openMedia: async () => bufferSource(Buffer.from('not used: Instagram fetches media by URL')),
   };
 }

@@ -30,7 +30,6 @@ function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
     now: () => clock,
     sleep: async () => {},
     log: (message, details) => void logs.push({ message, details }),
-    readMedia: async () => Buffer.from('0123456789'),
     openMedia: async () => bufferSource(Buffer.from('0123456789')),
     ...over,
   };

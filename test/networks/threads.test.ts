@@ -37,7 +37,6 @@ function makeDeps(over: Partial<NetworkDeps> = {}) {
     now: () => Date.now(),
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
-    readMedia: async () => Buffer.from('not used by threads'),
     openMedia: async () => bufferSource(Buffer.from('not used by threads')),
     ...over,
   };

@@ -37,7 +37,6 @@ function deps(overrides: Partial<NetworkDeps> = {}): NetworkDeps {
     now: () => NOW,
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
-    readMedia: async () => VIDEO,
     openMedia: async () => bufferSource(VIDEO),
     ...overrides,
   };
@@ -173,6 +172,7 @@ describe('youtube adapter: publishing', () => {
             reads.push(length);
             return source.read(offset, length);
           },
+          blob: (type) => source.blob(type),
           close: async () => {
             closed += 1;
             await source.close();
