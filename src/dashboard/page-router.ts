@@ -125,9 +125,11 @@ export function problemPage(title: string, message: string, requestId: string, l
 </section>`;
 }
 
-const SIGN_IN_REASONS: Record<string, string> = {
+/** Why a person is at the sign-in page (`?reason=`), in words; also said when a form arrives after the end. */
+export const SIGN_IN_REASONS: Record<string, string> = {
   expired: 'Your session expired. Sign in again to continue.',
   key_revoked: 'The API key of your session was revoked. Sign in with an active key.',
+  signed_out: 'You signed out.',
   none: 'Sign in to continue.',
 };
 

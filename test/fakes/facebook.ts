@@ -1,3 +1,4 @@
+import { graphError } from './meta-graph.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,18 +46,7 @@ interface Match {
 
 const VERSION = '/v23.0';
 
-export function graphError(code: number, message: string, extra: { subcode?: number; type?: string; isTransient?: boolean } = {}) {
-  return {
-    error: {
-      message,
-      type: extra.type ?? 'OAuthException',
-      code,
-      ...(extra.subcode !== undefined ? { error_subcode: extra.subcode } : {}),
-      ...(extra.isTransient !== undefined ? { is_transient: extra.isTransient } : {}),
-      fbtrace_id: 'AFakeTrace',
-    },
-  };
-}
+export { graphError };
 
 /** Facebook's timestamp shape: `2024-01-01T12:00:00+0000`. */
 const fbTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+0000');

@@ -1,3 +1,4 @@
+import { graphError } from './meta-graph.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -42,19 +43,7 @@ const USERNAME = 'acme';
 const CLIENT_ID = 'threads-client';
 const CLIENT_SECRET = 'threads-secret';
 
-/** Meta's error envelope. */
-export function graphError(code: number, message: string, extra: { subcode?: number; type?: string; transient?: boolean } = {}) {
-  return {
-    error: {
-      message,
-      type: extra.type ?? 'OAuthException',
-      code,
-      ...(extra.subcode !== undefined ? { error_subcode: extra.subcode } : {}),
-      ...(extra.transient !== undefined ? { is_transient: extra.transient } : {}),
-      fbtrace_id: 'AbCdEfGhIjK',
-    },
-  };
-}
+export { graphError };
 
 class Reply {
   constructor(

@@ -156,7 +156,7 @@ describe('facebook adapter: publishing', () => {
       ...deps,
       fetch: async (input, init) => {
         if (String(input).includes('/photos') && ++uploads === 2) {
-          return new Response(JSON.stringify(graphError(2, 'An unexpected error has occurred. Please retry your request later.', { isTransient: true })), { status: 500 });
+          return new Response(JSON.stringify(graphError(2, 'An unexpected error has occurred. Please retry your request later.', { transient: true })), { status: 500 });
         }
         return deps.fetch(input, init);
       },
@@ -382,7 +382,7 @@ describe('facebook adapter: error table', () => {
     { row: 'throttled', status: 400, body: graphError(80001, 'There have been too many calls to this Page account.'), code: 'upstream_5xx', retryable: true },
     { row: 'feed_limit', status: 400, body: graphError(341, '(#341) Feed action request limit reached'), code: 'quota_exceeded', retryable: false },
     { row: 'video_upload_problem', status: 400, body: graphError(6000, 'There was a problem uploading your video file.'), code: 'upstream_5xx', retryable: true },
-    { row: 'transient', status: 400, body: graphError(2, 'An unexpected error has occurred. Please retry your request later.', { isTransient: true }), code: 'upstream_5xx', retryable: true },
+    { row: 'transient', status: 400, body: graphError(2, 'An unexpected error has occurred. Please retry your request later.', { transient: true }), code: 'upstream_5xx', retryable: true },
     { row: 'http_429', status: 429, body: 'Too Many Requests', code: 'upstream_5xx', retryable: true },
     { row: 'http_5xx', status: 502, body: '<html>Bad Gateway</html>', code: 'upstream_5xx', retryable: true },
     { row: FALLBACK_ROW_NAME, status: 400, body: graphError(100, '(#100) Some new thing nobody documented'), code: 'upstream_unknown', retryable: false },
@@ -418,7 +418,7 @@ describe('facebook adapter: error table', () => {
   it('confirm: a missing post is not_found, a Facebook outage is unavailable', async () => {
     const req = new Job('text', 'x').request();
     expect(await adapter.confirm(req, `${fake.pageId}_404`, { late: false })).toEqual({ state: 'not_found' });
-    fake.failNext({ method: 'GET' }, 500, graphError(2, 'Service temporarily unavailable', { isTransient: true }));
+    fake.failNext({ method: 'GET' }, 500, graphError(2, 'Service temporarily unavailable', { transient: true }));
     expect(await adapter.confirm(req, `${fake.pageId}_404`, { late: true })).toEqual({ state: 'unavailable' });
   });
 });

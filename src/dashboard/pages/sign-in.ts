@@ -6,16 +6,10 @@ import { locals } from '../../http/middleware/request-id.js';
 import { clearCookie, readCookie, setCookie } from '../cookies.js';
 import { html } from '../html.js';
 import { describedBy, errorBanner, field } from '../layout.js';
-import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKIE } from '../page-router.js';
+import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKIE, SIGN_IN_REASONS } from '../page-router.js';
 
 /** Before a session exists, CSRF is a double-submit: a random cookie that the form must repeat. */
 const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
-
-const REASONS: Record<string, string> = {
-  expired: 'Your session expired. Sign in again to continue.',
-  key_revoked: 'The API key of your session was revoked. Sign in with an active key.',
-  signed_out: 'You signed out.',
-};
 
 /** Only our own dashboard pages are acceptable destinations after sign-in (no open redirect). */
 function safeNext(next: unknown): string {
@@ -62,7 +56,8 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
       res.redirect(303, next);
       return;
     }
-    const reason = typeof req.query.reason === 'string' ? REASONS[req.query.reason] : undefined;
+    // `none` is the page's own purpose, not news: no notice for it.
+    const reason = typeof req.query.reason === 'string' && req.query.reason !== 'none' ? SIGN_IN_REASONS[req.query.reason] : undefined;
     sendPlainPage(res, deps, 200, 'Sign in', signInPage({ csrf: csrfCookie(req, res), next, notice: reason }));
   });
 
