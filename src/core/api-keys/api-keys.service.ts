@@ -10,6 +10,7 @@ import {
   type ApiKeyRow,
 } from '../../../db/repositories/api-keys.repo.js';
 import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
+import { lockWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
@@ -33,8 +34,10 @@ function render(row: ApiKeyRow): ApiKey {
 }
 
 /**
- * Creates a key inside `db` (which may be a transaction) and returns its plaintext, which is not stored:
- * only its SHA-256 digest is.
+ * Creates a key inside `db`, which must be a transaction, and returns its plaintext, which is not stored: only
+ * its SHA-256 digest is. It takes the workspace's key lock first (see `keyChange`), so a key minted by any
+ * caller, now or later, is ordered against rotations and revocations of the same workspace: a rotation either
+ * sees it (and revokes it) or comes after it.
  */
 export async function mintApiKey(
   db: Kysely<Database>,
@@ -42,6 +45,7 @@ export async function mintApiKey(
   name: string,
   now: number,
 ): Promise<{ row: ApiKeyRow; apiKey: string }> {
+  await lockWorkspace(db, workspaceId);
   const apiKey = newApiKey();
   const row: ApiKeyRow = {
     id: newId('key_'),
@@ -56,6 +60,34 @@ export async function mintApiKey(
   return { row, apiKey };
 }
 
+/**
+ * Runs one change to a workspace's keys (create, rotate, revoke) in a transaction that first takes the
+ * workspace's key lock, then checks again that the caller's own key is still active.
+ *
+ * Why both (spec 2.1, 3.1: `revoke_others` is an atomic rotation). The caller was authenticated before the
+ * transaction, outside it; under PostgreSQL's READ COMMITTED a rotation's revoking UPDATE cannot see keys that
+ * concurrent, uncommitted transactions are inserting, and a request authenticated with a key a moment before
+ * that key was revoked would still mint a key afterwards. With the lock, changes of one workspace run one after
+ * another in every process, each statement after the lock sees every earlier change committed, and the
+ * re-check refuses a caller whose key a rotation or revocation has just revoked. So no key minted by a revoked
+ * key outlives its revocation.
+ * @throws ServiceError `invalid_api_key` (or `invalid_token` through OAuth) when the caller's key was revoked.
+ */
+async function keyChange<T>(db: Kysely<Database>, principal: Principal, workspaceId: string, change: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    if (principal.keyId !== null) {
+      const own = await findApiKey(tx, principal.workspaceId, principal.keyId);
+      if (own === undefined || own.revokedAt !== null) {
+        throw principal.kind === 'oauth'
+          ? new ServiceError('invalid_token', 'The access token is expired or revoked. Authorize again.')
+          : invalidKey();
+      }
+    }
+    return change(tx);
+  });
+}
+
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 
 export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock }) {
@@ -65,13 +97,17 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
   return {
     /**
      * Spec 4.1: creates a key; with `revoke_others` every other key of the workspace is revoked in the same
-     * transaction, so there is no moment with both or neither. The plaintext is returned here only.
-     * @throws ServiceError `forbidden` for another workspace.
+     * transaction, so there is no moment with both or neither. Creations, rotations and revocations of one
+     * workspace are serialised (`keyChange`): after a rotation exactly the new key is active, whatever ran
+     * beside it. The plaintext is returned here only.
+     * @throws ServiceError `forbidden` for another workspace; `invalid_api_key` / `invalid_token` when the
+     *   caller's key was revoked while the request waited.
      */
     async create(principal: Principal, workspaceId: string, input: CreateApiKeyInput): Promise<CreatedApiKey> {
       assertWorkspaceAccess(principal, workspaceId);
-      const now = clock.now();
-      return db.transaction().execute(async (tx) => {
+      return keyChange(db, principal, workspaceId, async (tx) => {
+        // Read under the lock: the row's times then follow the order in which keys were really created.
+        const now = clock.now();
         const { row, apiKey } = await mintApiKey(tx, workspaceId, input.name, now);
         const revoked = input.revoke_others === true ? await revokeOtherApiKeys(tx, workspaceId, row.id, now) : 0;
         // OAuth grants approved with the revoked keys go with them (the new key has approved nothing yet).
@@ -95,14 +131,16 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
 
     /**
      * Spec 3.1: revokes a key, irreversibly and with immediate effect. Revoking an already revoked key is a
-     * no-op (so retries are safe).
-     * @throws ServiceError `not_found` when the key is not the workspace's.
+     * no-op (so retries are safe). Serialised with key creation (`keyChange`), so a key the revoked key was
+     * minting at the same moment is either refused or created before, never after.
+     * @throws ServiceError `not_found` when the key is not the workspace's; `invalid_api_key` /
+     *   `invalid_token` when the caller's own key was revoked while the request waited.
      */
     async revoke(principal: Principal, workspaceId: string, keyId: string): Promise<void> {
       assertWorkspaceAccess(principal, workspaceId);
-      const existing = await findApiKey(db, workspaceId, keyId);
-      if (!existing) throw new ServiceError('not_found', `API key ${keyId} was not found in this workspace.`);
-      await db.transaction().execute(async (tx) => {
+      await keyChange(db, principal, workspaceId, async (tx) => {
+        const existing = await findApiKey(tx, workspaceId, keyId);
+        if (!existing) throw new ServiceError('not_found', `API key ${keyId} was not found in this workspace.`);
         await revokeApiKey(tx, workspaceId, keyId, clock.now());
         // Tokens approved with this key die with it (spec 5; ARCHITECTURE 9).
         await destroyIssuedFor(tx, { accountId: `${workspaceId}:${keyId}` });
