@@ -8,9 +8,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_FORMAT = /^sha256=[0-9a-f]{64}$/;
 
-/** The `sha256=…` header value for `payload` (`{timestamp}.{raw body}`). */
-export function signPayload(secret: string, payload: string): string {
-  return `sha256=${createHmac('sha256', secret).update(payload, 'utf8').digest('hex')}`;
+/**
+ * The `sha256=…` header value for `payload` (`{timestamp}.{raw body}`). A string is signed as its UTF-8 bytes; a
+ * Buffer is signed byte for byte, so a body that is not valid UTF-8 is never replaced by what it decodes to.
+ */
+export function signPayload(secret: string, payload: string | Buffer): string {
+  const hmac = createHmac('sha256', secret);
+  if (typeof payload === 'string') hmac.update(payload, 'utf8');
+  else hmac.update(payload);
+  return `sha256=${hmac.digest('hex')}`;
 }
 
 export interface SignatureChecks {
@@ -28,12 +34,14 @@ export interface SignatureVerdict {
 
 /**
  * Checks a signature header against `payload` (`{timestamp}.{raw body}`; the timestamp is the part before the
- * first dot). Comparison is constant-time. Never throws.
+ * first dot). Given a Buffer, the HMAC covers those exact bytes (spec 6.3 item 3 signs the body as sent).
+ * Comparison is constant-time. Never throws.
  */
-export function checkSignature(args: { secret: string; signatureHeader: string; payload: string; toleranceSeconds: number; nowSeconds: number }): SignatureVerdict {
+export function checkSignature(args: { secret: string; signatureHeader: string; payload: string | Buffer; toleranceSeconds: number; nowSeconds: number }): SignatureVerdict {
   const formatOk = SIGNATURE_FORMAT.test(args.signatureHeader);
   const dot = args.payload.indexOf('.');
-  const stampText = dot < 0 ? '' : args.payload.slice(0, dot);
+  // The timestamp is ASCII digits, so reading its bytes as latin1 cannot turn anything else into a digit.
+  const stampText = dot < 0 ? '' : typeof args.payload === 'string' ? args.payload.slice(0, dot) : args.payload.subarray(0, dot).toString('latin1');
   const stamp = /^\d{1,12}$/.test(stampText) ? Number(stampText) : Number.NaN;
   const timeOk = Number.isFinite(stamp) && Math.abs(args.nowSeconds - stamp) <= args.toleranceSeconds;
   const expected = Buffer.from(signPayload(args.secret, args.payload), 'utf8');
@@ -53,7 +61,9 @@ export function checkSignature(args: { secret: string; signatureHeader: string; 
 
 /**
  * For receivers: verifies a delivery from its headers and the raw body exactly as received (before any JSON
- * parsing). `headers` may be Node's lower-cased header object or a fetch `Headers`.
+ * parsing). Pass the body as the Buffer read from the socket: its bytes are what is checked, never a decoded
+ * copy (two different byte sequences can decode to the same string). A string is accepted too and checked as its
+ * UTF-8 bytes. `headers` may be Node's lower-cased header object or a fetch `Headers`.
  */
 export function verifyWebhook(args: {
   secret: string;
@@ -67,11 +77,12 @@ export function verifyWebhook(args: {
     const value = args.headers[name] ?? args.headers[name.toLowerCase()];
     return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
   };
-  const body = typeof args.rawBody === 'string' ? args.rawBody : args.rawBody.toString('utf8');
+  const prefix = `${get('service-timestamp')}.`;
+  const payload = typeof args.rawBody === 'string' ? `${prefix}${args.rawBody}` : Buffer.concat([Buffer.from(prefix, 'utf8'), args.rawBody]);
   return checkSignature({
     secret: args.secret,
     signatureHeader: get('service-signature'),
-    payload: `${get('service-timestamp')}.${body}`,
+    payload,
     toleranceSeconds: args.toleranceSeconds ?? 300,
     nowSeconds: Math.floor((args.now ?? new Date()).getTime() / 1000),
   });
