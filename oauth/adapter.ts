@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import {
-  consumeModel,
+  consumeModelOnce,
   deleteClient,
   destroyByGrant,
   destroyModel,
   findClient,
   findModel,
   findModelByUid,
+  grantIdOfModel,
   upsertClient,
   upsertModel,
 } from '../db/repositories/oauth.repo.js';
@@ -80,8 +81,18 @@ export function adapterFactory(db: Kysely<Database>): new (name: string) => Adap
       return this.live(await findModelByUid(db, this.model, uid));
     }
 
+    /**
+     * oidc-provider checks `consumed` when it loads a code and calls this later, so two concurrent exchanges of
+     * one code both pass its check. The database decides instead: only the exchange whose conditional update
+     * changed the row goes on; the other fails with `invalid_grant` and revokes the grant, which also kills the
+     * token the winner issues from it (RFC 6749 §4.1.2: a replayed code revokes what it issued).
+     */
     async consume(id: string): Promise<void> {
-      await consumeModel(db, this.model, this.key(id), Date.now());
+      const key = this.key(id);
+      if (await consumeModelOnce(db, this.model, key, Date.now())) return;
+      const grantId = await grantIdOfModel(db, this.model, key);
+      if (grantId !== null) await destroyByGrant(db, grantId);
+      throw new errors.InvalidGrant(`${this.model === 'AuthorizationCode' ? 'authorization code' : 'grant source'} already consumed`);
     }
 
     async destroy(id: string): Promise<void> {

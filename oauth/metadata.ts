@@ -1,8 +1,17 @@
 import { MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
+import { CLIENT_AUTH_METHODS } from './provider.js';
 
 /**
- * RFC 8414 authorization server metadata. The provider serves its own discovery under the issuer; MCP clients
- * look for the path-inserted well-known form first, so it is written here from the same facts.
+ * The one description of the authorization server, served at every address a client may look (RFC 8414 §3 and
+ * OpenID Connect Discovery 1.0 §4, both under the issuer and path-inserted; MCP 2025-11-25 lets clients read
+ * either). It states what the server does and nothing more: one scope, the code flow with PKCE S256, query
+ * responses, no refresh grant, no DPoP, no PAR, no logout endpoint. oidc-provider's own discovery would describe
+ * its features instead, so the router answers these addresses before the provider does; every address answers
+ * from BASE_URL, never from request headers.
+ *
+ * `subject_types_supported` and `id_token_signing_alg_values_supported` are required by OpenID Connect
+ * Discovery for the document to parse in OIDC libraries; no ID token is issued, since `openid` is not a scope
+ * offered here.
  */
 export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
   return {
@@ -17,10 +26,24 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+    token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
     authorization_response_iss_parameter_supported: true,
+    request_uri_parameter_supported: false,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ES256'],
   };
+}
+
+/** Every address at which the metadata above is served, relative to the base URL. */
+export function authorizationServerMetadataPaths(mount: string): string[] {
+  return [
+    `/.well-known/oauth-authorization-server${mount}`,
+    '/.well-known/oauth-authorization-server',
+    `${mount}/.well-known/oauth-authorization-server`,
+    `/.well-known/openid-configuration${mount}`,
+    `${mount}/.well-known/openid-configuration`,
+  ];
 }
 
 /** RFC 9728 protected resource metadata for the MCP endpoint. */

@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
 import { ServiceError } from '../src/core/errors.js';
 import { constantTimeEqual } from '../src/core/ids.js';
 import { accountIdFor, MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
 import { renderConsentPage } from './consent-page.js';
-import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
-import { issuerOf, mcpResourceOf, OAUTH_MOUNT } from './provider.js';
+import { oauthError, oauthErrorHandler } from './errors.js';
+import { authorizationServerMetadata, authorizationServerMetadataPaths, protectedResourceMetadata } from './metadata.js';
+import { canonicalResource, issuerOf, mcpResourceOf, OAUTH_MOUNT } from './provider.js';
 
 function cors(req: Request, res: Response, next: NextFunction): void {
   // Browser clients (e.g. MCP Inspector) read metadata, register and exchange codes cross-origin.
@@ -20,10 +21,6 @@ function cors(req: Request, res: Response, next: NextFunction): void {
     return;
   }
   next();
-}
-
-function oauthError(res: Response, status: number, error: string, description: string): void {
-  res.status(status).json({ error, error_description: description });
 }
 
 const isLoopbackOrCustom = (uri: string): boolean => {
@@ -49,28 +46,35 @@ function redirectAcceptable(uri: string): boolean {
 }
 
 /**
+ * The registration fields kept from a client's body; everything else is dropped. An allow-list, not a deny-list:
+ * the provider fetches some URIs a body may carry (`jwks_uri`, `sector_identifier_uri`, `request_uris`, logo and
+ * metadata documents) and redirects to others (`post_logout_redirect_uris`), so a field nobody listed here can
+ * never make the server connect somewhere or send a browser somewhere (B-5, B-6).
+ */
+const KEPT_REGISTRATION_FIELDS = ['client_name', 'redirect_uris', 'software_id', 'software_version'] as const;
+
+/**
  * RFC 7591 registration is for public clients only (spec 4.2). Real clients send all sorts of bodies; they are
  * normalised before the provider sees them, because it decides whether to mint a secret from the raw body.
  */
 function normaliseRegistration(req: Request, res: Response, next: NextFunction): void {
-  const body = (req.body ?? {}) as Record<string, unknown>;
+  const body = (req.body !== null && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
   const redirects = Array.isArray(body.redirect_uris) ? (body.redirect_uris as unknown[]).filter((u): u is string => typeof u === 'string') : [];
   const refused = redirects.find((uri) => !redirectAcceptable(uri));
   if (refused !== undefined) {
     oauthError(res, 400, 'invalid_redirect_uri', 'redirect_uris must be https, http on a loopback address, or a private-use scheme of a native app');
     return;
   }
+  const kept = Object.fromEntries(KEPT_REGISTRATION_FIELDS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
   req.body = {
-    ...body,
+    ...kept,
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code'],
     response_types: ['code'],
     application_type: redirects.length > 0 && redirects.every(isLoopbackOrCustom) ? 'native' : 'web',
+    subject_type: 'public',
     scope: MCP_SCOPE,
   };
-  delete (req.body as Record<string, unknown>).client_secret;
-  delete (req.body as Record<string, unknown>).jwks;
-  delete (req.body as Record<string, unknown>).jwks_uri;
   next();
 }
 
@@ -84,16 +88,53 @@ function onlyAuthorizationCode(req: Request, res: Response, next: NextFunction):
   next();
 }
 
-/** ChatGPT connectors omit `scope` on reconnect; without it the provider would grant nothing. */
-function defaultScope(req: Request, _res: Response, next: NextFunction): void {
-  if (req.method === 'GET') {
-    const url = new URL(req.originalUrl, 'http://local');
-    if (!url.searchParams.get('scope')) {
-      url.searchParams.set('scope', MCP_SCOPE);
-      req.url = `${req.url.split('?')[0]}?${url.searchParams.toString()}`;
-    }
-  } else if (req.body && typeof req.body === 'object' && !(req.body as Record<string, unknown>).scope) {
-    (req.body as Record<string, unknown>).scope = MCP_SCOPE;
+/** The parameters of an authorization request, wherever they came (query or form body). */
+function requestParams(req: Request): URLSearchParams | Record<string, unknown> {
+  return req.method === 'GET' ? new URL(req.originalUrl, 'http://local').searchParams : ((req.body ?? {}) as Record<string, unknown>);
+}
+
+function setParam(req: Request, params: URLSearchParams | Record<string, unknown>, name: string, values: string[]): void {
+  if (params instanceof URLSearchParams) {
+    params.delete(name);
+    for (const v of values) params.append(name, v);
+    req.url = `${req.url.split('?')[0]}?${params.toString()}`;
+  } else {
+    params[name] = values.length === 1 ? values[0] : values;
+  }
+}
+
+function getParams(params: URLSearchParams | Record<string, unknown>, name: string): string[] {
+  if (params instanceof URLSearchParams) return params.getAll(name);
+  const v = params[name];
+  return Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)];
+}
+
+/**
+ * What the authorization and token endpoints see is rewritten to the forms the provider and the grant agree on:
+ * - ChatGPT connectors omit `scope` on reconnect; without it the provider would grant nothing, so it is `mcp`;
+ * - a `resource` spelled differently for the same resource (`/mcp/`) becomes the canonical one (RFC 8707 §2),
+ *   so the grant the user approves is the one the next request asks for: one consent per authorization (F7).
+ */
+function canonicalParams(resource: string, withScope: boolean) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const params = requestParams(req);
+    if (withScope && getParams(params, 'scope').every((s) => s === '')) setParam(req, params, 'scope', [MCP_SCOPE]);
+    const resources = getParams(params, 'resource');
+    const canonical = resources.map((r) => canonicalResource(r, resource));
+    if (canonical.some((r, i) => r !== resources[i])) setParam(req, params, 'resource', [...new Set(canonical)]);
+    next();
+  };
+}
+
+/**
+ * Authorization responses go in the query only (the metadata says so). Another `response_mode` is refused here,
+ * without a redirect, rather than answered in a fragment or a self-submitting form the provider also knows.
+ */
+function onlyQueryResponseMode(req: Request, res: Response, next: NextFunction): void {
+  const modes = getParams(requestParams(req), 'response_mode');
+  if (modes.some((m) => m !== 'query')) {
+    oauthError(res, 400, 'invalid_request', 'response_mode must be query (or omitted)');
+    return;
   }
   next();
 }
@@ -114,7 +155,8 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
 
   const asMetadata = authorizationServerMetadata(issuerOf(baseUrl));
   const prMetadata = protectedResourceMetadata(mcpResourceOf(baseUrl), issuerOf(baseUrl));
-  for (const path of ['/.well-known/oauth-authorization-server/api/oauth/mcp', '/.well-known/oauth-authorization-server', `${OAUTH_MOUNT}/.well-known/oauth-authorization-server`]) {
+  // One document at every address (RFC 8414 and OIDC Discovery), answered before the provider's own discovery.
+  for (const path of authorizationServerMetadataPaths(OAUTH_MOUNT)) {
     router.all(path, cors, (_req, res) => void res.json(asMetadata));
   }
   for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
@@ -123,9 +165,13 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
 
   router.options([`${OAUTH_MOUNT}/register`, `${OAUTH_MOUNT}/token`, `${OAUTH_MOUNT}/revoke`], cors);
   router.post(`${OAUTH_MOUNT}/register`, cors, express.json({ limit: '64kb' }), normaliseRegistration);
-  router.post(`${OAUTH_MOUNT}/token`, cors, express.urlencoded({ extended: false, limit: '64kb' }), onlyAuthorizationCode);
-  router.get(`${OAUTH_MOUNT}/authorize`, defaultScope);
-  router.post(`${OAUTH_MOUNT}/authorize`, express.urlencoded({ extended: false, limit: '64kb' }), defaultScope);
+  const resource = mcpResourceOf(baseUrl);
+  router.post(`${OAUTH_MOUNT}/token`, cors, express.urlencoded({ extended: false, limit: '64kb' }), onlyAuthorizationCode, canonicalParams(resource, false));
+  router.get(`${OAUTH_MOUNT}/authorize`, onlyQueryResponseMode, canonicalParams(resource, true));
+  router.post(`${OAUTH_MOUNT}/authorize`, express.urlencoded({ extended: false, limit: '64kb' }), onlyQueryResponseMode, canonicalParams(resource, true));
+  // RP-initiated logout is not offered (nothing advertises it): only the provider's own confirm step, which ends
+  // the old login when a second workspace signs in in the same browser, stays reachable.
+  router.all(`${OAUTH_MOUNT}/session/end`, (req, res) => oauthError(res, 404, 'invalid_request', `unrecognized route or not allowed method (${req.method} on ${OAUTH_MOUNT}/session/end)`));
 
   const noStore = (res: Response) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -197,15 +243,14 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
   });
 
   router.use(OAUTH_MOUNT, provider.callback());
-
-  // Failures of our own OAuth routes (an expired interaction, a missing cookie) answer in RFC 6749 form too.
-  router.use(OAUTH_MOUNT, (err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const e = err as { error?: unknown; error_description?: unknown; statusCode?: unknown };
-    if (typeof e.error !== 'string') {
-      next(err);
-      return;
-    }
-    oauthError(res, typeof e.statusCode === 'number' ? e.statusCode : 400, e.error, typeof e.error_description === 'string' ? e.error_description : 'The request could not be completed.');
-  });
   return router;
+}
+
+/**
+ * The OAuth door as mounted: its routes, then its error renderer. The renderer sits beside the router rather than
+ * inside it so that it also answers failures raised before the routes run under the mount (the per-address
+ * limit's 429), which an error handler inside a router never sees.
+ */
+export function oauthHandlers(deps: OAuthRouterDeps): [Router, ErrorRequestHandler] {
+  return [oauthRouter(deps), oauthErrorHandler(OAUTH_MOUNT)];
 }

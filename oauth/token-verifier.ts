@@ -14,7 +14,7 @@ function invalidToken(): ServiceError {
 /**
  * Turns an access token into a Principal, for /mcp and the REST API alike. The token must exist (revocation
  * deletes it), be unexpired, be bound to the MCP resource with the `mcp` scope, belong to a live grant and
- * client, and the API key that approved it must still be active. Returns null for strings that are not tokens
+ * client, and the API key that approved it must still be active; it must not be sender-constrained. Returns null for strings that are not tokens
  * of ours (the caller answers `invalid_api_key`).
  */
 export function createTokenVerifier(deps: { provider: Provider; resource: string; apiKeys: ApiKeysService }) {
@@ -22,6 +22,10 @@ export function createTokenVerifier(deps: { provider: Provider; resource: string
     if (!OPAQUE_TOKEN.test(presented)) return null;
     const token = await deps.provider.AccessToken.find(presented);
     if (!token || token.isExpired) throw invalidToken();
+    // A sender-constrained token (DPoP `cnf.jkt`, mTLS `x5t#S256`) is never accepted as a plain bearer token:
+    // nothing here verifies the proof, so accepting it would strip the binding (RFC 9449 §7.1). DPoP is off, so
+    // only tokens minted before that could carry one.
+    if (token.jkt !== undefined || token['x5t#S256'] !== undefined) throw invalidToken();
     const scopes = new Set(String(token.scope ?? '').split(' '));
     if (token.aud !== deps.resource || !scopes.has(MCP_SCOPE)) throw invalidToken();
     const account = parseAccountId(token.accountId ?? '');

@@ -47,7 +47,7 @@ export function restRoutes(container: Container): AnyRoute[] {
 export async function buildApp(container: Container, baseUrl: string): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', container.config.trustProxy);
   app.set('query parser', 'simple');
 
   app.use(requestContext(container.logger, container.metrics.observeRequest));

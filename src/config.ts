@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { DatabaseTarget } from '../db/connect.js';
@@ -91,6 +92,12 @@ const envSchema = z.object({
   OPEN_RATE_LIMIT_PER_MINUTE: positiveInt(120),
   DASHBOARD_SESSION_IDLE_MINUTES: positiveInt(60),
   DASHBOARD_SESSION_MAX_HOURS: positiveInt(12),
+  TRUST_PROXY: z
+    .string()
+    .refine((v) => parseTrustProxy(v) !== undefined, {
+      message: 'must be false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal',
+    })
+    .default('false'),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 1mb or 512kb' })
@@ -135,6 +142,33 @@ export interface Config {
   role: 'all' | 'api' | 'worker';
   /** A dashboard session ends after this long without a request, and in any case after `maxMs`. */
   dashboardSession: { idleMs: number; maxMs: number };
+  /**
+   * The reverse proxies whose `X-Forwarded-*` headers are believed (express `trust proxy`, and the OAuth
+   * provider's `proxy` flag): false (the default) trusts none; a hop count; or proxy addresses and subnets.
+   */
+  trustProxy: TrustProxy;
+}
+
+/** What express's `trust proxy` accepts, minus `true` (which would believe any client that sends the headers). */
+export type TrustProxy = false | number | string[];
+
+const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Parses `TRUST_PROXY`; undefined when the value names no proxy usably. */
+function parseTrustProxy(text: string): TrustProxy | undefined {
+  const value = text.trim().toLowerCase();
+  if (['false', '0', 'no', ''].includes(value)) return false;
+  if (/^[1-9]\d*$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim());
+  const valid = entries.every((e) => {
+    if (PROXY_KEYWORDS.has(e)) return true;
+    const [address, prefix, extra] = e.split('/');
+    if (extra !== undefined || address === undefined || isIP(address) === 0) return false;
+    if (prefix === undefined) return true;
+    const bits = Number(prefix);
+    return /^\d+$/.test(prefix) && bits <= (isIP(address) === 4 ? 32 : 128);
+  });
+  return valid ? entries : undefined;
 }
 
 /** The official endpoints, overridable per network (tests point them at local fakes). */
@@ -195,6 +229,29 @@ function decodeSecretKey(text: string): Buffer {
   return /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
 }
 
+/** Below this, renewals (every third of the lease) are so frequent that an ordinary pause loses the lease. */
+const MIN_JOB_LEASE_MS = 1_000;
+
+/**
+ * `JOB_LEASE_MS` against the steps a run makes (ARCHITECTURE decision 5, "leases outlast the longest call"). A
+ * running job renews its lease every third of it; the lease must still outlast any single step, so that a run
+ * whose renewals fail (database unreachable) ends the call under way before another worker may take the job
+ * over. A sandbox step lasts up to 1.5 × SANDBOX_DELAY_MS (its jitter, `src/networks/sandbox.ts`).
+ * @throws ConfigError naming JOB_LEASE_MS
+ */
+function checkJobLease(leaseMs: number, sandboxDelayMs: number): void {
+  if (leaseMs < MIN_JOB_LEASE_MS) {
+    throw new ConfigError('JOB_LEASE_MS', `JOB_LEASE_MS must be at least ${MIN_JOB_LEASE_MS} ms: a running job renews its lease every third of it, and a shorter lease is lost to an ordinary pause (got ${leaseMs})`);
+  }
+  const longestSandboxStep = Math.ceil(sandboxDelayMs * 1.5);
+  if (leaseMs <= longestSandboxStep) {
+    throw new ConfigError(
+      'JOB_LEASE_MS',
+      `JOB_LEASE_MS (${leaseMs} ms) must be longer than the longest sandbox call, ${longestSandboxStep} ms (1.5 × SANDBOX_DELAY_MS ${sandboxDelayMs} ms): a lease shorter than one call is lost while the call runs`,
+    );
+  }
+}
+
 /**
  * Parses the environment into a `Config`.
  * @throws ConfigError naming the first variable whose value is unusable.
@@ -216,6 +273,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (database.dialect === 'postgres' && e.SECRET_KEY === undefined) {
     throw new ConfigError('SECRET_KEY', 'SECRET_KEY is required when DATABASE_URL selects PostgreSQL');
   }
+  checkJobLease(e.JOB_LEASE_MS, e.SANDBOX_DELAY_MS);
   let plans = DEFAULT_PLANS;
   if (e.PLANS_JSON !== undefined) {
     let parsedPlans: unknown;
@@ -274,6 +332,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     metricsToken: e.METRICS_TOKEN,
     role: e.SERVICE_ROLE,
     dashboardSession: { idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000, maxMs: e.DASHBOARD_SESSION_MAX_HOURS * 3_600_000 },
+    trustProxy: parseTrustProxy(e.TRUST_PROXY) ?? false,
   };
 }
 

@@ -170,8 +170,11 @@ describeEachDb('OAuth authorization server', (server) => {
     expect(evil.status).toBe(400);
     expect(evil.headers.get('location')).toBeNull();
     expect(((await evil.json()) as Record<string, string>).error).toBe('invalid_redirect_uri');
+    // An anonymous (DCR) client's redirect URI was vetted by nobody: errors before consent are not bounced to it.
     const noPkce = await fetch(`${base}/api/oauth/mcp/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: CLAUDE, response_type: 'code', scope: 'mcp' })}`, { redirect: 'manual' });
-    expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    expect(noPkce.status).toBe(400);
+    expect(noPkce.headers.get('location')).toBeNull();
+    expect(await noPkce.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('code_challenge') });
   });
 
   it('a wrong API key on the consent page re-renders it with an error; Deny sends access_denied', async () => {

@@ -55,8 +55,20 @@ export async function findModelByUid(db: Kysely<Database>, model: string, uid: s
   return r && toStored(r);
 }
 
-export async function consumeModel(db: Kysely<Database>, model: string, id: string, now: number): Promise<void> {
-  await db.updateTable('oauth_store').set({ consumed_at: now }).where('model', '=', model).where('id', '=', id).execute();
+/**
+ * Marks a single-use model (an authorization code) consumed, once: the update is conditional on `consumed_at`
+ * still being null, so of two concurrent exchanges (two processes on PostgreSQL) exactly one changes the row.
+ * Returns true for that one; false when the row was already consumed or is gone (RFC 6749 §4.1.2).
+ */
+export async function consumeModelOnce(db: Kysely<Database>, model: string, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('oauth_store').set({ consumed_at: now }).where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** The grant a stored model belongs to, consumed or not (to revoke it when a code is replayed). */
+export async function grantIdOfModel(db: Kysely<Database>, model: string, id: string): Promise<string | null> {
+  const r = await db.selectFrom('oauth_store').select('grant_id').where('model', '=', model).where('id', '=', id).executeTakeFirst();
+  return r?.grant_id ?? null;
 }
 
 export async function destroyModel(db: Kysely<Database>, model: string, id: string): Promise<void> {
