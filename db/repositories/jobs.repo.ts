@@ -149,10 +149,21 @@ export async function releaseLease(db: Kysely<Database>, id: string, lease: stri
   await db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('id', '=', id).where('locked_by', '=', lease).execute();
 }
 
-/** Puts failed jobs back in the queue as new work (a caller-requested retry). */
-export async function requeueJobs(db: Kysely<Database>, ids: string[], now: number): Promise<void> {
-  if (ids.length === 0) return;
-  await db
+/**
+ * Puts a content's failed jobs back in the queue as new work (a caller-requested retry), except those whose
+ * error code is in `keepCodes`, and returns the jobs it actually changed, in creation order.
+ *
+ * One conditional statement decides: of two retries racing for one content, only one finds a job failed (on
+ * PostgreSQL the second waits for the first's row lock, then re-reads the row and skips it), so a caller that
+ * charges per returned job charges once per requeued job. It is the retry's first statement, so it takes the job
+ * rows before the content row, in the same order as a worker recording an outcome (no deadlock), and on SQLite
+ * it takes the write lock up front.
+ */
+export async function requeueFailedJobs(
+  db: Kysely<Database>,
+  args: { workspaceId: string; contentId: string; keepCodes: readonly string[]; now: number },
+): Promise<JobRow[]> {
+  let query = db
     .updateTable('jobs')
     .set({
       status: 'queued',
@@ -168,12 +179,18 @@ export async function requeueJobs(db: Kysely<Database>, ids: string[], now: numb
       confirm_deadline: null,
       late_check_until: null,
       active: 1,
-      run_at: now,
+      run_at: args.now,
       locked_by: null,
       locked_until: null,
-      updated_at: now,
+      updated_at: args.now,
     })
-    .where('id', 'in', ids)
-    .where('status', '=', 'failed')
-    .execute();
+    .where('workspace_id', '=', args.workspaceId)
+    .where('content_id', '=', args.contentId)
+    .where('status', '=', 'failed');
+  if (args.keepCodes.length > 0) {
+    const keep = args.keepCodes;
+    query = query.where((eb) => eb.or([eb('error_code', 'is', null), eb('error_code', 'not in', keep)]));
+  }
+  const rows = (await query.returningAll().execute()).map(toRow);
+  return rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { type ContentRow, findContent, insertContent, listContents } from '../../../db/repositories/contents.repo.js';
-import { insertJobs, type JobRow, listJobsForContent, listJobsForContents, requeueJobs } from '../../../db/repositories/jobs.repo.js';
+import { insertJobs, type JobRow, listJobsForContent, listJobsForContents, requeueFailedJobs } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -224,27 +224,33 @@ export function createContentsService(deps: {
 
     /**
      * Re-queues the failed jobs the caller can retry: not the confirmation failures (their post may be live)
-     * unless `force`. Counted on `publicacoes` like new publications.
-     * @throws ServiceError `not_found`, `limit_reached`.
+     * unless `force`. Counted on `publicacoes` like new publications, once per job actually requeued: retries
+     * racing for one content (several processes, a double click) requeue each job once and charge it once,
+     * because the requeue is a conditional update and the charge is the number of rows it changed, in the same
+     * transaction (spec 7.3: a per-cycle meter is never given back, so an over-charge would be permanent).
+     * A retry that finds nothing left to requeue answers with an empty `requeued` and charges nothing.
+     * @throws ServiceError `not_found`, `limit_reached` (then nothing is requeued).
      */
     async retry(principal: Principal, workspaceId: string, contentId: string, options: { force?: boolean | undefined }) {
       assertWorkspaceAccess(principal, workspaceId);
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
+        // Requeue first, then charge what was requeued: the conditional update decides, not an earlier read.
+        const requeued = await requeueFailedJobs(tx, {
+          workspaceId,
+          contentId,
+          keepCodes: options.force === true ? [] : CONFIRMATION_ERROR_CODES,
+          now,
+        });
         const row = await findContent(tx, workspaceId, contentId);
         if (!row) throw contentNotFound(contentId);
-        const jobs = await listJobsForContent(tx, contentId);
-        const retryable = jobs.filter(
-          (j) => j.status === 'failed' && (options.force === true || !CONFIRMATION_ERROR_CODES.includes(j.errorCode as JobErrorCode)),
-        );
-        await meters.consume(tx, workspaceId, [{ meter: 'publicacoes', amount: retryable.length }]);
-        await requeueJobs(tx, retryable.map((j) => j.id), now);
+        await meters.consume(tx, workspaceId, [{ meter: 'publicacoes', amount: requeued.length }]);
         await refreshContentOutcome(tx, contentId, now);
         const after = await findContent(tx, workspaceId, contentId);
         return {
           content_id: contentId,
           status: (after?.status ?? row.status) as ContentStatus,
-          requeued: retryable.map((j) => ({ job_id: j.id, platform_slug: j.platformSlug as Job['platform_slug'], connection_id: j.connectionId, status: 'queued' as const })),
+          requeued: requeued.map((j) => ({ job_id: j.id, platform_slug: j.platformSlug as Job['platform_slug'], connection_id: j.connectionId, status: 'queued' as const })),
         };
       });
     },
