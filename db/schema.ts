@@ -102,6 +102,8 @@ export interface IdempotencyKeysTable {
   locked_until: Millis;
   expires_at: Millis;
   created_at: Millis;
+  /** The random token of the request holding the claim (migration 0009); null on rows written before it. */
+  owner_token: string | null;
 }
 
 export interface MediaTable {
@@ -188,6 +190,8 @@ export interface DeliveriesTable {
   status: string;
   attempt_count: Generated<number>;
   manual: Generated<number>;
+  /** 1 while a redeliver waits for an attempt claimed after it (migration 0008). */
+  redeliver_requested: Generated<number>;
   next_attempt_at: NullableMillis;
   locked_by: string | null;
   locked_until: NullableMillis;

@@ -13,7 +13,7 @@ import type { Dispatcher } from 'undici';
 import { createBrandsService } from './core/brands/brands.service.js';
 import { createConnectionsService } from './core/connections/connections.service.js';
 import { createContentsService } from './core/contents/contents.service.js';
-import { createIdempotencyService } from './core/idempotency/idempotency.service.js';
+import { createIdempotencyService, type IdempotencySettings } from './core/idempotency/idempotency.service.js';
 import { createMediaService } from './core/media/media.service.js';
 import { createPublicMediaLinks } from './core/media/public-links.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
@@ -78,6 +78,8 @@ export interface ContainerOptions {
   clock?: Clock;
   logger?: Logger;
   walletHooks?: WalletHooks;
+  /** Idempotency claim and wait durations (tests shorten them). */
+  idempotency?: Partial<IdempotencySettings>;
 }
 
 /** The outbound policy for media and webhooks: public HTTPS only, unless local URLs are allowed for testing. */
@@ -203,8 +205,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
         contents: createContentsService({
           ...deps,
           meters,
-          idempotency: createIdempotencyService(deps),
-          probeMedia: (url) => probeMedia(url, net.policy, { dispatcher: net.dispatcher }),
+          idempotency: createIdempotencyService({ ...deps, ...(options.idempotency ? { settings: options.idempotency } : {}) }),
+          probeMedia: (url, signal) => probeMedia(url, net.policy, { dispatcher: net.dispatcher, signal }),
           wallet,
         }),
         wallet,

@@ -13,11 +13,19 @@ export type CappedMedia =
 export interface MediaFetchOptions {
   /** Budget for the whole operation, redirects and body included; default 10 s. */
   timeoutMs?: number;
+  /** Ends the operation early, e.g. at a deadline shared by several probes of one request. */
+  signal?: AbortSignal;
   /** Normally omitted; must come from `createSafeDispatcher` to keep the connect-time address check. */
   dispatcher?: Dispatcher;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The operation's own timeout, ended earlier by the caller's signal when there is one. */
+function withDeadline(options: MediaFetchOptions | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(options?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  return options?.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+}
 
 type Attempt = { ok: true; res: Response } | { ok: false; reason: 'blocked' | 'unreachable' };
 
@@ -53,7 +61,7 @@ function totalFromContentRange(value: string | null): number | null {
  * when the server does not tell.
  */
 export async function probeMedia(url: string, policy: OutboundPolicy, options?: MediaFetchOptions): Promise<MediaProbe> {
-  const signal = AbortSignal.timeout(options?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const signal = withDeadline(options);
   const head = await attempt(url, { method: 'HEAD', signal }, policy, options);
   if (!head.ok) return head;
   await discard(head.res);
@@ -110,7 +118,7 @@ export async function streamMediaCapped(
   sink: (chunk: Buffer) => void | Promise<void>,
 ): Promise<StreamedMedia> {
   const stop = new AbortController();
-  const signal = AbortSignal.any([stop.signal, AbortSignal.timeout(options?.timeoutMs ?? DEFAULT_TIMEOUT_MS)]);
+  const signal = AbortSignal.any([stop.signal, withDeadline(options)]);
   const got = await attempt(url, { method: 'GET', signal }, policy, options);
   if (!got.ok) return got;
   const res = got.res;

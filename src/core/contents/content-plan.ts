@@ -14,7 +14,19 @@ export type MediaProbeResult =
   | { ok: true; size: number | null; contentType: string | null }
   | { ok: false; reason: 'blocked' | 'unreachable' | 'http_error'; status?: number };
 
-export type ProbeMedia = (url: string) => Promise<MediaProbeResult>;
+/** Probes one address; `signal` aborts it when the request's probe deadline passes. */
+export type ProbeMedia = (url: string, signal: AbortSignal) => Promise<MediaProbeResult>;
+
+/**
+ * One deadline for all the media addresses of a request, probed together: creation stays well inside its
+ * idempotency claim (60 s) whatever the number of addresses (up to 10) and however slow their hosts.
+ */
+export const MEDIA_PROBE_DEADLINE_MS = 10_000;
+
+export interface PlanOptions {
+  /** Overrides MEDIA_PROBE_DEADLINE_MS (tests). */
+  probeDeadlineMs?: number;
+}
 
 export interface PlannedMedia {
   url: string | null;
@@ -123,25 +135,75 @@ function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: s
   return { text, title, thread };
 }
 
-/** Resolves and sizes the media items (uploads by id, URLs by probe). */
-async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: CreateContentInput, probe: ProbeMedia): Promise<PlannedMedia[]> {
+type Probed = MediaProbeResult | { ok: false; reason: 'deadline' };
+
+/**
+ * Probes every address at once under one deadline: each probe is aborted at the deadline and, should a probe not
+ * honour its signal, stops being waited for then too. No request waits on its media longer than `deadlineMs`.
+ */
+async function probeAll(urls: string[], probe: ProbeMedia, deadlineMs: number): Promise<Probed[]> {
+  if (urls.length === 0) return [];
+  const deadline = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const passed = new Promise<Probed>((resolve) => {
+    timer = setTimeout(() => {
+      deadline.abort();
+      resolve({ ok: false, reason: 'deadline' });
+    }, deadlineMs);
+  });
+  try {
+    return await Promise.all(
+      urls.map((url) =>
+        Promise.race([
+          probe(url, deadline.signal).then((r): Probed => (deadline.signal.aborted && !r.ok ? { ok: false, reason: 'deadline' } : r)),
+          passed,
+        ]),
+      ),
+    );
+  } finally {
+    clearTimeout(timer);
+    deadline.abort();
+  }
+}
+
+/** Resolves and sizes the media items (uploads by id, URLs by probe, all probes together under one deadline). */
+async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: CreateContentInput, probe: ProbeMedia, options: PlanOptions): Promise<PlannedMedia[]> {
   const items = input.media ?? [];
   const kind = mediaKindOf(input.content_type);
   if (kind !== null && items.length === 0) throw invalid('media', `content_type ${input.content_type} needs at least one media item`);
-  const out: PlannedMedia[] = [];
+  // Uploads first, in order: a wrong id is refused before any address is contacted.
+  const uploads = new Map<number, PlannedMedia>();
   for (const [i, item] of items.entries()) {
-    if ('media_id' in item) {
-      const media = await findMedia(db, workspaceId, item.media_id);
-      if (!media) throw invalid(`media[${i}].media_id`, `${item.media_id} is not an upload of this workspace`);
-      out.push({ url: null, mediaId: media.id, sizeBytes: media.sizeBytes, storagePath: media.storagePath });
+    if (!('media_id' in item)) continue;
+    const media = await findMedia(db, workspaceId, item.media_id);
+    if (!media) throw invalid(`media[${i}].media_id`, `${item.media_id} is not an upload of this workspace`);
+    uploads.set(i, { url: null, mediaId: media.id, sizeBytes: media.sizeBytes, storagePath: media.storagePath });
+  }
+  const deadlineMs = options.probeDeadlineMs ?? MEDIA_PROBE_DEADLINE_MS;
+  const byUrl = items.flatMap((item, i) => ('url' in item ? [{ i, url: item.url }] : []));
+  const probed = await probeAll(byUrl.map((u) => u.url), probe, deadlineMs);
+  const results = new Map(byUrl.map((u, n) => [u.i, { url: u.url, result: probed[n]! }]));
+
+  const out: PlannedMedia[] = [];
+  for (const i of items.keys()) {
+    const upload = uploads.get(i);
+    if (upload) {
+      out.push(upload);
       continue;
     }
-    const probed = await probe(item.url);
-    if (!probed.ok) {
-      const why = probed.reason === 'blocked' ? 'is not a public https address' : probed.reason === 'http_error' ? `answered HTTP ${probed.status ?? 'error'}` : 'could not be reached';
+    const { url, result } = results.get(i)!;
+    if (!result.ok) {
+      const why =
+        result.reason === 'blocked'
+          ? 'is not a public https address'
+          : result.reason === 'http_error'
+            ? `answered HTTP ${result.status ?? 'error'}`
+            : result.reason === 'deadline'
+              ? `did not answer within ${deadlineMs / 1000} s (the media addresses of a request are checked together, within that time)`
+              : 'could not be reached';
       throw invalid(`media[${i}].url`, `the address ${why}`);
     }
-    out.push({ url: item.url, mediaId: null, sizeBytes: probed.size, storagePath: null });
+    out.push({ url, mediaId: null, sizeBytes: result.size, storagePath: null });
   }
   return out;
 }
@@ -152,7 +214,13 @@ async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: Cr
  * @throws ServiceError `not_found`, `validation_failed`, `platform_not_supported`, `connections_required`,
  *   `caption_too_long`, `media_too_large`.
  */
-export async function planContent(db: Kysely<Database>, workspaceId: string, input: CreateContentInput, probe: ProbeMedia): Promise<ContentPlan> {
+export async function planContent(
+  db: Kysely<Database>,
+  workspaceId: string,
+  input: CreateContentInput,
+  probe: ProbeMedia,
+  options: PlanOptions = {},
+): Promise<ContentPlan> {
   if (!(await findBrand(db, workspaceId, input.brand_id))) throw brandNotFound(input.brand_id);
 
   for (const platform of input.target_platforms) {
@@ -178,7 +246,7 @@ export async function planContent(db: Kysely<Database>, workspaceId: string, inp
     if (conn.mode !== 'sandbox') throw invalid(`sandbox_outcomes.${platform}`, `accepted only on sandbox connections; ${conn.id} is live (${outcome} was asked)`);
   }
 
-  const media = await resolveMedia(db, workspaceId, input, probe);
+  const media = await resolveMedia(db, workspaceId, input, probe, options);
   const kind = mediaKindOf(input.content_type);
   if (kind !== null) {
     for (const platform of input.target_platforms) {
