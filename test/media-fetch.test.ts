@@ -123,6 +123,15 @@ describe('allowLocal: true (local servers)', () => {
     expect(await probeMedia(`${srv.origin}/missing`, local, { dispatcher: localDispatcher })).toEqual({ ok: false, reason: 'http_error', status: 404 });
   });
 
+  it("probeMedia stops at the caller's signal (a request's shared probe deadline), well before its own timeout", async () => {
+    const srv = await serve(() => undefined); // never answers
+    const started = performance.now();
+    const probe = await probeMedia(`${srv.origin}/slow.jpg`, local, { dispatcher: localDispatcher, timeoutMs: 60_000, signal: AbortSignal.timeout(150) });
+    expect(probe).toEqual({ ok: false, reason: 'unreachable' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(srv.requests.map((r) => r.method)).toEqual(['HEAD']);
+  });
+
   it('probeMedia and fetchMediaCapped report a closed port as unreachable', async () => {
     const srv = await serve(() => undefined);
     await srv.close();
