@@ -11,9 +11,39 @@ import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKI
 /** Before a session exists, CSRF is a double-submit: a random cookie that the form must repeat. */
 const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
 
-/** Only our own dashboard pages are acceptable destinations after sign-in (no open redirect). */
-function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/dashboard(\/[A-Za-z0-9/_.-]*)?(\?[^\\\s]*)?$/.test(next) && !next.startsWith('//') ? next : '/dashboard';
+/** Where sign-in leads when `next` is absent or refused. */
+const DEFAULT_NEXT = '/dashboard';
+/** A stand-in origin to resolve `next` against; only its path and query are ever used. */
+const RESOLVE_BASE = 'http://dashboard.invalid';
+/** Path characters our dashboard addresses use; no `%` (so no encoded `.`, `/` or `\`), no `\`, no space. */
+const PATH = /^\/dashboard(?:\/[A-Za-z0-9/_.-]*)?$/;
+/** Query text: printable ASCII without `\` or `#` (a URL-encoded query may hold `%`). */
+const QUERY = /^[\x21-\x7e]*$/;
+
+/**
+ * The dashboard address sign-in may redirect to after `next` (no open redirect: SECURITY.md, RFC 9700 §4.11.2).
+ * `next` is accepted only if it is already in its normal form and the WHATWG URL parser, resolving it the way a
+ * browser will, lands on `/dashboard` or below on our own origin: dot segments (`/dashboard/../api/…`), encoded
+ * ones (`%2e%2e`), backslashes, doubled slashes, control characters and absolute or scheme-relative URLs are all
+ * refused. The value returned is the re-serialised resolution, so what is redirected to is what was checked.
+ */
+export function dashboardDestination(next: unknown): string {
+  if (typeof next !== 'string' || next.length > 2048) return DEFAULT_NEXT;
+  const q = next.indexOf('?');
+  const path = q === -1 ? next : next.slice(0, q);
+  const query = q === -1 ? '' : next.slice(q);
+  if (!PATH.test(path) || !QUERY.test(query) || query.includes('\\') || query.includes('#')) return DEFAULT_NEXT;
+  // A segment `.` or `..`, or an empty one (`//`): the browser would normalise it away, so it is not a plain path.
+  if (path.split('/').slice(1).some((segment, i, all) => segment === '.' || segment === '..' || (segment === '' && i < all.length - 1))) return DEFAULT_NEXT;
+  let url: URL;
+  try {
+    url = new URL(next, RESOLVE_BASE);
+  } catch {
+    return DEFAULT_NEXT;
+  }
+  const inDashboard = url.pathname === '/dashboard' || url.pathname.startsWith('/dashboard/');
+  if (url.origin !== RESOLVE_BASE || !inDashboard || url.pathname !== path || url.username !== '' || url.password !== '' || url.hash !== '') return DEFAULT_NEXT;
+  return `${url.pathname}${url.search}`;
 }
 
 function signInPage(options: { csrf: string; next: string; notice?: string | undefined; error?: string | undefined }) {
@@ -51,7 +81,7 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
 
   router.get('/dashboard/sign-in', async (req, res) => {
     const current = await deps.services.sessions.resolve(readCookie(req, SESSION_COOKIE) ?? '');
-    const next = safeNext(req.query.next);
+    const next = dashboardDestination(req.query.next);
     if (current.state === 'active') {
       res.redirect(303, next);
       return;
@@ -64,7 +94,7 @@ export function signInRoutes(router: Router, deps: DashboardDeps): void {
   router.post('/dashboard/sign-in', form, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const cookie = readCookie(req, SIGN_IN_CSRF_COOKIE);
-    const next = safeNext(body.next);
+    const next = dashboardDestination(body.next);
     if (typeof body.csrf !== 'string' || cookie === undefined || !constantTimeEqual(body.csrf, cookie)) {
       const fresh = csrfCookie(req, res);
       sendPlainPage(res, deps, 403, 'Sign in', signInPage({ csrf: fresh, next, error: 'The sign-in form expired or did not come from this page. Nothing was sent; enter your key again.' }));
