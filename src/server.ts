@@ -4,6 +4,8 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { type Container, type ContainerOptions, createContainer } from './container.js';
 import type { NewWorkspace } from './core/workspaces/workspaces.service.js';
+import type { Logger } from './logger.js';
+import { parserErrorAnswers } from './web/client-error.js';
 
 export interface RunningService {
   container: Container;
@@ -36,6 +38,12 @@ export async function startService(config: Config, options: ContainerOptions & {
   // A client that trickles headers or a body is cut off rather than holding a socket (slowloris).
   server.headersTimeout = 15_000;
   server.requestTimeout = 15 * 60_000; // long enough for large uploads on slow links
+  // Requests the HTTP parser refuses (431, 400, 408) reach no handler: answer them in the spec's JSON shape with a
+  // request id too (spec 7.1), after any response still being written on that connection.
+  let logger: Logger | undefined;
+  const parserErrors = parserErrorAnswers(() => logger);
+  server.on('request', parserErrors.onRequest);
+  server.on('clientError', parserErrors.onClientError);
   const address = await listen(server, config.port, config.host);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const listenUrl = `http://${host}:${address.port}`;
@@ -45,6 +53,7 @@ export async function startService(config: Config, options: ContainerOptions & {
   let firstWorkspace: NewWorkspace | null;
   try {
     container = await createContainer({ ...config, baseUrl }, options);
+    logger = container.logger;
     firstWorkspace = await container.services.workspaces.bootstrapOnce();
     server.on('request', await buildApp(container, baseUrl));
   } catch (err) {
