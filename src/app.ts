@@ -5,6 +5,7 @@ import { createOAuth } from '../oauth/index.js';
 import type { Container } from './container.js';
 import { ServiceError } from './core/errors.js';
 import { errorHandler } from './http/errors.js';
+import { bearerChallenge } from './web/bearer-challenge.js';
 import type { Authenticators } from './http/middleware/authenticate.js';
 import { ipRateLimit } from './http/middleware/ip-rate-limit.js';
 import { requestContext } from './http/middleware/request-id.js';
@@ -60,6 +61,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   app.get('/metrics', async (req, res) => {
     const token = container.config.metricsToken;
     if (token !== undefined && req.get('authorization') !== `Bearer ${token}`) {
+      res.setHeader('WWW-Authenticate', bearerChallenge(req.get('authorization'), { realm: `${baseUrl}/metrics` }));
       res.status(401).json({ error: 'invalid_token', message: 'Send Authorization: Bearer <METRICS_TOKEN>.', request_id: res.getHeader('x-request-id') });
       return;
     }
@@ -72,14 +74,14 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   let yaml: string | undefined;
   app.get('/openapi.yaml', (_req, res) => {
     // Rendered on first request, then kept: the routes do not change while the process runs.
-    yaml ??= renderOpenApiYaml(buildOpenApiDocument(routes, baseUrl));
+    yaml ??= renderOpenApiYaml(buildOpenApiDocument(routes, { baseUrl, rateLimitPerMinute: container.config.rateLimitPerMinute }));
     res.type('application/yaml').send(yaml);
   });
 
   if (worker) {
     app.use(mountRoutes(routes, { auth: { apiKey: (token) => container.services.apiKeys.authenticate(token) }, limiter: container.limiter, bodyLimit: container.config.bodyLimit }));
     app.use((req, _res, next) => next(new ServiceError('not_found', `No route for ${req.method} ${req.path.slice(0, 200)} on a worker process.`)));
-    app.use(errorHandler());
+    app.use(errorHandler({ challenge: { realm: baseUrl } }));
     return app;
   }
 
@@ -110,6 +112,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   const dashboard: DashboardDeps = {
     services: container.services,
     secretKey: container.secretKey,
+    limiter: container.limiter,
     secure: baseUrl.startsWith('https:'),
     baseUrl,
     formTargets: [...new Set(Object.values(container.config.networks).map((n) => new URL(n.authorizeUrl).origin))],
@@ -142,6 +145,6 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   app.use((req, _res, next) => {
     next(new ServiceError('not_found', `No route for ${req.method} ${req.path.slice(0, 200)}.`));
   });
-  app.use(errorHandler());
+  app.use(errorHandler({ challenge: { realm: baseUrl, resourceMetadataUrl: oauth.resourceMetadataUrl } }));
   return app;
 }

@@ -39,8 +39,13 @@ async function main(): Promise<void> {
   }
 
   const lines = [`Listening on ${service.listenUrl} (base URL ${service.baseUrl})`, `API description: ${service.baseUrl}/openapi.yaml`];
-  // Only API processes serve pages; a worker process has no dashboard.
-  if (service.container.config.role !== 'worker') lines.push(`Dashboard: ${service.baseUrl}/dashboard (sign in with an API key)`);
+  // Only API processes serve pages and MCP; a worker process has neither.
+  if (service.container.config.role !== 'worker') {
+    lines.push(`Dashboard: ${service.baseUrl}/dashboard (sign in with an API key)`);
+    // RFC 9728 §3.3: OAuth clients compare the protected resource's `resource` (built from BASE_URL) with the URL
+    // they were given, so another spelling of the same address (127.0.0.1 for localhost) fails their check.
+    lines.push(`MCP: ${service.baseUrl}/mcp (give clients this URL exactly as written: it must match BASE_URL)`);
+  }
   const first = service.firstWorkspace;
   if (first) {
     lines.push(

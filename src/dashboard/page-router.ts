@@ -6,6 +6,8 @@ import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { constantTimeEqual } from '../core/ids.js';
 import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
 import { locals } from '../http/middleware/request-id.js';
+import type { WorkspaceRateLimiter } from '../rate-limiter.js';
+import { applyRateLimitHeaders } from '../web/rate-limit-headers.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from './html.js';
 import { type SectionId, shell } from './layout.js';
@@ -17,6 +19,11 @@ export interface DashboardDeps {
   services: Services;
   /** Derives the CSRF keys; the service's secret key. */
   secretKey: Buffer;
+  /**
+   * The workspace limiter the REST API and MCP count on (spec 8). Every signed-in page and form counts once on
+   * the session's workspace: a script holding a dashboard sign-in stays inside the budget of the key it used.
+   */
+  limiter: WorkspaceRateLimiter;
   /** Whether BASE_URL is https (cookies get `Secure`). */
   secure: boolean;
   baseUrl: string;
@@ -209,6 +216,25 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
     respond(ctx, { title: 'Something went wrong', status: 500, body: problemPage('Something went wrong', SERVER_ERROR_MESSAGE, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }) });
   }
 
+  /**
+   * Counts the request on the session's workspace (spec 8, B-13); past the limit, answers a 429 page in words with
+   * Retry-After before the handler runs, so nothing is changed. Returns whether the request may go on.
+   */
+  async function withinLimit(ctx: PageContext): Promise<boolean> {
+    const decision = await deps.limiter.consume(ctx.workspaceId);
+    const seconds = applyRateLimitHeaders(ctx.res, decision, Date.now());
+    if (seconds === null) return true;
+    const body = problemPage(
+      'Too many requests',
+      `This workspace made more than ${decision.limit} requests in the last minute (the dashboard, the API and MCP share this limit). Nothing was changed. Wait ${seconds} ${seconds === 1 ? 'second' : 'seconds'}, then reload the page or send the form again.`,
+      ctx.requestId,
+      { href: ctx.req.method === 'GET' ? ctx.req.originalUrl : '/dashboard', label: ctx.req.method === 'GET' ? 'Reload this page' : 'Back to the overview' },
+    );
+    htmlHeaders(ctx.res, deps);
+    ctx.res.status(429).type('html').send(shell({ title: 'Too many requests', body, session: { workspaceId: ctx.workspaceId, csrf: ctx.csrf } }).text);
+    return false;
+  }
+
   const verifyCsrf = (ctx: PageContext, presented: string) => presented.length > 0 && constantTimeEqual(presented, ctx.csrf);
 
   function csrfRefused(ctx: PageContext): void {
@@ -226,6 +252,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
     let ctx: PageContext | null;
     try {
       ctx = await contextFor(req, res);
+      if (ctx && !(await withinLimit(ctx))) return;
     } catch (err) {
       next(err);
       return;

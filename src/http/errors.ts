@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
+import { type BearerChallengeOptions, bearerChallenge } from '../web/bearer-challenge.js';
 import { locals } from './middleware/request-id.js';
 
 /**
@@ -47,11 +48,23 @@ export function sendError(res: Response, error: ServiceError): void {
   res.status(error.status).json(body);
 }
 
-/** The last middleware: every error becomes the spec's body; unknown ones become a bare `server_error`. */
-export function errorHandler() {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+export interface ErrorHandlerOptions {
+  /** What a 401 announces in `WWW-Authenticate` (the realm, and the RFC 9728 metadata where OAuth is served). */
+  challenge: BearerChallengeOptions;
+}
+
+/**
+ * The last middleware: every error becomes the spec's body; unknown ones become a bare `server_error`.
+ * Every 401 leaves with a `WWW-Authenticate` challenge (RFC 7235 §3.1, RFC 6750 §3): a door that set its own
+ * keeps it, any other gets the shared one, so no route can answer a bare 401.
+ */
+export function errorHandler(options: ErrorHandlerOptions) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const known = err instanceof ServiceError ? err : fromBodyParser(err);
     if (known) {
+      if (known.status === 401 && !res.headersSent && !res.hasHeader('WWW-Authenticate')) {
+        res.setHeader('WWW-Authenticate', bearerChallenge(req.get('authorization'), options.challenge));
+      }
       sendError(res, known);
       return;
     }

@@ -60,6 +60,8 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
   const auth = authenticate(deps.auth);
   const limit = rateLimit(deps.limiter);
   const body = jsonBody(deps.bodyLimit);
+  /** Methods of each declared path (OpenAPI form), for OPTIONS and for a method the path does not have. */
+  const allowed = new Map<string, Set<string>>();
 
   for (const route of routes) {
     const chain = [];
@@ -95,6 +97,23 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
       else res.status(status).json(result);
     });
     router[route.method](expressPath(route.path), ...chain);
+    const methods = allowed.get(route.path) ?? new Set<string>();
+    methods.add(route.method.toUpperCase());
+    if (route.method === 'get') methods.add('HEAD');
+    allowed.set(route.path, methods);
+  }
+  // RFC 9110 §9.3.7 / §10.2.1: OPTIONS answers the path's methods with no body, and a method the path does not
+  // have gets the spec's error body (with Allow) instead of the router's plain-text defaults.
+  for (const [path, methods] of allowed) {
+    const allow = [...methods, 'OPTIONS'].join(', ');
+    router.options(expressPath(path), (_req: Request, res: Response) => {
+      res.setHeader('Allow', allow);
+      res.status(204).end();
+    });
+    router.all(expressPath(path), (req: Request, res: Response) => {
+      res.setHeader('Allow', allow);
+      throw new ServiceError('not_found', `${req.method.slice(0, 20)} is not an operation of ${path}; it accepts ${allow}.`);
+    });
   }
   return router;
 }

@@ -13,17 +13,31 @@ const requestIdHeader = {
   'X-Request-Id': { description: 'Tracing id of this request; equals request_id in error bodies.', schema: { type: 'string' as const } },
 };
 
-const rateLimitHeaders = {
-  'X-RateLimit-Limit': { description: 'Requests allowed per minute for the workspace (600).', schema: { type: 'integer' as const } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' as const } },
-  'X-RateLimit-Reset': { description: 'When the window resets, ISO 8601 UTC.', schema: { type: 'string' as const, format: 'date-time' } },
-};
-
-function headersFor(route: AnyRoute) {
-  return route.auth === 'bearer' ? { ...requestIdHeader, ...rateLimitHeaders } : requestIdHeader;
+/** What the document says about the running service: its address and its configured limits (never a constant in prose). */
+export interface DocumentSettings {
+  baseUrl: string;
+  /** RATE_LIMIT_PER_MINUTE of this service (spec 8 default: 600). */
+  rateLimitPerMinute: number;
 }
 
-function errorResponses(route: AnyRoute): Record<string, ResponseConfig> {
+function rateLimitHeaders(perMinute: number) {
+  return {
+    'X-RateLimit-Limit': { description: `Requests allowed per minute for the workspace (${perMinute} on this service).`, schema: { type: 'integer' as const } },
+    'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' as const } },
+    'X-RateLimit-Reset': { description: 'When the window resets, ISO 8601 UTC.', schema: { type: 'string' as const, format: 'date-time' } },
+  };
+}
+
+/** RFC 6750 §3 / RFC 9728 §5.1: the challenge every 401 carries. */
+const challengeHeader = {
+  'WWW-Authenticate': {
+    description:
+      'Bearer challenge: `realm`, `resource_metadata` (RFC 9728 document naming the authorization server) and, when a bearer token was sent and refused, `error="invalid_token"`.',
+    schema: { type: 'string' as const },
+  },
+};
+
+function errorResponses(route: AnyRoute, headersFor: (route: AnyRoute) => ResponseConfig['headers']): Record<string, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of routeErrorCodes(route)) {
     const { status } = errorCatalogue[code];
@@ -32,7 +46,11 @@ function errorResponses(route: AnyRoute): Record<string, ResponseConfig> {
   const out: Record<string, ResponseConfig> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers: ResponseConfig['headers'] =
-      status === 429 ? { ...headersFor(route), 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } : headersFor(route);
+      status === 429
+        ? { ...headersFor(route), 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }
+        : status === 401
+          ? { ...headersFor(route), ...challengeHeader }
+          : headersFor(route);
     out[String(status)] = {
       description: codes.map((c) => `\`${c}\`: ${errorCatalogue[c].description}`).join('\n\n'),
       headers,
@@ -42,7 +60,9 @@ function errorResponses(route: AnyRoute): Record<string, ResponseConfig> {
   return out;
 }
 
-function toRouteConfig(route: AnyRoute): RouteConfig {
+function toRouteConfig(route: AnyRoute, settings: DocumentSettings): RouteConfig {
+  const limitHeaders = rateLimitHeaders(settings.rateLimitPerMinute);
+  const headersFor = (r: AnyRoute) => (r.auth === 'bearer' ? { ...requestIdHeader, ...limitHeaders } : requestIdHeader);
   const success: ResponseConfig =
     route.success.schema === undefined
       ? { description: route.success.description, headers: headersFor(route) }
@@ -80,13 +100,13 @@ function toRouteConfig(route: AnyRoute): RouteConfig {
           { description: alt.description, headers: headersFor(route), content: { 'application/json': { schema: alt.schema } } },
         ]),
       ),
-      ...errorResponses(route),
+      ...errorResponses(route, headersFor),
     },
   };
 }
 
 /** The OpenAPI 3.1 document of every declared route, rendered from the same zod schemas that validate them. */
-export function buildOpenApiDocument(routes: readonly AnyRoute[], baseUrl: string): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+export function buildOpenApiDocument(routes: readonly AnyRoute[], settings: DocumentSettings): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -94,7 +114,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], baseUrl: strin
     description:
       'An API key (`svc_live_` + 32 hex characters) or an OAuth access token issued by /api/oauth/mcp/token. A key acts only on its own workspace.',
   });
-  for (const route of routes) registry.registerPath(toRouteConfig(route));
+  for (const route of routes) registry.registerPath(toRouteConfig(route, settings));
   registry.registerPath({
     method: 'get',
     path: '/openapi.yaml',
@@ -112,10 +132,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], baseUrl: strin
     info: {
       title: 'Multi-network publishing API',
       version: '1.0.0',
-      description:
-        'Publish content to several social networks from one place. Every error is JSON `{error, message, request_id}` plus the fields of its code. Requests are limited to 600 per minute per workspace.',
+      description: `Publish content to several social networks from one place. Every error is JSON \`{error, message, request_id}\` plus the fields of its code. Requests are limited to ${settings.rateLimitPerMinute} per minute per workspace.`,
     },
-    servers: [{ url: baseUrl }],
+    servers: [{ url: settings.baseUrl }],
   });
 }
 
@@ -196,7 +215,7 @@ function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
     description: 'JSON-RPC 2.0 per the Model Context Protocol. Bearer: an OAuth access token for this resource, or an API key. 401 carries WWW-Authenticate with resource_metadata.',
     tags: ['MCP'],
     security: [{ bearerAuth: [] }],
-    responses: { '200': json('JSON-RPC response.'), '401': { description: 'Missing or invalid credential; see WWW-Authenticate.', content: { 'application/json': { schema: errorBodySchema } } } },
+    responses: { '200': json('JSON-RPC response.'), '401': { description: 'Missing or invalid credential; see WWW-Authenticate.', headers: challengeHeader, content: { 'application/json': { schema: errorBodySchema } } } },
   });
 }
 

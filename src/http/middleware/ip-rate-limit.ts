@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../../core/errors.js';
 import type { WorkspaceRateLimiter } from '../../rate-limiter.js';
+import { retryAfterSeconds } from '../../web/rate-limit-headers.js';
 
 /**
  * A per-address budget for the doors that take no credential (signature checks, client registration, token
@@ -10,7 +11,7 @@ export function ipRateLimit(limiter: WorkspaceRateLimiter, bucket: string) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const decision = await limiter.consume(`${bucket}:${req.socket.remoteAddress ?? 'unknown'}`);
     if (!decision.allowed) {
-      const seconds = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000));
+      const seconds = retryAfterSeconds(decision.resetAt, Date.now());
       res.setHeader('Retry-After', String(seconds));
       next(new ServiceError('rate_limited', `Too many requests from this address. Retry after ${seconds} s.`));
       return;
