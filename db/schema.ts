@@ -190,6 +190,8 @@ export interface DeliveriesTable {
   status: string;
   attempt_count: Generated<number>;
   manual: Generated<number>;
+  /** 1 while a redeliver waits for an attempt claimed after it (migration 0008). */
+  redeliver_requested: Generated<number>;
   next_attempt_at: NullableMillis;
   locked_by: string | null;
   locked_until: NullableMillis;

@@ -5,8 +5,9 @@ import { oauth } from './0004-oauth.js';
 import { wallet } from './0005-wallet.js';
 import { liveNetworks } from './0006-live-networks.js';
 import { dashboard } from './0007-dashboard.js';
+import { redeliverRequested } from './0008-redeliver-requested.js';
 import { idempotencyOwner } from './0009-idempotency-owner.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, idempotencyOwner];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner];

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, DeliveriesTable, DeliveryAttemptsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 
@@ -12,6 +12,8 @@ export interface DeliveryRow {
   status: string;
   attemptCount: number;
   manual: boolean;
+  /** A redeliver was asked and no attempt claimed since has honoured it (spec 4.4). */
+  redeliverRequested: boolean;
   nextAttemptAt: number | null;
   lockedBy: string | null;
   createdAt: number;
@@ -39,6 +41,7 @@ function toRow(r: Selectable<DeliveriesTable>): DeliveryRow {
     status: r.status,
     attemptCount: Number(r.attempt_count),
     manual: Number(r.manual) === 1,
+    redeliverRequested: Number(r.redeliver_requested) === 1,
     nextAttemptAt: toMillisOrNull(r.next_attempt_at),
     lockedBy: r.locked_by,
     createdAt: toMillis(r.created_at),
@@ -85,7 +88,8 @@ export async function insertDeliveries(
 
 /**
  * Claims due deliveries in one statement (PostgreSQL: `FOR UPDATE SKIP LOCKED`), skipping endpoints the caller
- * says are busy so that a slow receiver's backlog stays in the database instead of holding leases.
+ * says are busy so that a slow receiver's backlog stays in the database instead of holding leases. Claiming
+ * clears the "redeliver requested" mark: the attempt about to be made honours every redeliver asked before it.
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
@@ -102,7 +106,12 @@ export async function claimDueDeliveries(
     .limit(args.limit);
   if (args.busyWebhooks.length > 0) due = due.where('webhook_id', 'not in', args.busyWebhooks);
   if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  const rows = await db.updateTable('deliveries').set({ locked_by: args.lease, locked_until: args.lockedUntil }).where('id', 'in', due).returningAll().execute();
+  const rows = await db
+    .updateTable('deliveries')
+    .set({ locked_by: args.lease, locked_until: args.lockedUntil, redeliver_requested: 0 })
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
   return rows.map(toRow);
 }
 
@@ -115,6 +124,10 @@ export async function releaseDeliveries(db: Kysely<Database>, ids: string[], lea
 /**
  * Records one attempt and the delivery's new state, only if the lease is still held (so a worker whose lease
  * ran out cannot overwrite a newer outcome). Returns whether it was recorded.
+ *
+ * When a redeliver was asked while this attempt was in flight (the mark claiming cleared is set again), the
+ * attempt is recorded but the delivery stays pending, manual and due when the redeliver asked: spec 4.4, the
+ * 202 of a redeliver promises an attempt, and this one started before it was asked.
  */
 export async function recordAttempt(
   db: Kysely<Database>,
@@ -131,10 +144,10 @@ async function recordAttemptIn(
   const updated = await db
     .updateTable('deliveries')
     .set({
-      status: args.status,
+      status: sql<string>`case when redeliver_requested = 1 then 'pending' else ${args.status} end`,
       attempt_count: args.attempt.number,
-      manual: 0,
-      next_attempt_at: args.nextAttemptAt,
+      manual: sql<number>`case when redeliver_requested = 1 then 1 else 0 end`,
+      next_attempt_at: sql<number | null>`case when redeliver_requested = 1 then next_attempt_at else ${args.nextAttemptAt} end`,
       delivered_at: args.deliveredAt,
       locked_by: null,
       locked_until: null,
@@ -185,11 +198,16 @@ export async function listAttempts(db: Kysely<Database>, deliveryIds: string[]):
   return rows.map(toAttempt);
 }
 
-/** Makes a delivery due now, for one manual attempt. */
+/**
+ * Makes a delivery due now, for one manual attempt, and sets the "redeliver requested" mark. If an attempt is in
+ * flight (leased), the lease is left alone, so the two never run at once; that attempt's record keeps the
+ * delivery pending because of the mark, and the next claim makes the promised attempt. Several requests before
+ * one claim make one attempt.
+ */
 export async function requestRedelivery(db: Kysely<Database>, workspaceId: string, id: string, now: number): Promise<boolean> {
   const r = await db
     .updateTable('deliveries')
-    .set({ status: 'pending', manual: 1, next_attempt_at: now, updated_at: now })
+    .set({ status: 'pending', manual: 1, redeliver_requested: 1, next_attempt_at: now, updated_at: now })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .executeTakeFirst();

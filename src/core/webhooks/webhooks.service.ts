@@ -167,7 +167,9 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
 
     /**
      * Spec 4.4: a new attempt now, whatever the delivery's status (dead ones above all), with the same `del_`
-     * id. The attempt itself is made by the dispatcher.
+     * id. The attempt itself is made by the dispatcher. The 202 always leads to an attempt that starts after
+     * it: asked while an attempt is in flight, the request is kept (a mark that attempt's outcome does not
+     * clear) and one more attempt follows; several requests before the next attempt make that one attempt.
      * @throws ServiceError `not_found`.
      */
     async redeliver(principal: Principal, workspaceId: string, deliveryId: string): Promise<Delivery> {
