@@ -78,7 +78,8 @@ describeEachDb('OAuth hardening', (server) => {
     const base = server().service.baseUrl;
     const clientId = (await register(base, { client_name: 'x', redirect_uris: [ATTACKER] })).body.client_id as string;
     const { challenge } = pkcePair();
-    for (const extra of [{ prompt: 'none' }, { code_challenge_method: 'plain' }, { resource: 'https://elsewhere.invalid/' }]) {
+    const extras: Record<string, string>[] = [{ prompt: 'none' }, { code_challenge_method: 'plain' }, { resource: 'https://elsewhere.invalid/' }];
+    for (const extra of extras) {
       const res = await fetch(authorizeUrl(base, { client_id: clientId, redirect_uri: ATTACKER, scope: 'mcp', code_challenge: challenge, code_challenge_method: 'S256', ...extra }), { redirect: 'manual' });
       expect(res.headers.get('location'), JSON.stringify(extra)).toBeNull();
       expect(res.status).toBe(400);
