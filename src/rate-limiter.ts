@@ -10,8 +10,11 @@ export interface RateDecision {
 }
 
 export interface WorkspaceRateLimiter {
-  /** Counts one request for the workspace and says whether it fits in the current window. */
-  consume(workspaceId: string): Promise<RateDecision>;
+  /**
+   * Counts one request for the workspace (or `points` calls at once, e.g. the messages of an MCP JSON-RPC batch)
+   * and says whether they fit in the current window.
+   */
+  consume(workspaceId: string, points?: number): Promise<RateDecision>;
 }
 
 /**
@@ -29,9 +32,9 @@ export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): 
       : new RateLimiterPostgres({ ...common, storeClient: db.pool });
 
   return {
-    async consume(workspaceId) {
+    async consume(workspaceId, points = 1) {
       try {
-        const res = await limiter.consume(workspaceId, 1);
+        const res = await limiter.consume(workspaceId, points);
         return { allowed: true, limit: perMinute, remaining: res.remainingPoints, resetAt: Date.now() + res.msBeforeNext };
       } catch (rejection) {
         // The library rejects with a RateLimiterRes when over the limit, with an Error when its store failed.

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Writable } from 'node:stream';
@@ -14,6 +14,7 @@ import type { AnyTool, ToolServices } from '../src/mcp/tool.js';
 import { toolFailure } from '../src/mcp/tool-result.js';
 
 const TOOLS_DIR = fileURLToPath(new URL('../tools/', import.meta.url));
+const README = fileURLToPath(new URL('../README.md', import.meta.url));
 const toolFiles = readdirSync(TOOLS_DIR).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
 
 function isTool(value: unknown): value is AnyTool {
@@ -32,6 +33,17 @@ describe('MCP tool registry (tools/index.ts)', () => {
     }
     expect(new Set(tools)).toEqual(new Set(fromFiles));
     expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
+  });
+
+  it("README.md's MCP section names exactly the tools of the registry", () => {
+    const readme = readFileSync(README, 'utf8');
+    // The section from its heading to the next `## `; its tool list runs from "Tools:" to the dash that ends it.
+    const section = /^## AI assistants: MCP and OAuth\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1];
+    expect(section, 'README.md has the "## AI assistants: MCP and OAuth" section').toBeDefined();
+    const list = /Tools:([\s\S]*?) — /.exec(section ?? '')?.[1];
+    expect(list, 'the MCP section lists the tools after "Tools:"').toBeDefined();
+    const named = [...(list ?? '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    expect(named.sort()).toEqual(tools.map((t) => t.name).sort());
   });
 
   describe.each(tools.map((t) => [t.name, t] as const))('%s', (_name, tool) => {
@@ -97,18 +109,22 @@ describe('tool results (src/mcp/tool-result.ts)', () => {
     return { log: createLogger('error', sink), lines };
   }
 
-  it('a ServiceError becomes an isError result with the REST body, extra fields included', () => {
+  it('a ServiceError becomes an isError result with the REST body as its only text, never as structuredContent', () => {
     const { log } = capture();
     const err = new ServiceError('limit_reached', 'The plan is full.', { meter: 'publicacoes', limit: 1, used: 1, resolve: 'upgrade' });
     const result = toolFailure(err, 'req_abc12345', log);
     const body = { meter: 'publicacoes', limit: 1, used: 1, resolve: 'upgrade', error: 'limit_reached', message: 'The plan is full.', request_id: 'req_abc12345' };
-    expect(result).toEqual({ isError: true, structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }] });
+    // structuredContent must match the tool's outputSchema, which an error body never does (SDK v1 and the
+    // Inspector reject it even on isError results): see test/mcp-clients.test.ts for every tool through them.
+    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] });
+    expect(result).not.toHaveProperty('structuredContent');
   });
 
   it('an unknown exception becomes server_error with the fixed message; the stack is logged, never returned', () => {
     const { log, lines } = capture();
     const result = toolFailure(new Error('database exploded at /secret/path'), 'req_abc12345', log);
-    expect(result.structuredContent).toEqual({ error: 'server_error', message: SERVER_ERROR_MESSAGE, request_id: 'req_abc12345' });
+    const text = result.content[0];
+    expect(JSON.parse(text?.type === 'text' ? text.text : 'null')).toEqual({ error: 'server_error', message: SERVER_ERROR_MESSAGE, request_id: 'req_abc12345' });
     expect(JSON.stringify(result)).not.toContain('exploded');
     expect(lines.join('')).toContain('database exploded');
   });

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tools } from '../tools/index.js';
 import { ManualClock } from '../src/core/clock.js';
@@ -40,11 +40,17 @@ async function connect(server: TestServer, key: string): Promise<Client> {
 }
 
 /**
- * `client.callTool` of SDK 1.32 validates structuredContent against the output schema even on isError results
- * (typescript-sdk#1943), so calls expected to fail go through the raw request.
+ * A call expected to fail, through `client.callTool` as every real client makes it (SDK 1.32 validates
+ * structuredContent against the output schema even on isError results, typescript-sdk#1943): the result is
+ * isError, has no structured content, and its text is the REST error body, returned parsed.
  */
-async function callRaw(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema);
+async function callFailing(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(result.isError, name).toBe(true);
+  expect(result.structuredContent, name).toBeUndefined();
+  expect(result.content).toHaveLength(1);
+  const text = result.content[0];
+  return JSON.parse(text?.type === 'text' ? text.text : 'null') as Record<string, unknown>;
 }
 
 async function call<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
@@ -110,31 +116,27 @@ describeEachDb(
     it('arguments of the wrong shape are an isError validation_failed in the same body, naming each path', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
       const client = await connect(server(), ws.api_key);
-      const result = await callRaw(client, 'publish_content', { brand_id: brandId, target_platforms: 'threads', content_type: 'poem', text: 5 });
-      expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ error: 'validation_failed', request_id: expect.stringMatching(/^req_/) });
-      const message = String(result.structuredContent?.message);
+      const body = await callFailing(client, 'publish_content', { brand_id: brandId, target_platforms: 'threads', content_type: 'poem', text: 5 });
+      expect(body).toMatchObject({ error: 'validation_failed', request_id: expect.stringMatching(/^req_/) });
+      const message = String(body.message);
       for (const path of ['target_platforms', 'content_type', 'text']) expect(message).toContain(path);
-      const fields = (result.structuredContent as { fields: { path: string }[] }).fields.map((f) => f.path);
+      const fields = (body as { fields: { path: string }[] }).fields.map((f) => f.path);
       expect(fields).toEqual(expect.arrayContaining(['target_platforms', 'content_type', 'text']));
-      // An unknown tool stays a protocol error.
-      await expect(callRaw(client, 'no_such_tool', {})).rejects.toThrow(/not found/);
+      // An unknown tool stays a protocol error, its message prefixed once (by the client).
+      await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/^MCP error -32602: Tool no_such_tool not found$/);
       expect(await call<{ data: unknown[] }>(client, 'list_contents', {})).toMatchObject({ data: [] });
     });
 
     it('a core error is an isError result carrying the REST error body (caption_too_long)', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
       const client = await connect(server(), ws.api_key);
-      const result = await callRaw(client, 'publish_content', {
+      const body = await callFailing(client, 'publish_content', {
         brand_id: brandId,
         target_platforms: ['threads'],
         content_type: 'text',
         text: 'x'.repeat(501),
       });
-      expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ error: 'caption_too_long', message: expect.any(String), request_id: expect.stringMatching(/^req_/) });
-      const text = result.content[0];
-      expect(text?.type === 'text' ? JSON.parse(text.text) : undefined).toEqual(result.structuredContent);
+      expect(body).toMatchObject({ error: 'caption_too_long', message: expect.any(String), request_id: expect.stringMatching(/^req_/) });
       // Nothing was stored or charged.
       expect(await call<{ data: unknown[] }>(client, 'list_contents', {})).toMatchObject({ data: [] });
     });
@@ -146,9 +148,7 @@ describeEachDb(
       expect(await call(client, 'get_wallet_price', { operacao: 'publicacao', quantidade: 2 })).toMatchObject({ operacao: 'publicacao', quantidade: 2, saldo_disponivel: 12 });
       expect(await call<{ saldo: number }>(client, 'get_wallet', {})).toMatchObject({ saldo: 12 });
       expect((await call<{ data: unknown[] }>(client, 'list_wallet_offers', {})).data.length).toBeGreaterThan(0);
-      const none = await callRaw(client, 'get_wallet_price', { operacao: 'teleport' });
-      expect(none.isError).toBe(true);
-      expect(none.structuredContent).toMatchObject({ error: 'operacao_sem_preco', operacao: 'teleport' });
+      expect(await callFailing(client, 'get_wallet_price', { operacao: 'teleport' })).toMatchObject({ error: 'operacao_sem_preco', operacao: 'teleport' });
     });
 
     it("a workspace's key cannot read another workspace's content (not_found)", async () => {
@@ -162,12 +162,10 @@ describeEachDb(
         text: 'Private.',
       });
       const clientB = await connect(server(), b.api_key);
-      const result = await callRaw(clientB, 'get_content', { content_id: created.content_id });
-      expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ error: 'not_found' });
+      expect(await callFailing(clientB, 'get_content', { content_id: created.content_id })).toMatchObject({ error: 'not_found' });
       // Publishing on A's brand from B is refused the same way.
-      const publish = await callRaw(clientB, 'publish_content', { brand_id: a.brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'x' });
-      expect(publish.structuredContent).toMatchObject({ error: 'not_found' });
+      const publish = await callFailing(clientB, 'publish_content', { brand_id: a.brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'x' });
+      expect(publish).toMatchObject({ error: 'not_found' });
     });
 
     it('publish_content with the same idempotency_key twice returns the same content', async () => {
@@ -178,21 +176,22 @@ describeEachDb(
       const second = await call<{ content_id: string }>(client, 'publish_content', args);
       expect(second.content_id).toBe(first.content_id);
       expect((await call<{ data: unknown[] }>(client, 'list_contents', {})).data).toHaveLength(1);
-      const conflict = await callRaw(client, 'publish_content', { ...args, text: 'Something else.' });
-      expect(conflict.structuredContent).toMatchObject({ error: 'idempotency_conflict' });
+      expect(await callFailing(client, 'publish_content', { ...args, text: 'Something else.' })).toMatchObject({ error: 'idempotency_conflict' });
     });
 
-    it('without a credential: 401 in the spec format with WWW-Authenticate naming the resource metadata', async () => {
+    it('without a credential: 401 in the spec format with WWW-Authenticate naming the resource metadata and the scope', async () => {
       const res = await server().request('POST', '/mcp', { body: INITIALIZE, headers: MCP_HEADERS, unchecked: true });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ error: 'invalid_api_key', message: expect.any(String), request_id: res.headers.get('x-request-id') });
       const metadata = `${server().service.baseUrl}/.well-known/oauth-protected-resource/mcp`;
-      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadata}"`);
+      // MCP 2025-11-25 authorization (scope selection): the challenge SHOULD name the scope a token needs.
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadata}", scope="mcp"`);
 
       const bad = await server().request('POST', '/mcp', { key: 'svc_live_' + '0'.repeat(32), body: INITIALIZE, headers: MCP_HEADERS, unchecked: true });
       expect(bad.status).toBe(401);
       expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
       expect(bad.headers.get('www-authenticate')).toContain(`resource_metadata="${metadata}"`);
+      expect(bad.headers.get('www-authenticate')).toContain('scope="mcp"');
     });
 
     it('GET and DELETE /mcp answer 405 (stateless: no stream, no session)', async () => {

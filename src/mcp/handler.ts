@@ -1,19 +1,25 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { ServiceError } from '../core/errors.js';
+import { MCP_SCOPE } from '../core/oauth-clients/oauth-clients.service.js';
 import { type Authenticators, authenticate, principalOf } from '../http/middleware/authenticate.js';
 import { jsonBody } from '../http/middleware/json-body.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
 import { locals } from '../http/middleware/request-id.js';
 import type { WorkspaceRateLimiter } from '../rate-limiter.js';
+import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
+import { jsonRpcGuard } from './jsonrpc-guard.js';
 import { buildMcpServer } from './server.js';
 import type { ToolServices } from './tool.js';
 
 export interface McpHandlerDeps {
   /** The same authenticators the REST door uses: API keys now, OAuth access tokens once plugged in. */
   auth: Authenticators;
-  /** The workspace rate limit shared with REST: every authenticated MCP request counts once. */
+  /**
+   * The workspace rate limit shared with REST: every authenticated MCP request counts once, and each further
+   * message of a JSON-RPC batch (protocol revisions before 2025-06-18) once more.
+   */
   limiter: WorkspaceRateLimiter;
   services: ToolServices;
   /** Largest JSON body, as for REST. */
@@ -24,10 +30,22 @@ export interface McpHandlerDeps {
   resourceMetadataUrl: string;
 }
 
-/** RFC 6750 3 / RFC 9728 5.1: tell the client where to find the authorization server; `invalid_token` if one was sent. */
-function wwwAuthenticate(resourceMetadataUrl: string, tokenPresented: boolean): string {
-  const error = tokenPresented ? 'error="invalid_token", ' : '';
-  return `Bearer ${error}resource_metadata="${resourceMetadataUrl}"`;
+/**
+ * The 401 challenge on `/mcp` (RFC 6750 3, RFC 9728 5.1), from the builder every door shares. `scope` names the
+ * scope a token needs: MCP 2025-11-25 authorization (scope selection) says the challenge SHOULD carry it, so
+ * clients need not fall back to the metadata's `scopes_supported`.
+ */
+function wwwAuthenticate(resourceMetadataUrl: string, authorization: string | undefined): string {
+  return bearerChallenge(authorization, { resourceMetadataUrl, scope: MCP_SCOPE });
+}
+
+/** An empty POST is refused in the REST error format before any JSON-RPC handling. */
+function requireBody(req: Request, _res: Response, next: NextFunction): void {
+  if (req.body === undefined) {
+    next(new ServiceError('invalid_request', 'Send a JSON-RPC message as the body (Content-Type: application/json).'));
+    return;
+  }
+  next();
 }
 
 /** Stateless Streamable HTTP has no server-to-client stream (GET) nor session to end (DELETE). */
@@ -38,7 +56,8 @@ function methodNotAllowed(_req: Request, res: Response): void {
 
 /**
  * The MCP door at `/mcp`: Streamable HTTP, stateless, JSON responses. Per request: Host/Origin check → CORS →
- * bearer auth → rate limit → JSON body → a fresh `McpServer` + transport bound to the caller's principal.
+ * bearer auth → rate limit → JSON body → protocol version and batch check (`jsonrpc-guard.ts`, which charges a
+ * batch per message) → a fresh `McpServer` + transport bound to the caller's principal.
  * Errors before the MCP layer (401, 403, 413, 429) are the REST error bodies, rendered by the app's error
  * handler; 401 also carries `WWW-Authenticate` so MCP clients can discover OAuth.
  */
@@ -47,10 +66,8 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
 
   router.all('/mcp', hostOriginGuard(deps.baseUrl), mcpCors());
 
-  router.post('/mcp', authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), async (req: Request, res: Response) => {
-    if (req.body === undefined) {
-      throw new ServiceError('invalid_request', 'Send a JSON-RPC message as the body (Content-Type: application/json).');
-    }
+  const pipeline = [authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter)];
+  router.post('/mcp', ...pipeline, async (req: Request, res: Response) => {
     const principal = principalOf(res);
     if (principal === null) throw new Error('authenticate() let a request through without a principal');
     const { requestId, log } = locals(res);
@@ -70,7 +87,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
   // Decorates auth failures, then lets the app's error handler render the body (one renderer for both doors).
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (err instanceof ServiceError && err.status === 401 && !res.headersSent) {
-      res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.resourceMetadataUrl, (req.get('authorization') ?? '').trim() !== ''));
+      res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.resourceMetadataUrl, req.get('authorization')));
     }
     next(err);
   });

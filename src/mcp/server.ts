@@ -1,6 +1,6 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type CallToolResult, CallToolRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, CallToolRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { validationError } from '../core/errors.js';
 import type { z } from 'zod';
 import { tools as registry } from '../../tools/index.js';
@@ -17,6 +17,21 @@ const INSTRUCTIONS =
   'a post against every platform limit for free, publish_content with an idempotency_key, then get_content until ' +
   'every job is published or failed. Errors come back as isError results whose JSON has `error` (a stable code), ' +
   '`message` and `request_id`.';
+
+/**
+ * A JSON-RPC error thrown from a request handler. The SDK sends `error.code` and `error.message` as they are;
+ * its `McpError` puts "MCP error <code>: " into the message itself, so clients (which add the same prefix when
+ * they rethrow) would print it twice.
+ */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+  }
+}
 
 /** Who calls and where the tools report; one per MCP server instance. */
 export interface McpScope {
@@ -94,7 +109,7 @@ export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = regi
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (tool === undefined) throw new JsonRpcError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const input = rootObject(tool.inputSchema).safeParse(request.params.arguments ?? {});
     if (!input.success) return toolFailure(validationError(input.error), scope.requestId(), scope.log);
     return runTool(tool, input.data, scope);
