@@ -4,6 +4,7 @@ import { ManualClock } from '../src/core/clock.js';
 import {
   type Answer,
   type Call,
+  challengeProblems,
   errorBodyProblems,
   Findings,
   finishTenant,
@@ -204,18 +205,20 @@ describeEachDb(
       expect(servedTools).toEqual(Object.keys(TOOL_ARGS).sort());
     });
 
-    it('401: no, malformed, unknown, revoked and expired credentials are refused on every protected operation and tool', async () => {
+    it('401: no, malformed, unknown, revoked and expired credentials are refused on every protected operation and tool, with a WWW-Authenticate challenge', async () => {
       const findings = new Findings();
       for (const credential of badCredentials) {
         const target = credential.on === 'expiring' ? expiring! : server();
         const ids = credential.on === 'expiring' ? { ...victim.ids, wsId: expiringWsId } : victim.ids;
         for (const call of protectedCalls(ids)) {
           const answer = await send(target, call, credential.authorization);
-          const challenge = answer.headers.get('www-authenticate') ?? '';
+          // F3: REST and /mcp alike answer every 401 with the shared Bearer challenge; REST names its realm too.
+          const base = target.service.baseUrl;
+          const resourceMetadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
           findings.record(`${credential.label} → ${call.label}`, [
             ...answer.conformance,
             ...refusal(answer, 401, [credential.error]),
-            ...(call.path === '/mcp' && !challenge.includes('resource_metadata=') ? ['no WWW-Authenticate with resource_metadata on /mcp'] : []),
+            ...challengeProblems(answer, credential.authorization, call.path === '/mcp' ? { resourceMetadataUrl } : { resourceMetadataUrl, realm: base }),
             ...leakProblems(answer, victim.secrets),
           ]);
         }

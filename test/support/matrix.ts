@@ -270,6 +270,26 @@ export function errorBodyProblems(body: unknown, requestId: string | null): stri
   return problems;
 }
 
+/**
+ * Problems of a 401's `WWW-Authenticate` (RFC 6750 §3, RFC 9728 §5.1; F3): a Bearer challenge naming the
+ * protected-resource metadata, with `error="invalid_token"` exactly when a bearer token was sent. With `realm`
+ * the challenge must also name the realm (the REST door's; `/mcp` chooses its own parameters).
+ */
+export function challengeProblems(answer: Answer, authorization: string | undefined, expected: { resourceMetadataUrl: string; realm?: string }): string[] {
+  const challenge = answer.headers.get('www-authenticate');
+  if (challenge === null) return ['401 without WWW-Authenticate'];
+  const problems: string[] = [];
+  if (!/^Bearer( |$)/.test(challenge)) problems.push(`not a Bearer challenge: ${challenge}`);
+  if (!challenge.includes(`resource_metadata="${expected.resourceMetadataUrl}"`)) problems.push(`no resource_metadata="${expected.resourceMetadataUrl}": ${challenge}`);
+  if (expected.realm !== undefined && !challenge.includes(`realm="${expected.realm}"`)) problems.push(`no realm="${expected.realm}": ${challenge}`);
+  const bearerSent = authorization !== undefined && /^Bearer +\S/i.test(authorization);
+  const saysInvalid = challenge.includes('error="invalid_token"');
+  if (bearerSent && !saysInvalid) problems.push(`a refused bearer token without error="invalid_token": ${challenge}`);
+  // RFC 6750 §3.1: no error code when the request carried no bearer credential (none, or another scheme).
+  if (!bearerSent && saysInvalid && expected.realm !== undefined) problems.push(`error="invalid_token" without a bearer token: ${challenge}`);
+  return problems;
+}
+
 /** What an MCP answer says: the HTTP status, and for a tool result whether it is an error and its body. */
 export interface ToolOutcome {
   status: number;
