@@ -236,6 +236,15 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
     ctx.body = { error, error_description: target?.searchParams.get('error_description') ?? 'The authorization request was refused.' };
   });
 
+  // Spec 7.5: a path under the mount that no feature serves (PAR, userinfo, introspection, ...) answers in the
+  // OAuth shape too, not Koa's plain-text "Not Found".
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body !== undefined) return;
+    ctx.body = { error: 'invalid_request', error_description: `unrecognized route or not allowed method (${ctx.method} on ${ctx.path.slice(0, 100)})` };
+    ctx.status = 404;
+  });
+
   // Confidential client secrets are stored as SHA-256 digests (spec 4.2): compare digests in constant time.
   provider.Client.prototype.compareClientSecret = function compareDigest(this: { clientSecret?: string }, actual: string) {
     return this.clientSecret !== undefined && constantTimeEqual(sha256Hex(actual), this.clientSecret);
