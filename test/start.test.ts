@@ -10,11 +10,17 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
   const env = { DATABASE_URL: `sqlite:${join(dir, 'data', 'service.db')}` };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('prints the address and a first key once; the key answers with the rate-limit headers', async () => {
+  it('prints the address, the MCP URL and a first key once; the key answers with the rate-limit headers', async () => {
     const first = await startServiceProcess(env);
     try {
       const out = first.stdout();
       expect(out).toMatch(/Listening on http:\/\/127\.0\.0\.1:\d+/);
+      // F10: the MCP URL is printed exactly as BASE_URL spells it (OAuth clients compare it with `resource`).
+      const baseUrl = /\(base URL (\S+)\)/.exec(out)?.[1];
+      expect(baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
+      expect(out).toContain(`MCP: ${baseUrl}/mcp (give clients this URL exactly as written: it must match BASE_URL)`);
+      const metadata = (await (await fetch(`${first.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource?: string };
+      expect(metadata.resource).toBe(`${baseUrl}/mcp`);
       const key = /(svc_live_[0-9a-f]{32})/.exec(out)?.[1];
       const ws = /workspace (ws_[0-9a-z]{20})/.exec(out)?.[1];
       expect(out).toContain(`curl -H "Authorization: Bearer ${key}"`);
