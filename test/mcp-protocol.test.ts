@@ -84,10 +84,12 @@ describeEachDb(
       expect(answer.body).toMatchObject({ error: 'rate_limited' });
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(await contentsOf(server(), ws.workspace_id)).toBe(0);
-      // Past the transport's 100 messages a batch is refused outright, before it is charged.
-      const huge = await post(server(), ws.api_key, Array.from({ length: 101 }, (_, i) => toolCall(i, 'get_usage')), '2024-11-05');
+      // Past the transport's 100 messages a batch is refused outright, before its messages are charged.
+      const fresh = await server().workspace('Fresh');
+      const huge = await post(server(), fresh.api_key, Array.from({ length: 101 }, (_, i) => toolCall(i, 'get_usage')), '2024-11-05');
       expect(huge.status).toBe(400);
       expect(huge.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('100') } });
+      expect(remaining(huge)).toBe(LIMIT - 1);
     });
 
     it('parallel batches never run more messages than the workspace budget', async () => {
