@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
+import { bearerChallenge } from '../src/web/bearer-challenge.js';
 import { parserRefusal, renderRefusal } from '../src/web/client-error.js';
 import { describeEachDb, type TestServer } from './support/server.js';
 
@@ -107,6 +108,15 @@ describeEachDb(
       expect(parserRefusal('HPE_CHUNK_EXTENSIONS_OVERFLOW')).toMatchObject({ status: 413, code: 'payload_too_large' });
       const [answer] = parseAnswers(renderRefusal(parserRefusal(undefined), 'req_00000000000000000000'));
       expectSpecError(answer, 400, 'invalid_request');
+    });
+
+    it('F3: the shared challenge says invalid_token only for a refused bearer token, and quotes its values', () => {
+      const options = { realm: 'http://x"\\y', resourceMetadataUrl: 'http://x/.well-known/oauth-protected-resource/mcp' };
+      expect(bearerChallenge(undefined, options)).toBe('Bearer realm="http://x\\"\\\\y", resource_metadata="http://x/.well-known/oauth-protected-resource/mcp"');
+      for (const sent of ['Bearer abc', 'bearer abc', '  Bearer   abc  ']) expect(bearerChallenge(sent, options), sent).toContain('error="invalid_token"');
+      for (const sent of ['', 'Bearer', 'Bearer   ', 'Basic abc', 'svc_live_00', 'Token abc']) expect(bearerChallenge(sent, options), sent).not.toContain('error=');
+      expect(bearerChallenge('Bearer x', { scope: 'mcp' })).toBe('Bearer error="invalid_token", scope="mcp"');
+      expect(bearerChallenge(undefined, {})).toBe('Bearer');
     });
 
     it('OPTIONS on a REST path answers 204 with Allow; a method the path lacks answers the spec body with Allow', async () => {
