@@ -174,7 +174,7 @@ describeEachDb('OAuth authorization server', (server) => {
     const noPkce = await fetch(`${base}/api/oauth/mcp/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: CLAUDE, response_type: 'code', scope: 'mcp' })}`, { redirect: 'manual' });
     expect(noPkce.status).toBe(400);
     expect(noPkce.headers.get('location')).toBeNull();
-    expect(await noPkce.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('code_challenge') });
+    expect(await noPkce.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('PKCE') });
   });
 
   it('a wrong API key on the consent page re-renders it with an error; Deny sends access_denied', async () => {
