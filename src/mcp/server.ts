@@ -15,7 +15,7 @@ const INSTRUCTIONS =
   'Publishes content to Instagram, Facebook Pages, Threads, YouTube and LinkedIn for one workspace (the one the ' +
   'credential belongs to). Typical flow: list_brands and list_connections to pick a brand, preview_content to check ' +
   'a post against every platform limit for free, publish_content with an idempotency_key, then get_content until ' +
-  'every job is published or failed. Errors come back as isError results whose JSON has `error` (a stable code), ' +
+  'every job is published or failed. Errors come back as isError results whose text is JSON with `error` (a stable code), ' +
   '`message` and `request_id`.';
 
 /**
