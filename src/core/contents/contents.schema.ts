@@ -23,9 +23,67 @@ const overrideSchema = z.strictObject({
   title: z.string().max(1000).optional().describe('Replaces `title` on this platform.'),
 });
 
+/**
+ * Blank: empty, or only whitespace and invisible characters (zero-width spaces and joiners, word joiner, BOM),
+ * so nothing a reader would see. A blank post is refused before anything is stored or charged.
+ */
+const BLANK = /^[\s\u200B-\u200D\u2060\uFEFF]*$/u;
+
+/** Whether a post's text has nothing a reader would see. */
+export function isBlank(text: string): boolean {
+  return BLANK.test(text);
+}
+
+const BLANK_MESSAGE = 'must not be blank';
+
+/** One post of a chain: at least one visible character. */
+const threadPostSchema = z
+  .string()
+  .min(1, { message: BLANK_MESSAGE, abort: true })
+  .refine((post) => !isBlank(post), { message: BLANK_MESSAGE });
+
 const sandboxOutcomeSchema = z
   .enum(SANDBOX_OUTCOMES)
   .describe(Object.entries(SANDBOX_OUTCOME_DESCRIPTIONS).map(([k, v]) => `\`${k}\`: ${v}`).join('\n'));
+
+/** The fields `refuseBlankPosts` reads (the schema's own output, before the refinement is attached). */
+interface PostTextFields {
+  target_platforms: readonly (typeof PLATFORM_SLUGS)[number][];
+  content_type: (typeof CONTENT_TYPES)[number];
+  text?: string | undefined;
+  thread?: string[] | undefined;
+  thread_split?: 'auto' | 'off' | undefined;
+  overrides?: Partial<Record<(typeof PLATFORM_SLUGS)[number], { text?: string | undefined }>> | undefined;
+}
+
+/**
+ * Spec 7.2 `validation_failed` (the message names the field path): a post whose text is what gets published
+ * must have visible text on every target platform. That text is the platform's override when it has one
+ * (reported at `overrides.<platform>.text`), else `text`. It is what is published for content_type text, and for
+ * thread when the chain is split from `text` (thread_split auto, no `thread`); chained posts are checked one by
+ * one by their own schema (`thread[i]`). Captions of photos and videos stay optional. Part of the schema, so the
+ * REST API, the MCP tools and the dashboard refuse the same requests with the same paths.
+ */
+function refuseBlankPosts(input: PostTextFields, ctx: z.RefinementCtx): void {
+  const published = input.content_type === 'text' || (input.content_type === 'thread' && input.thread === undefined && input.thread_split === 'auto');
+  if (!published) return;
+  const reported = new Set<string>();
+  for (const platform of input.target_platforms) {
+    const override = input.overrides?.[platform]?.text;
+    const path = override !== undefined ? ['overrides', platform, 'text'] : ['text'];
+    const value = override ?? input.text;
+    const key = path.join('.');
+    if (reported.has(key)) continue;
+    if (value === undefined) {
+      reported.add(key);
+      const when = input.content_type === 'text' ? 'content_type text' : 'content_type thread with thread_split auto and no thread';
+      ctx.addIssue({ code: 'custom', path, message: `required for ${when}` });
+    } else if (isBlank(value)) {
+      reported.add(key);
+      ctx.addIssue({ code: 'custom', path, message: BLANK_MESSAGE });
+    }
+  }
+}
 
 export const createContentInputSchema = z
   .strictObject({
@@ -40,15 +98,21 @@ export const createContentInputSchema = z
       .optional()
       .describe('Connection ids to use, at most one per platform; required for a platform on which the brand has more than one connection.'),
     content_type: z.enum(CONTENT_TYPES).describe('Must be compatible with every target platform (see GET /api/v1/platforms).'),
-    text: z.string().max(100_000).optional().describe('Post text, caption or description.'),
+    text: z
+      .string()
+      .max(100_000)
+      .optional()
+      .describe(
+        'Post text, caption or description. Required for content_type text (unless every target platform has its own in overrides), and for thread with thread_split auto and no `thread`; there it must not be blank (empty or only whitespace).',
+      ),
     title: z.string().max(1000).optional().describe('Title, for the video network (required there, at most 100 characters).'),
     media: z.array(mediaItemSchema).max(10).optional().describe('Media files; photo, video and reel need at least one.'),
     thread: z
-      .array(z.string().min(1))
+      .array(threadPostSchema)
       .min(1)
       .max(25)
       .optional()
-      .describe('For content_type thread: the chained posts of the short-post network, at most 25 of at most 500 characters.'),
+      .describe('For content_type thread: the chained posts of the short-post network, at most 25 of at most 500 characters, none blank.'),
     thread_split: z
       .enum(['auto', 'off'])
       .optional()
@@ -64,6 +128,7 @@ export const createContentInputSchema = z
       .optional()
       .describe('Force an outcome per platform; accepted only when that platform publishes through a sandbox connection.'),
   })
+  .superRefine(refuseBlankPosts)
   .meta({ id: 'CreateContentInput' });
 
 export type CreateContentInput = z.infer<typeof createContentInputSchema>;

@@ -20,8 +20,10 @@ export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; m
   return {
     /**
      * Stores an upload, streamed (never held in memory), counted on the `media_storage` meter in bytes. The
-     * service's 100 MB cap for unknown-size addresses does not apply (spec 8): the meter bounds it.
-     * @throws ServiceError `validation_failed` (type), `limit_reached` (media_storage).
+     * service's 100 MB cap for unknown-size addresses does not apply (spec 8): the meter bounds it. An empty
+     * body is refused: no network publishes a 0-byte file, and it would fail only later, after a charge.
+     * @throws ServiceError `validation_failed` (type, or an empty body: field `body`), `limit_reached`
+     *   (media_storage).
      */
     async upload(principal: Principal, workspaceId: string, contentType: string, body: Readable): Promise<UploadedMedia> {
       assertWorkspaceAccess(principal, workspaceId);
@@ -44,6 +46,12 @@ export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; m
           resolve: 'desativar_outra',
         });
       if (!saved.ok) throw full();
+      if (saved.bytes === 0) {
+        await store.remove(saved.path);
+        throw new ServiceError('validation_failed', 'body: the file is empty (0 bytes); send the file itself as the request body', {
+          fields: [{ path: 'body', message: 'must not be empty' }],
+        });
+      }
       const now = clock.now();
       try {
         await db.transaction().execute(async (tx) => {

@@ -12,12 +12,12 @@ export function mediaRoutes(media: MediaService) {
       tag: 'Media',
       summary: 'Upload a media file',
       description:
-        'Send the file itself as the body with its Content-Type. It is streamed to storage and counted on the media_storage meter (bytes). Use the returned id as `media: [{media_id}]` when creating content.',
+        'Send the file itself as the body with its Content-Type; an empty body is refused with validation_failed. It is streamed to storage and counted on the media_storage meter (bytes). Use the returned id as `media: [{media_id}]` when creating content.',
       auth: 'bearer',
       params: workspaceParams,
       rawBody: { contentTypes: UPLOAD_CONTENT_TYPES, description: 'The file bytes.' },
       success: { status: 201, description: 'Stored.', schema: uploadedMediaSchema },
-      errors: ['limit_reached'],
+      errors: ['validation_failed', 'limit_reached'],
       handle: ({ principal, params, header, raw }) => media.upload(requirePrincipal(principal), params.wsId, header('content-type') ?? '', raw!),
     }),
   ];
