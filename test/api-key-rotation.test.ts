@@ -1,4 +1,7 @@
-import { expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import type { ApiResponse, TestServer } from './support/server.js';
 import { describeEachDb } from './support/server.js';
 
@@ -96,5 +99,26 @@ describeEachDb('API key rotation under concurrency', (server) => {
     const rotated = await createKey(server(), ws.workspace_id, ws.api_key, { name: 'rotated', revoke_others: true });
     expect(rotated.body.revoked_other_keys).toBe(1 + results.filter((r) => r.status === 201).length);
     expect(await activeKeys(server(), ws.workspace_id)).toEqual([rotated.body.id]);
+  });
+});
+
+describe('API key writes go through the serialised path', () => {
+  // Every write to a workspace's keys must take the workspace's key lock first (api-keys.service.ts
+  // `keyChange`/`mintApiKey`); a second caller of the repository's writes would reopen the rotation race.
+  it('only the API keys service imports the key-writing repository functions', () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith('.ts')) files.push(path);
+      }
+    };
+    for (const dir of ['src', 'oauth', 'tools']) walk(join(root, dir));
+    const writers = files
+      .filter((f) => /\b(insertApiKey|revokeApiKey|revokeOtherApiKeys)\b/.test(readFileSync(f, 'utf8')) && readFileSync(f, 'utf8').includes('api-keys.repo'))
+      .map((f) => relative(root, f));
+    expect(writers).toEqual(['src/core/api-keys/api-keys.service.ts']);
   });
 });
