@@ -9,6 +9,7 @@ import {
   findModel,
   findModelByUid,
   grantIdOfModel,
+  revokeGrant,
   upsertClient,
   upsertModel,
 } from '../db/repositories/oauth.repo.js';
@@ -91,7 +92,7 @@ export function adapterFactory(db: Kysely<Database>): new (name: string) => Adap
       const key = this.key(id);
       if (await consumeModelOnce(db, this.model, key, Date.now())) return;
       const grantId = await grantIdOfModel(db, this.model, key);
-      if (grantId !== null) await destroyByGrant(db, grantId);
+      if (grantId !== null) await revokeGrant(db, grantId);
       throw new errors.InvalidGrant(`${this.model === 'AuthorizationCode' ? 'authorization code' : 'grant source'} already consumed`);
     }
 

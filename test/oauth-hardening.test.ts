@@ -66,12 +66,16 @@ describeEachDb('OAuth hardening', (server) => {
     const Adapter = adapterFactory(server().container.db.kysely);
     const codes = new Adapter('AuthorizationCode');
     const tokens = new Adapter('AccessToken');
+    const grants = new Adapter('Grant');
+    await grants.upsert('grant-race-1', { accountId: 'a', clientId: 'c' }, 60);
     await codes.upsert('code-race-1', { grantId: 'grant-race-1', clientId: 'c' }, 60);
     await tokens.upsert('token-of-grant-race-1', { grantId: 'grant-race-1', clientId: 'c' }, 60);
     const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => codes.consume('code-race-1')));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) expect((o.reason as { error?: string }).error).toBe('invalid_grant');
+    // The grant goes too (its own row is keyed by its id), so a token its winner saves afterwards is dead.
     expect(await tokens.find('token-of-grant-race-1')).toBeUndefined();
+    expect(await grants.find('grant-race-1')).toBeUndefined();
   });
 
   it('B-5: prompt=none (or any error before consent) never bounces the browser to an anonymous client\'s redirect URI', async () => {

@@ -79,6 +79,17 @@ export async function destroyByGrant(db: Kysely<Database>, grantId: string): Pro
   await db.deleteFrom('oauth_store').where('grant_id', '=', grantId).execute();
 }
 
+/**
+ * Revokes a grant: the grant itself (its row is keyed by its id; its own `grant_id` column is empty) and every
+ * token and code issued under it, in one statement.
+ */
+export async function revokeGrant(db: Kysely<Database>, grantId: string): Promise<void> {
+  await db
+    .deleteFrom('oauth_store')
+    .where((eb) => eb.or([eb('grant_id', '=', grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', grantId)])]))
+    .execute();
+}
+
 /** Every token, code and grant issued to an account (a revoked API key) or a client (a deleted one). */
 export async function destroyIssuedFor(db: Kysely<Database>, by: { accountId?: string; accountPrefix?: string; clientId?: string }): Promise<void> {
   let q = db.deleteFrom('oauth_store').where('model', 'in', ['AccessToken', 'AuthorizationCode', 'Grant', 'RefreshToken']);
