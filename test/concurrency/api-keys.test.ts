@@ -21,7 +21,7 @@ async function works(cluster: Cluster, ws: NewWorkspace, key: string): Promise<b
   );
 }
 
-describeCluster('concurrent API key rotation', (cluster) => {
+describeCluster('concurrent API key creation, rotation and revocation', (cluster) => {
   const create = (ws: NewWorkspace, key: string, body: Record<string, unknown>) => (door: Door) =>
     door.request('POST', `/api/v1/workspaces/${ws.workspace_id}/api-keys`, { key, body });
 
@@ -73,6 +73,28 @@ describeCluster('concurrent API key rotation', (cluster) => {
     for (const k of [...minted, { id: leaked.body.id as string, key: leakedKey }, { id: ws.key_id, key: ws.api_key }]) {
       expect(await works(cluster(), ws, k.key), `key ${k.id} after the rotation`).toEqual(cluster().doors.map(() => false));
     }
+  });
+
+  it('DELETE of a leaked key racing 40 mints with it: no key is minted after the revocation, and the leaked key is refused on every process', async () => {
+    const ws = await cluster().workspace();
+    const leaked = await create(ws, ws.api_key, { name: 'leaked' })(cluster().doors[0]!);
+    const leakedId = leaked.body.id as string;
+    const leakedKey = leaked.body.api_key as string;
+    const REVOKE_AT = 20;
+    const results = await cluster().split(41, (door, i) =>
+      i === REVOKE_AT
+        ? door.request('DELETE', `/api/v1/workspaces/${ws.workspace_id}/api-keys/${leakedId}`, { key: ws.api_key })
+        : create(ws, leakedKey, { name: `attacker ${i}` })(door),
+    );
+    expect(results[REVOKE_AT]!.status).toBe(204);
+    const minted = results.filter((r, i) => i !== REVOKE_AT && r.status === 201).map((r) => r.body.id as string);
+
+    const rows = await cluster().server.container.db.kysely.selectFrom('api_keys').select(['id', 'created_at', 'revoked_at']).where('workspace_id', '=', ws.workspace_id).execute();
+    const revokedAt = Number(rows.find((r) => r.id === leakedId)?.revoked_at);
+    expect(revokedAt).toBeGreaterThan(0);
+    const late = rows.filter((r) => minted.includes(r.id) && Number(r.created_at) > revokedAt);
+    expect(late, `${minted.length} keys minted with the leaked key; these were minted after its revocation`).toEqual([]);
+    expect(await works(cluster(), ws, leakedKey)).toEqual(cluster().doors.map(() => false));
   });
 
   it('parallel plain creations with one key (no rotation): every one succeeds and every minted key works', async () => {

@@ -142,4 +142,32 @@ describeCluster('concurrent content creation, retry and credit spend', (cluster)
     const spent = await cluster().server.container.db.kysely.selectFrom('credit_ledger').select('amount').where('workspace_id', '=', ws.workspace_id).where('kind', '=', 'spend').execute();
     expect(spent.map((l) => Number(l.amount))).toEqual([-2, -2, -2, -2, -2]);
   });
+
+  it('publicacoes: 20 parallel creations against a per-cycle limit of 5 publish exactly 5; the rest 403 limit_reached (resolve upgrade), nothing stored for them', async () => {
+    const ws = await cluster().workspace();
+    await cluster().server.container.services.workspaces.setPlan(ws.workspace_id, 'few_posts');
+    const { brandId } = await brandWithConnections(cluster().server, ['linkedin'], ws);
+    const results = await cluster().split(20, (door, i) => post(door, ws, { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: `plan ${i}` }));
+    expect(statuses(results)).toEqual({ 201: 5, 403: 15 });
+    for (const r of results.filter((r) => r.status === 403)) {
+      expect(r.body).toEqual({ error: 'limit_reached', message: expect.any(String), request_id: r.headers.get('x-request-id'), meter: 'publicacoes', limit: 5, used: 5, resolve: 'upgrade' });
+    }
+    expect(await contentIds(cluster(), ws.workspace_id)).toHaveLength(5);
+    expect(await used(cluster(), ws, 'publicacoes')).toBe(5);
+  });
+
+  it('modo automatico: 20 parallel creations with 5 publications left in the plan and 5 credits: exactly 10 succeed, the plan is used first, the credits end at 0, the ledger sums to it', async () => {
+    const ws = await cluster().workspace();
+    await cluster().server.container.services.workspaces.setPlan(ws.workspace_id, 'few_posts');
+    const { brandId } = await brandWithConnections(cluster().server, ['linkedin'], ws);
+    await cluster().server.container.services.wallet.grant({ workspaceId: ws.workspace_id, amount: 5, source: 'grant', expiresAt: null });
+    const results = await cluster().split(20, (door, i) =>
+      post(door, ws, { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: `auto ${i}`, modo: 'automatico' }),
+    );
+    expect(statuses(results)).toEqual({ 201: 10, 402: 10 });
+    for (const r of results.filter((r) => r.status === 402)) expect(r.body).toMatchObject({ error: 'saldo_insuficiente', modo: 'automatico', saldo_disponivel: 0 });
+    expect(await used(cluster(), ws, 'publicacoes')).toBe(5);
+    expect(await walletConsistent(cluster(), ws)).toBe(0);
+    expect(await contentIds(cluster(), ws.workspace_id)).toHaveLength(10);
+  });
 });

@@ -22,13 +22,16 @@ import { type ApiResponse, type RequestOptions, startTestServerOn, TEST_SECRET_K
 /** A plan small enough to reach every stock meter with a handful of requests. */
 export const TIGHT_PLAN = { brands: 3, connections: 4, media_storage: 1000, webhooks: 2, inspiration_library: 1, criacao_de_conteudos: 10_000, publicacoes: 10_000 };
 
+/** A plan whose per-cycle `publicacoes` meter is reached with a handful of publications. */
+export const FEW_POSTS_PLAN = { ...TIGHT_PLAN, publicacoes: 5 };
+
 /** What both processes of a cluster are started with (besides database, secret, base URL and media folder). */
 export const CLUSTER_ENV: Record<string, string> = {
   SANDBOX_DELAY_MS: '0',
   // Webhook receivers and media hosts of these tests listen on loopback.
   ALLOW_LOCAL_URLS: 'true',
   WEBHOOK_TIMEOUT_MS: '5000',
-  PLANS_JSON: JSON.stringify({ tight: TIGHT_PLAN }),
+  PLANS_JSON: JSON.stringify({ tight: TIGHT_PLAN, few_posts: FEW_POSTS_PLAN }),
   PRICES_JSON: JSON.stringify({ default: { publicacao: 1, criacao_de_conteudo: 1 } }),
 };
 
