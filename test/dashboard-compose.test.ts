@@ -274,6 +274,20 @@ describeEachDb('dashboard compose', (server) => {
     expect(await contents()).toHaveLength(1);
   });
 
+  it('an empty file is refused next to the upload as empty, not as the wrong kind; nothing stored', async () => {
+    const { brand, send, contents, mediaRows } = await composer(server(), [['facebook', 'Acme page']]);
+    const empty = await send([
+      ['brand_id', brand.id],
+      ['target_platforms', 'facebook'],
+      ['content_type', 'photo'],
+      ['media_file', new Blob([], { type: 'image/png' }), 'empty.png'],
+    ]);
+    expect(empty.status).toBe(400);
+    expect(byId(empty.html, 'media_file-error')).toContain('The file is empty');
+    expect(await mediaRows()).toHaveLength(0);
+    expect(await contents()).toHaveLength(0);
+  });
+
   it('a media address over the network\'s size limit is refused next to that address with 422', async () => {
     const host = await startMediaHost();
     try {

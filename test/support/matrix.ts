@@ -298,8 +298,16 @@ export interface ToolOutcome {
 }
 
 export function toolOutcome(answer: Answer): ToolOutcome {
-  const rpc = answer.json as { result?: { isError?: boolean; structuredContent?: unknown }; error?: unknown } | undefined;
-  if (rpc?.result !== undefined) return { status: answer.status, isError: rpc.result.isError === true, body: rpc.result.structuredContent };
+  const rpc = answer.json as
+    | { result?: { isError?: boolean; structuredContent?: unknown; content?: { type: string; text?: string }[] }; error?: unknown }
+    | undefined;
+  if (rpc?.result !== undefined) {
+    const isError = rpc.result.isError === true;
+    // An error result carries its JSON body only as text (no structuredContent: it would break the output schema).
+    const text = rpc.result.content?.[0]?.text;
+    const body: unknown = isError && text !== undefined ? JSON.parse(text) : rpc.result.structuredContent;
+    return { status: answer.status, isError, body };
+  }
   return { status: answer.status, isError: true, body: rpc?.error ?? answer.json };
 }
 

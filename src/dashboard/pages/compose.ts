@@ -270,6 +270,10 @@ function uploadError(err: unknown, truncated: boolean): { message: string; statu
     return { message: `The file is larger than the dashboard accepts (${number(FORM_LIMITS.fileSize / GB)} GB). Put it at a public address and give that instead.`, status: 413 };
   }
   if (!(err instanceof ServiceError)) return null;
+  const fields = Array.isArray(err.extra.fields) ? (err.extra.fields as { path?: unknown }[]) : [];
+  if (err.code === 'validation_failed' && fields.some((f) => f.path === 'body')) {
+    return { message: 'The file is empty. Choose the file again, or give its public address instead.', status: 400 };
+  }
   if (err.code === 'validation_failed') return { message: 'This kind of file is not accepted. Upload a JPEG, PNG, WebP or GIF image, or an MP4, MOV or WebM video.', status: 400 };
   return { message: err.code === 'limit_reached' ? `The file does not fit. ${explainServiceError(err)}` : err.message, status: err.status };
 }

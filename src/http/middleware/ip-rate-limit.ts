@@ -9,7 +9,8 @@ import { retryAfterSeconds } from '../../web/rate-limit-headers.js';
  */
 export function ipRateLimit(limiter: WorkspaceRateLimiter, bucket: string) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const decision = await limiter.consume(`${bucket}:${req.socket.remoteAddress ?? 'unknown'}`);
+    // req.ip is the socket's address unless TRUST_PROXY names the proxy in front, then the client's it forwarded.
+    const decision = await limiter.consume(`${bucket}:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`);
     if (!decision.allowed) {
       const seconds = retryAfterSeconds(decision.resetAt, Date.now());
       res.setHeader('Retry-After', String(seconds));
