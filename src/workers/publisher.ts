@@ -13,12 +13,19 @@ import { refreshContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../logger.js';
 import { createClaimLoop } from './claim-loop.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
-import type { ContentType, PlatformSlug } from '../networks/limits.js';
+import { type ContentType, type PlatformSlug, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../networks/limits.js';
 
 export interface PublisherSettings {
   concurrency: number;
   perConnection: number;
+  /**
+   * How long a claim holds a job. A run takes the lease when it starts (not when it was claimed: the wait in the
+   * per-connection queue is not covered) and renews it every `renewEveryMs` while it runs, so a run of any length
+   * keeps its job and a crashed worker's job is free again within this long.
+   */
   leaseMs: number;
+  /** How often a running job renews its lease; a third of `leaseMs` when unset. */
+  renewEveryMs?: number;
   pollMs: number;
   confirmIntervalMs: number;
   confirmDeadlineMs: number;
@@ -46,12 +53,29 @@ export interface PublisherDeps {
   publicMediaUrl(mediaId: string): string;
   /** Gives back what a failed publication cost (called in the failure's transaction). */
   refundJob(tx: Kysely<Database>, jobId: string, workspaceId: string): Promise<void>;
-  /** Observability: a job reached a final state. */
+  /**
+   * Observability: a job reached a final state. Called only after that state was committed under the run's
+   * lease, so a run that lost its job to another worker counts nothing (the metric equals the written outcomes).
+   */
   onFinal?(platform: string, status: 'published' | 'failed', code: string | null): void;
   settings: PublisherSettings;
 }
 
 const AUTH_FAILURES = new Set<JobErrorCode>(['token_expired', 'permission_revoked']);
+
+const MB = 1024 * 1024;
+
+/** A job this worker claimed and has not finished: waiting in its connection's queue, or running. */
+interface Held {
+  id: string;
+  /** The claim token every write of the run is checked against. */
+  lease: string;
+  /** The row as claimed (the run starts from it). */
+  job: JobRow;
+  started: boolean;
+  /** A newer claim of the same job by this worker while it was running: run again after, from that row. */
+  next: { lease: string; job: JobRow } | null;
+}
 
 /**
  * The publishing worker: claims due jobs with a lease, runs them through a bounded queue (overall and per
@@ -65,8 +89,9 @@ export function createPublisher(deps: PublisherDeps) {
   const workerId = newId('wrk_', 8);
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
-  /** Jobs claimed by this worker and not finished: released on shutdown so others need not wait for the lease. */
-  const held = new Set<{ id: string; lease: string }>();
+  /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
+  const held = new Map<string, Held>();
+  const renewEveryMs = settings.renewEveryMs ?? Math.max(1, Math.floor(settings.leaseMs / 3));
   let stopping = false;
   const loop = createClaimLoop({ tick: () => tick(), pollMs: settings.pollMs, logger, what: 'jobs' });
 
@@ -93,7 +118,7 @@ export function createPublisher(deps: PublisherDeps) {
 
   async function fail(job: JobRow, lease: string, failure: Pick<NetworkFailure, 'code' | 'message' | 'partlyLive'>, extra: JobUpdate = {}): Promise<void> {
     const now = clock.now();
-    await db.transaction().execute(async (tx) => {
+    const written = await db.transaction().execute(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, {
         status: 'failed',
         error_code: failure.code,
@@ -103,8 +128,7 @@ export function createPublisher(deps: PublisherDeps) {
         ...release,
         ...extra,
       });
-      if (!ok) return;
-      deps.onFinal?.(job.platformSlug, 'failed', failure.code);
+      if (!ok) return false;
       if (AUTH_FAILURES.has(failure.code)) {
         const conn = await findConnectionById(tx, job.connectionId);
         if (conn && (await transitionConnection(tx, conn.id, ['active'], 'expired', failure.code, now))) {
@@ -116,7 +140,10 @@ export function createPublisher(deps: PublisherDeps) {
       // stopped half way, whose first posts are public.
       if (!CONFIRMATION_ERROR_CODES.includes(failure.code) && failure.partlyLive !== true) await deps.refundJob(tx, job.id, job.workspaceId);
       await refreshContentOutcome(tx, job.contentId, now);
+      return true;
     });
+    // Counted once committed: a lost lease or a rolled-back transaction is not an outcome.
+    if (written) deps.onFinal?.(job.platformSlug, 'failed', failure.code);
   }
 
   async function onFailure(job: JobRow, lease: string, failure: NetworkFailure, attempts: number): Promise<void> {
@@ -166,7 +193,7 @@ export function createPublisher(deps: PublisherDeps) {
     const result = await adapter.confirm(req, job.externalPostId ?? '', { late });
     const now = clock.now();
     if (result.state === 'found') {
-      await write(
+      const written = await write(
         job,
         lease,
         {
@@ -182,7 +209,8 @@ export function createPublisher(deps: PublisherDeps) {
         },
         true,
       );
-      deps.onFinal?.(job.platformSlug, 'published', null);
+      // Only a written outcome counts: a run whose lease was taken over wrote nothing (B-10).
+      if (written) deps.onFinal?.(job.platformSlug, 'published', null);
       return;
     }
     if (late) {
@@ -233,7 +261,7 @@ export function createPublisher(deps: PublisherDeps) {
         const checked = await deps.checkUnknownSizeMedia(m.url);
         if (!checked.ok) {
           const message = checked.tooLarge
-            ? "The media address does not report the file size, and the file is over the service's 100 MB cap for such addresses."
+            ? `The media address does not report the file size, and the file is over the service's ${UNKNOWN_SIZE_MEDIA_CAP_BYTES / MB} MB cap for such addresses.`
             : 'The media address could not be fetched.';
           await fail(job, lease, { code: checked.tooLarge ? 'media_too_large' : 'upstream_unknown', message });
           return;
@@ -281,15 +309,65 @@ export function createPublisher(deps: PublisherDeps) {
     }, true);
   }
 
-  async function run(job: JobRow, handle: { id: string; lease: string }): Promise<void> {
+  /**
+   * Keeps a running job's lease: renews it every `renewEveryMs` (checked against the token, so a run that lost
+   * the job stops renewing). A run longer than the publishing deadline is presumed stuck and stops renewing, so
+   * its job is freed for another worker within one lease. Returns the function that stops the renewals.
+   */
+  function keepLease(h: Held): () => void {
+    const startedAt = clock.now();
+    let renewing = false;
+    const timer = setInterval(() => {
+      if (renewing) return;
+      if (clock.now() - startedAt > settings.publishDeadlineMs) {
+        logger.warn({ job_id: h.id }, 'job run outlived the publishing deadline; its lease is no longer renewed');
+        clearInterval(timer);
+        return;
+      }
+      renewing = true;
+      updateJobUnderLease(db, h.id, h.lease, { locked_until: clock.now() + settings.leaseMs })
+        .then((ok) => {
+          if (!ok) clearInterval(timer);
+        })
+        .catch((err: unknown) => logger.warn({ err, job_id: h.id }, 'renewing a job lease failed; retried at the next renewal'))
+        .finally(() => {
+          renewing = false;
+        });
+    }, renewEveryMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  async function run(h: Held): Promise<void> {
+    h.started = true;
     try {
-      await process(job, handle.lease);
+      // The lease covers the run, not the wait in the connection's queue (ARCHITECTURE decision 5, B-10): take it
+      // now, conditionally on the claim token. If another worker re-claimed the job meanwhile, this claim is
+      // stale and the run does nothing — no network call, no write.
+      const taken = await updateJobUnderLease(db, h.id, h.lease, { locked_until: clock.now() + settings.leaseMs });
+      if (!taken) {
+        logger.debug({ job_id: h.id }, 'job was claimed by another worker while it waited; skipped');
+        return;
+      }
+      const stopRenewing = keepLease(h);
+      try {
+        await process(h.job, h.lease);
+      } finally {
+        stopRenewing();
+      }
     } catch (err) {
-      logger.error({ err, job_id: job.id }, 'job run failed; it will be retried when its lease ends');
+      logger.error({ err, job_id: h.id }, 'job run failed; it will be retried when its lease ends');
     } finally {
-      held.delete(handle);
+      held.delete(h.id);
+      if (h.next && !stopping) enqueue({ id: h.id, lease: h.next.lease, job: h.next.job, started: false, next: null });
+      else if (h.next) await releaseLease(db, h.id, h.next.lease).catch(() => undefined);
       loop.refill();
     }
+  }
+
+  function enqueue(h: Held): void {
+    held.set(h.id, h);
+    void queue.add(() => connectionQueue(h.job.connectionId).add(() => run(h)));
   }
 
 
@@ -302,9 +380,13 @@ export function createPublisher(deps: PublisherDeps) {
     const now = clock.now();
     const jobs = await claimDueJobs(db, deps.dialect, { now, limit: free, lease, lockedUntil: now + settings.leaseMs });
     for (const job of jobs) {
-      const handle = { id: job.id, lease };
-      held.add(handle);
-      void queue.add(() => connectionQueue(job.connectionId).add(() => run(job, handle)));
+      const mine = held.get(job.id);
+      if (mine === undefined) enqueue({ id: job.id, lease, job, started: false, next: null });
+      // Our own entry, still waiting, whose claim ran out: it keeps its place and runs under the new claim,
+      // from the row as it is now (another worker may have moved the job on meanwhile).
+      else if (!mine.started) Object.assign(mine, { lease, job });
+      // Running here with a lapsed lease (renewals failed): its writes now fail; run again once it has stopped.
+      else mine.next = { lease, job };
     }
     return jobs.length;
   }
@@ -331,7 +413,9 @@ export function createPublisher(deps: PublisherDeps) {
       loop.stop();
       queue.clear();
       await Promise.race([queue.onIdle(), new Promise((r) => setTimeout(r, graceMs))]);
-      for (const h of held) await releaseLease(db, h.id, h.lease).catch(() => undefined);
+      for (const h of held.values()) {
+        for (const lease of [h.lease, h.next?.lease]) if (lease !== undefined) await releaseLease(db, h.id, lease).catch(() => undefined);
+      }
     },
   };
 }
