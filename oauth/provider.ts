@@ -101,7 +101,9 @@ export const PROVIDER_FEATURES = {
   registrationManagement: { enabled: false },
   requestObjects: { enabled: false },
   resourceIndicators: { enabled: true },
-  revocation: { enabled: true },
+  // RFC 7009 §2.1: a client revokes only its own tokens; a foreign token gets the same 200 and stays valid, so
+  // the endpoint tells nobody whether a token they do not own exists.
+  revocation: { enabled: true, allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
   richAuthorizationRequests: { enabled: false },
   rpInitiatedLogout: { enabled: true },
   rpMetadataChoices: { enabled: false },

@@ -220,6 +220,15 @@ describeEachDb('OAuth authorization server', (server) => {
     expect(mcp.headers.get('www-authenticate')).toContain('invalid_token');
 
     const again = await publicFlow(server(), ws.api_key);
+    // RFC 7009 §2.1: another client presenting the token gets the same 200, and the token stays valid.
+    const other = await register(server().service.baseUrl, { client_name: 'other', redirect_uris: ['http://127.0.0.1:9/cb'] });
+    const foreign = await fetch(`${server().service.baseUrl}/api/oauth/mcp/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: again.token.body.access_token!, client_id: other.body.client_id as string }).toString(),
+    });
+    expect(foreign.status).toBe(200);
+    expect((await callMcp(server(), again.token.body.access_token!)).status).toBe(200);
     const revoke = await fetch(`${server().service.baseUrl}/api/oauth/mcp/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
