@@ -140,7 +140,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         at,
         httpStatus: result.kind === 'response' ? result.status : null,
         latencyMs,
-        error: describeAttempt(result),
+        error: describeAttempt(result, settings.timeoutMs),
       },
       status: next.status,
       nextAttemptAt: next.nextAttemptAt,

@@ -3,7 +3,7 @@
 /** Delay after attempt n (1-based) before attempt n + 1: +1 min, +5 min, +30 min, +2 h, +12 h. */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-/** Spec 6.3.5: a receiver has 30 s to answer 2xx. */
+/** Spec 6.3.5: a receiver has 30 s to answer 2xx. The default of `WEBHOOK_TIMEOUT_MS`, which may change it. */
 export const RESPONSE_TIMEOUT_MS = 30_000;
 
 export type TransportError = 'timeout' | 'refused' | 'reset' | 'dns' | 'blocked' | 'other';
@@ -33,8 +33,14 @@ export function afterAttempt(attempt: number, verdict: Verdict, now: number): { 
   return { status: 'pending', nextAttemptAt: now + RETRY_DELAYS_MS[attempt - 1]! };
 }
 
-const ERROR_WORDS: Record<TransportError, string> = {
-  timeout: 'The endpoint did not answer within 30 seconds.',
+/** A duration in words, exact to the millisecond: 30000 → "30 seconds", 1000 → "1 second", 2500 → "2.5 seconds". */
+export function durationWords(ms: number): string {
+  if (ms < 1000) return `${ms} milliseconds`;
+  const seconds = ms / 1000;
+  return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
+}
+
+const ERROR_WORDS: Record<Exclude<TransportError, 'timeout'>, string> = {
   refused: 'The connection was refused.',
   reset: 'The connection was closed before an answer arrived.',
   dns: 'The host name could not be resolved.',
@@ -42,9 +48,14 @@ const ERROR_WORDS: Record<TransportError, string> = {
   other: 'The request could not be completed.',
 };
 
-/** A one-line summary of an attempt in our own words (never the receiver's body). */
-export function describeAttempt(result: AttemptResult): string | null {
-  if (result.kind === 'error') return ERROR_WORDS[result.error];
+/**
+ * A one-line summary of an attempt in our own words (never the receiver's body). `timeoutMs` is the limit the
+ * attempt actually ran under (`WEBHOOK_TIMEOUT_MS`), so the record states the configured value, not the default.
+ */
+export function describeAttempt(result: AttemptResult, timeoutMs: number): string | null {
+  if (result.kind === 'error') {
+    return result.error === 'timeout' ? `The endpoint did not answer within ${durationWords(timeoutMs)}.` : ERROR_WORDS[result.error];
+  }
   const { status } = result;
   if (status >= 200 && status < 300) return null;
   if (status >= 300 && status < 400) return `The endpoint answered ${status} (a redirect); redirects are not followed.`;
