@@ -21,7 +21,8 @@ function toRow(r: Selectable<WebhooksTable>): WebhookRow {
     url: r.url,
     description: r.description,
     enabledEvents: JSON.parse(r.enabled_events) as string[],
-    active: Number(r.active) === 1,
+    // A deleted endpoint is inactive whatever its flag says: nothing is ever sent to it.
+    active: Number(r.active) === 1 && r.deleted_at === null,
     secretSealed: r.secret_sealed,
     createdAt: toMillis(r.created_at),
     updatedAt: toMillis(r.updated_at),
@@ -65,14 +66,15 @@ export async function subscribedWebhooks(db: Kysely<Database>, workspaceId: stri
   return (await listWebhooks(db, workspaceId)).filter((w) => w.active && w.enabledEvents.includes(type));
 }
 
+/** Changes an endpoint that is not deleted. Returns whether it did. */
 export async function updateWebhook(
   db: Kysely<Database>,
   workspaceId: string,
   id: string,
   changes: { url?: string | undefined; description?: string | undefined; enabledEvents?: string[] | undefined; active?: boolean | undefined },
   now: number,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const r = await db
     .updateTable('webhooks')
     .set({
       ...(changes.url === undefined ? {} : { url: changes.url }),
@@ -83,7 +85,10 @@ export async function updateWebhook(
     })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
-    .execute();
+    // A PATCH that read the endpoint before a concurrent DELETE committed must not revive it.
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Soft delete: deliveries keep their endpoint for the record. Returns whether this call deleted it. */

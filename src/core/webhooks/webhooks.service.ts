@@ -125,7 +125,8 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
     async update(principal: Principal, workspaceId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
       await get(principal, workspaceId, id);
       assertUrl(input.url);
-      await updateWebhook(db, workspaceId, id, { url: input.url, description: input.description, enabledEvents: input.enabled_events, active: input.active }, clock.now());
+      const changes = { url: input.url, description: input.description, enabledEvents: input.enabled_events, active: input.active };
+      if (!(await updateWebhook(db, workspaceId, id, changes, clock.now()))) throw webhookNotFound(id);
       return render(await get(principal, workspaceId, id));
     },
 
