@@ -6,7 +6,8 @@ import type { NetworkAdapter } from '../src/networks/adapter.js';
 import { createPublisher, type PublisherSettings } from '../src/workers/publisher.js';
 import { sandboxPostsPerJob } from '../db/repositories/sandbox.repo.js';
 import { brandWithConnections } from './support/factories.js';
-import { describeEachDb, TEST_SECRET_KEY, type TestServer } from './support/server.js';
+import { testDatabaseKinds } from './support/databases.js';
+import { describeEachDb, startTestServer, TEST_SECRET_KEY, type TestServer } from './support/server.js';
 
 /**
  * B-10: a job's lease covers its run, not its wait in the connection's queue. Several jobs queue behind one
@@ -266,3 +267,28 @@ it('JOB_LEASE_MS shorter than one call is a configuration error that names the v
   expect(parseConfig({ ...base, JOB_LEASE_MS: '1000' }).publisher.leaseMs).toBe(1000);
   expect(parseConfig(base).publisher.leaseMs).toBe(60_000);
 });
+
+/**
+ * The finding's reproduction in real time and scaled down (JOB_LEASE_MS=4000 SANDBOX_DELAY_MS=2000 → 1000/200):
+ * the real claim loop, the real sandbox delay, 8 jobs behind one connection that runs one at a time, so the last
+ * waits about three leases before it starts.
+ */
+for (const kind of testDatabaseKinds()) {
+  it(`real time: 8 jobs behind one slow connection with a 1 s lease all finish, each posted and counted once [${kind.name}]`, async () => {
+    const s = await startTestServer(kind, { JOB_LEASE_MS: String(LEASE_MS), SANDBOX_DELAY_MS: '200', WORKER_PER_CONNECTION: '1', WORKER_POLL_MS: '20', CONFIRM_INTERVAL_MS: '50' });
+    try {
+      const before = await outcomeMetric(s);
+      const contentIds = await queueContents(s, 8);
+      const end = performance.now() + 25_000;
+      for (;;) {
+        const jobs = await jobsOf(s, contentIds);
+        if (jobs.every((j) => j.status === 'published' && j.locked_by === null)) break;
+        if (performance.now() > end) throw new Error(`jobs did not finish: ${JSON.stringify(jobs.map((j) => j.status))}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await expectEachJobOnce(s, contentIds, before);
+    } finally {
+      await s.stop();
+    }
+  }, 40_000);
+}
