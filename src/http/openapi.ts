@@ -132,7 +132,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], settings: Docu
     info: {
       title: 'Multi-network publishing API',
       version: '1.0.0',
-      description: `Publish content to several social networks from one place. Every error is JSON \`{error, message, request_id}\` plus the fields of its code. Requests are limited to ${settings.rateLimitPerMinute} per minute per workspace.`,
+      description: `Publish content to several social networks from one place. Every error is JSON \`{error, message, request_id}\` plus the fields of its code. Requests are limited to ${settings.rateLimitPerMinute} per minute per workspace. A request that is not valid HTTP/1.1 is refused before it reaches any operation, in the same error shape with \`invalid_request\` (or \`payload_too_large\`) and the connection closed: 431 for headers larger than the server accepts (a long query string counts), 408 for headers that never finish, 400 for a malformed request line or header.`,
     },
     servers: [{ url: settings.baseUrl }],
   });
