@@ -12,6 +12,7 @@ import { newId } from '../core/ids.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../logger.js';
 import { createClaimLoop } from './claim-loop.js';
+import { keepJobLease } from './job-lease.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import { type ContentType, type PlatformSlug, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../networks/limits.js';
 
@@ -309,35 +310,6 @@ export function createPublisher(deps: PublisherDeps) {
     }, true);
   }
 
-  /**
-   * Keeps a running job's lease: renews it every `renewEveryMs` (checked against the token, so a run that lost
-   * the job stops renewing). A run longer than the publishing deadline is presumed stuck and stops renewing, so
-   * its job is freed for another worker within one lease. Returns the function that stops the renewals.
-   */
-  function keepLease(h: Held): () => void {
-    const startedAt = clock.now();
-    let renewing = false;
-    const timer = setInterval(() => {
-      if (renewing) return;
-      if (clock.now() - startedAt > settings.publishDeadlineMs) {
-        logger.warn({ job_id: h.id }, 'job run outlived the publishing deadline; its lease is no longer renewed');
-        clearInterval(timer);
-        return;
-      }
-      renewing = true;
-      updateJobUnderLease(db, h.id, h.lease, { locked_until: clock.now() + settings.leaseMs })
-        .then((ok) => {
-          if (!ok) clearInterval(timer);
-        })
-        .catch((err: unknown) => logger.warn({ err, job_id: h.id }, 'renewing a job lease failed; retried at the next renewal'))
-        .finally(() => {
-          renewing = false;
-        });
-    }, renewEveryMs);
-    timer.unref();
-    return () => clearInterval(timer);
-  }
-
   async function run(h: Held): Promise<void> {
     h.started = true;
     try {
@@ -349,7 +321,7 @@ export function createPublisher(deps: PublisherDeps) {
         logger.debug({ job_id: h.id }, 'job was claimed by another worker while it waited; skipped');
         return;
       }
-      const stopRenewing = keepLease(h);
+      const stopRenewing = keepJobLease({ db, clock, logger, leaseMs: settings.leaseMs, renewEveryMs, maxRunMs: settings.publishDeadlineMs }, h.id, h.lease);
       try {
         await process(h.job, h.lease);
       } finally {
