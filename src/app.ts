@@ -113,6 +113,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     services: container.services,
     secretKey: container.secretKey,
     limiter: container.limiter,
+    webhookTimeoutMs: container.config.dispatcher.timeoutMs,
     secure: baseUrl.startsWith('https:'),
     baseUrl,
     formTargets: [...new Set(Object.values(container.config.networks).map((n) => new URL(n.authorizeUrl).origin))],

@@ -9,7 +9,7 @@ import { type PaymentEvent, paymentEventSchema } from './wallet.schema.js';
  */
 export interface PaymentProvider {
   /** @throws ServiceError `invalid_request` (bad signature) or `validation_failed` (bad event). */
-  parse(headers: (name: string) => string | undefined, rawBody: string): PaymentEvent;
+  parse(headers: (name: string) => string | undefined, rawBody: Buffer): PaymentEvent;
 }
 
 /**
@@ -23,16 +23,17 @@ export function hmacPaymentProvider(secret: string | undefined, clock: Clock): P
       const verdict = checkSignature({
         secret,
         signatureHeader: header('payment-signature') ?? '',
-        payload: `${header('payment-timestamp') ?? ''}.${rawBody}`,
+        // The HMAC covers the body's exact bytes: a body that only decodes to the same text must not pass.
+        payload: Buffer.concat([Buffer.from(`${header('payment-timestamp') ?? ''}.`, 'utf8'), rawBody]),
         toleranceSeconds: 300,
         nowSeconds: Math.floor(clock.now() / 1000),
       });
       if (!verdict.valid) throw new ServiceError('invalid_request', `The payment callback is not authentic (${verdict.reason?.split(':')[0] ?? 'signature'}).`);
       let json: unknown;
       try {
-        json = JSON.parse(rawBody);
+        json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(rawBody));
       } catch {
-        throw new ServiceError('invalid_request', 'The payment callback body is not valid JSON.');
+        throw new ServiceError('invalid_request', 'The payment callback body is not valid UTF-8 JSON.');
       }
       const event = paymentEventSchema.safeParse(json);
       if (!event.success) throw validationError(event.error, 'body');

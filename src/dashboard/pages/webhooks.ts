@@ -1,5 +1,6 @@
 import { ServiceError } from '../../core/errors.js';
 import { EVENT_TYPES } from '../../core/events/events.js';
+import { durationWords } from '../../core/webhooks/retry-policy.js';
 import {
   createWebhookInputSchema,
   type Delivery,
@@ -88,7 +89,7 @@ function activeBadge(active: boolean): SafeHtml {
 }
 
 /** A short version of the signing contract of the REST docs: enough to write a receiver. */
-function signingHelp(): SafeHtml {
+function signingHelp(timeoutMs: number): SafeHtml {
   return html`<section class="card" aria-labelledby="signing-h">
   <h2 id="signing-h">Checking that an event really comes from us</h2>
   <p>Each event arrives as a POST with a JSON body and the headers <code>Service-Timestamp</code>, <code>Service-Signature</code>, <code>Service-Webhook-Id</code> and <code>Service-Delivery-Id</code>. To check it:</p>
@@ -97,7 +98,7 @@ function signingHelp(): SafeHtml {
     <li>Compute the HMAC-SHA256 of that text with the endpoint's signing secret, in lowercase hex.</li>
     <li>Compare <code>sha256=</code> followed by that hex with <code>Service-Signature</code>, using a constant-time comparison, and refuse timestamps that are more than a few minutes old.</li>
   </ol>
-  <p>Answer with a 2xx status within 30 seconds. Server errors, 408, 429, redirects, timeouts and refused connections are retried after 1 min, 5 min, 30 min, 2 h and 12 h; other 4xx answers stop the delivery, and after 6 failed attempts it is given up. An event can arrive more than once: ignore repeats of a <code>Service-Delivery-Id</code> you have already handled.</p>
+  <p>Answer with a 2xx status within ${durationWords(timeoutMs)}. Server errors, 408, 429, redirects, timeouts and refused connections are retried after 1 min, 5 min, 30 min, 2 h and 12 h; other 4xx answers stop the delivery, and after 6 failed attempts it is given up. An event can arrive more than once: ignore repeats of a <code>Service-Delivery-Id</code> you have already handled.</p>
 </section>`;
 }
 
@@ -158,7 +159,7 @@ ${extra.created ?? ''}
   <h2 id="webhooks-h">Endpoints</h2>
   ${table({ caption: 'Webhook endpoints of this workspace', head: ['URL', 'Events', 'Status', 'Created', 'Details'], rows, empty: 'No endpoints yet.' })}
 </section>
-${signingHelp()}`,
+${signingHelp(ctx.deps.webhookTimeoutMs)}`,
     };
   }
 
@@ -263,7 +264,7 @@ ${hook.description ? html`<p>${hook.description}</p>` : ''}
   })}
 </section>
 ${deliveriesSection(ctx, hook, found)}
-${signingHelp()}`,
+${signingHelp(ctx.deps.webhookTimeoutMs)}`,
     };
   }
 

@@ -8,7 +8,7 @@ import { requirePrincipal, workspaceParams } from './common.js';
 
 const MAX_CALLBACK_BYTES = 64 * 1024;
 
-async function readText(stream: NodeJS.ReadableStream): Promise<string> {
+async function readBytes(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
@@ -17,7 +17,7 @@ async function readText(stream: NodeJS.ReadableStream): Promise<string> {
     if (size > MAX_CALLBACK_BYTES) throw new ServiceError('payload_too_large', 'The callback body is larger than the service accepts.');
     chunks.push(buf);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export function walletRoutes(wallet: WalletService, payments: PaymentProvider) {
@@ -73,7 +73,7 @@ export function walletRoutes(wallet: WalletService, payments: PaymentProvider) {
       success: { status: 200, description: 'Processed; `applied` is false for a repeated event.', schema: z.object({ applied: z.boolean() }) },
       errors: ['not_found', 'payload_too_large'],
       handle: async ({ raw, header }) => {
-        const event = payments.parse(header, await readText(raw!));
+        const event = payments.parse(header, await readBytes(raw!));
         return { applied: await wallet.applyPayment({ eventId: event.event_id, workspaceId: event.workspace_id, offerId: event.offer_id }) };
       },
     }),
