@@ -4,7 +4,7 @@ import { connect } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer } from './container.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './observability/logger.js';
 import { ServiceError } from './core/errors.js';
 import { createWorkspaceInputSchema } from './core/workspaces/workspaces.schema.js';
 

@@ -6,7 +6,7 @@ import { DEFAULT_PLANS, type Plan, planSchema } from './core/meters/plans.js';
 import { DEFAULT_OFFERS, DEFAULT_PRICES, type Offer, offerSchema, type PriceTable, priceTableSchema } from './core/wallet/prices.js';
 import type { PublisherSettings } from './workers/publisher.js';
 import type { DispatcherSettings } from './workers/webhook-dispatcher.js';
-import { PLATFORM_SLUGS, type PlatformSlug } from './networks/limits.js';
+import { PLATFORM_SLUGS, type PlatformSlug } from './vocabulary/platforms.js';
 import type { NetworkSettings } from './networks/network-oauth.js';
 
 /**

@@ -19,10 +19,10 @@ import { createPublicMediaLinks } from './core/media/public-links.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
 import { createLocalMediaStore } from './media/local-store.js';
 import { openMediaSource, sweepStaleDownloads } from './media/file-source.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from './observability/logger.js';
 import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
-import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './networks/limits.js';
+import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
@@ -33,10 +33,10 @@ import { createSessionsService, type SessionsService } from './core/sessions/ses
 import { publicUrlProblem } from './media/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
 import { queueStats } from '../db/repositories/queue-stats.repo.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
-import { createRateLimiter, type WorkspaceRateLimiter } from './rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from './web/rate-limiter.js';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
@@ -62,9 +62,9 @@ export interface Container {
   logger: Logger;
   secretKey: Buffer;
   services: Services;
-  limiter: WorkspaceRateLimiter;
+  limiter: RateLimiter;
   /** Per client address, for the open doors (verify, OAuth registration and token, the consent form). */
-  ipLimiter: WorkspaceRateLimiter;
+  ipLimiter: RateLimiter;
   networks: NetworkRegistry;
   metrics: Metrics;
   publisher: ReturnType<typeof createPublisher>;

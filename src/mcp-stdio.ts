@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, loadStdioApiKey } from './config.js';
 import { createContainer } from './container.js';
 import { ServiceError } from './core/errors.js';
 import { newId } from './core/ids.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './observability/logger.js';
 import { buildMcpServer } from './mcp/server.js';
 
 /**

@@ -4,7 +4,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { type Container, type ContainerOptions, createContainer } from './container.js';
 import type { NewWorkspace } from './core/workspaces/workspaces.service.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observability/logger.js';
 import { parserErrorAnswers } from './web/client-error.js';
 
 export interface RunningService {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Principal } from '../src/core/principal.js';
-import type { PlatformSlug } from '../src/networks/limits.js';
+import type { PlatformSlug } from '../src/vocabulary/platforms.js';
 import { DashboardClient, textOf } from './support/dashboard.js';
 import { startMediaHost } from './support/factories.js';
 import { describeEachDb, type TestServer } from './support/server.js';

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
-import { JOB_ERROR_MESSAGES } from '../src/core/contents/sandbox-outcomes.js';
+import { JOB_ERROR_MESSAGES } from '../src/vocabulary/job-errors.js';
 import type { NewWorkspace } from '../src/core/workspaces/workspaces.service.js';
 import { brandWithConnections } from './support/factories.js';
 import { DashboardClient, textOf } from './support/dashboard.js';

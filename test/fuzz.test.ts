@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { ALL_PLATFORMS, brandWithConnections } from './support/factories.js';
 import { describeEachDb, startTestServer, type TestServer } from './support/server.js';

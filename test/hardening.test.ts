@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { startFakeThreads, threadsEnv, type FakeThreads } from './fakes/threads.js';
 import { brandWithConnections } from './support/factories.js';
 import { Browser, pkcePair } from './support/oauth-browser.js';

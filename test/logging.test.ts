@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startTestServer, type TestServer } from './support/server.js';
 

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { tools } from '../tools/index.js';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../src/core/errors.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { buildMcpServer } from '../src/mcp/server.js';
-import type { AnyTool, ToolServices } from '../src/mcp/tool.js';
+import type { AnyTool, ToolServices } from '../tools/define-tool.js';
 import { toolFailure } from '../src/mcp/tool-result.js';
 
 const TOOLS_DIR = fileURLToPath(new URL('../tools/', import.meta.url));

@@ -1,5 +1,5 @@
 import { createdWebhookSchema, createWebhookInputSchema } from '../src/core/webhooks/webhooks.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const createWebhookTool = defineTool({
   name: 'create_webhook',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { contentSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const getContentTool = defineTool({
   name: 'get_content',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { usageSchema } from '../src/core/meters/meters.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const getUsageTool = defineTool({
   name: 'get_usage',

@@ -1,5 +1,5 @@
 import { priceQuerySchema, priceSchema } from '../src/core/wallet/wallet.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const getWalletPriceTool = defineTool({
   name: 'get_wallet_price',

@@ -1,5 +1,5 @@
 import { statementQuerySchema, statementSchema } from '../src/core/wallet/wallet.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const getWalletTool = defineTool({
   name: 'get_wallet',

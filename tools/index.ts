@@ -1,4 +1,4 @@
-import type { AnyTool } from '../src/mcp/tool.js';
+import type { AnyTool } from './define-tool.js';
 import { createWebhookTool } from './create-webhook.js';
 import { getContentTool } from './get-content.js';
 import { getUsageTool } from './get-usage.js';

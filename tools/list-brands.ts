@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { brandListSchema } from '../src/core/brands/brands.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const listBrandsTool = defineTool({
   name: 'list_brands',

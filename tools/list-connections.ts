@@ -1,5 +1,5 @@
 import { connectionListQuerySchema, connectionListSchema } from '../src/core/connections/connections.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const listConnectionsTool = defineTool({
   name: 'list_connections',

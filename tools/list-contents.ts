@@ -1,5 +1,5 @@
 import { contentListQuerySchema, contentListSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const listContentsTool = defineTool({
   name: 'list_contents',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deliveryListQuerySchema, deliveryListSchema } from '../src/core/webhooks/webhooks.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 const inputSchema = deliveryListQuerySchema.extend({
   webhook_id: z.string().describe('The endpoint whose deliveries to list (wh_..., from list_webhooks).'),

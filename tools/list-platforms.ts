@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listPlatforms, platformListSchema } from '../src/core/platforms.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const listPlatformsTool = defineTool({
   name: 'list_platforms',

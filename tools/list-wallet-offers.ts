@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { offerListSchema } from '../src/core/wallet/wallet.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const listWalletOffersTool = defineTool({
   name: 'list_wallet_offers',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { webhookListSchema } from '../src/core/webhooks/webhooks.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const listWebhooksTool = defineTool({
   name: 'list_webhooks',

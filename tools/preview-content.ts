@@ -1,5 +1,5 @@
 import { createContentInputSchema, previewSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const previewContentTool = defineTool({
   name: 'preview_content',

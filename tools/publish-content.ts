@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createContentInputSchema, createdContentSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 const inputSchema = createContentInputSchema.extend({
   idempotency_key: z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { retryInputSchema, retryResultSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 const inputSchema = retryInputSchema.extend({
   content_id: z.string().describe('The content whose failed jobs to retry (UUID returned by publish_content).'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { platformSlugSchema } from '../src/core/connections/connections.schema.js';
 import { ServiceError } from '../src/core/errors.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const startConnectionOauthTool = defineTool({
   name: 'start_connection_oauth',

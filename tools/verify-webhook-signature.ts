@@ -1,5 +1,5 @@
 import { verifyInputSchema, verifyResultSchema } from '../src/core/webhooks/webhooks.schema.js';
-import { defineTool } from '../src/mcp/tool.js';
+import { defineTool } from './define-tool.js';
 
 export const verifyWebhookSignatureTool = defineTool({
   name: 'verify_webhook_signature',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTENT_TYPES, PLATFORM_SLUGS, type PlatformSlug, PLATFORMS, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../networks/limits.js';
+import { CONTENT_TYPES, PLATFORM_SLUGS, type PlatformSlug, PLATFORMS, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../vocabulary/platforms.js';
 
 export const platformSchema = z
   .object({

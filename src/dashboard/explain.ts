@@ -1,6 +1,6 @@
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../core/contents/sandbox-outcomes.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
 import { errorCatalogue, type ErrorCode, type ServiceError } from '../core/errors.js';
-import { PLATFORMS, type PlatformSlug } from '../networks/limits.js';
+import { PLATFORMS, type PlatformSlug } from '../vocabulary/platforms.js';
 
 /** Meter names of spec 7.3 in words. */
 export const METER_LABELS: Record<string, string> = {

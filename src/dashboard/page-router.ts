@@ -5,9 +5,9 @@ import type { Services } from '../container.js';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { constantTimeEqual } from '../core/ids.js';
 import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
-import { locals } from '../http/middleware/request-id.js';
-import type { WorkspaceRateLimiter } from '../rate-limiter.js';
-import { applyRateLimitHeaders } from '../web/rate-limit-headers.js';
+import { locals } from '../web/request-context.js';
+import type { RateLimiter } from '../web/rate-limiter.js';
+import { applyRateLimitHeaders } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from './html.js';
 import { type SectionId, shell } from './layout.js';
@@ -23,7 +23,7 @@ export interface DashboardDeps {
    * The workspace limiter the REST API and MCP count on (spec 8). Every signed-in page and form counts once on
    * the session's workspace: a script holding a dashboard sign-in stays inside the budget of the key it used.
    */
-  limiter: WorkspaceRateLimiter;
+  limiter: RateLimiter;
   /** How long a webhook receiver has to answer (WEBHOOK_TIMEOUT_MS): the signing help states it. */
   webhookTimeoutMs: number;
   /** Whether BASE_URL is https (cookies get `Secure`). */

@@ -1,6 +1,6 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { SERVER_ERROR_MESSAGE } from '../core/errors.js';
-import { locals } from '../http/middleware/request-id.js';
+import { locals } from '../web/request-context.js';
 import { assetRoutes } from './assets.js';
 import { createPageRouter, type DashboardDeps, problemPage, sendPlainPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';

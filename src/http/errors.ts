@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { type BearerChallengeOptions, bearerChallenge } from '../web/bearer-challenge.js';
-import { locals } from './middleware/request-id.js';
+import { locals } from '../web/request-context.js';
 
 /**
  * Failures raised before our code runs (body-parser, the router's parameter decoding) carry an HTTP status and

@@ -2,16 +2,16 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import type { z } from 'zod';
 import { ServiceError, validationError } from '../core/errors.js';
 import { assertWorkspaceAccess } from '../core/workspaces/access.js';
-import type { WorkspaceRateLimiter } from '../rate-limiter.js';
-import { type Authenticators, authenticate, principalOf } from './middleware/authenticate.js';
-import { jsonBody } from './middleware/json-body.js';
-import { rateLimit } from './middleware/rate-limit.js';
-import { locals } from './middleware/request-id.js';
+import type { RateLimiter } from '../web/rate-limiter.js';
+import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
+import { jsonBody } from '../web/json-body.js';
+import { rateLimit } from '../web/rate-limit.js';
+import { locals } from '../web/request-context.js';
 import type { AnyRoute } from './route.js';
 
 export interface MountDeps {
   auth: Authenticators;
-  limiter: WorkspaceRateLimiter;
+  limiter: RateLimiter;
   bodyLimit: string;
 }
 

@@ -2,16 +2,16 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { ServiceError } from '../core/errors.js';
 import { MCP_SCOPE } from '../core/oauth-clients/oauth-clients.service.js';
-import { type Authenticators, authenticate, principalOf } from '../http/middleware/authenticate.js';
-import { jsonBody } from '../http/middleware/json-body.js';
-import { rateLimit } from '../http/middleware/rate-limit.js';
-import { locals } from '../http/middleware/request-id.js';
-import type { WorkspaceRateLimiter } from '../rate-limiter.js';
+import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
+import { jsonBody } from '../web/json-body.js';
+import { rateLimit } from '../web/rate-limit.js';
+import { locals } from '../web/request-context.js';
+import type { RateLimiter } from '../web/rate-limiter.js';
 import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
 import { jsonRpcGuard } from './jsonrpc-guard.js';
 import { buildMcpServer } from './server.js';
-import type { ToolServices } from './tool.js';
+import type { ToolServices } from '../../tools/define-tool.js';
 
 export interface McpHandlerDeps {
   /** The same authenticators the REST door uses: API keys now, OAuth access tokens once plugged in. */
@@ -20,7 +20,7 @@ export interface McpHandlerDeps {
    * The workspace rate limit shared with REST: every authenticated MCP request counts once, and each further
    * message of a JSON-RPC batch (protocol revisions before 2025-06-18) once more.
    */
-  limiter: WorkspaceRateLimiter;
+  limiter: RateLimiter;
   services: ToolServices;
   /** Largest JSON body, as for REST. */
   bodyLimit: string;

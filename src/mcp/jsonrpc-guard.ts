@@ -5,8 +5,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { NextFunction, Request, Response } from 'express';
-import { rateLimit } from '../http/middleware/rate-limit.js';
-import type { WorkspaceRateLimiter } from '../rate-limiter.js';
+import { rateLimit } from '../web/rate-limit.js';
+import type { RateLimiter } from '../web/rate-limiter.js';
 
 /**
  * What `/mcp` checks in a parsed body before the SDK transport sees it: the protocol version named in the
@@ -82,7 +82,7 @@ function reply(res: Response, status: number, body: JsonRpcErrorBody): void {
  * - a batch under an older revision is charged its remaining messages (n − 1 further points) on the workspace
  *   budget through the REST door's own `rateLimit`, so headers and the 429 body are the usual ones.
  */
-export function jsonRpcGuard(limiter: WorkspaceRateLimiter) {
+export function jsonRpcGuard(limiter: RateLimiter) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const body: unknown = req.body;
     const messages: readonly unknown[] = Array.isArray(body) ? body : [body];

@@ -5,8 +5,8 @@ import { validationError } from '../core/errors.js';
 import type { z } from 'zod';
 import { tools as registry } from '../../tools/index.js';
 import type { Principal } from '../core/principal.js';
-import type { Logger } from '../logger.js';
-import type { AnyTool, ToolServices } from './tool.js';
+import type { Logger } from '../observability/logger.js';
+import type { AnyTool, ToolServices } from '../../tools/define-tool.js';
 import { toolFailure, toolSuccess } from './tool-result.js';
 
 export const SERVER_INFO = { name: 'multi-network-publisher', version: '0.1.0' } as const;

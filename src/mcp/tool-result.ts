@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /**
  * The MCP door's one mapping from core outcomes to tool results (STYLE 3). A value becomes `structuredContent`

@@ -1,5 +1,5 @@
-import type { JobErrorCode } from '../core/contents/sandbox-outcomes.js';
-import type { ContentType, PlatformSlug } from './limits.js';
+import type { JobErrorCode } from '../vocabulary/job-errors.js';
+import type { ContentType, PlatformSlug } from '../vocabulary/platforms.js';
 
 /** The account a live connection publishes as, with its (decrypted) token. */
 export interface LiveCredentials {

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../core/contents/sandbox-outcomes.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
 import type { NetworkFailure } from './adapter.js';
 import type { NetworkDeps, NetworkSettings } from './network-oauth.js';
 

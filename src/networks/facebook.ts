@@ -1,6 +1,6 @@
 import type { Confirmation, MediaRef, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
 import { createGraphClient, failure, type GraphCall, type GraphClient, type GraphData } from './facebook-errors.js';
-import { PLATFORMS } from './limits.js';
+import { PLATFORMS } from '../vocabulary/platforms.js';
 import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from './network-oauth.js';
 
 /**

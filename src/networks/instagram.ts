@@ -1,4 +1,4 @@
-import { JOB_ERROR_MESSAGES } from '../core/contents/sandbox-outcomes.js';
+import { JOB_ERROR_MESSAGES } from '../vocabulary/job-errors.js';
 import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
 import { classifyContainerError, classifyInstagramError, parseGraphError } from './instagram-errors.js';
 import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from './network-oauth.js';

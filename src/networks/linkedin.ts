@@ -1,6 +1,6 @@
 import type { MediaSource } from './media-source.js';
 import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
-import { PLATFORMS, mediaKindOf } from './limits.js';
+import { PLATFORMS, mediaKindOf } from '../vocabulary/platforms.js';
 import {
   LINKEDIN_ERROR_TABLE,
   LINKEDIN_NETWORK_FAILURE,

@@ -2,7 +2,7 @@ import type { NetworkAdapter } from './adapter.js';
 import { createFacebookAdapter, createFacebookOAuth } from './facebook.js';
 import { createInstagramAdapter, createInstagramOAuth } from './instagram.js';
 import { createLinkedinAdapter, createLinkedinOAuth } from './linkedin.js';
-import type { PlatformSlug } from './limits.js';
+import type { PlatformSlug } from '../vocabulary/platforms.js';
 import type { NetworkDeps, NetworkOAuth, NetworkSettings } from './network-oauth.js';
 import { createThreadsAdapter, createThreadsOAuth } from './threads.js';
 import { createYoutubeAdapter, createYoutubeOAuth } from './youtube.js';

@@ -1,4 +1,4 @@
-import { JOB_ERROR_MESSAGES } from '../core/contents/sandbox-outcomes.js';
+import { JOB_ERROR_MESSAGES } from '../vocabulary/job-errors.js';
 import type { Confirmation, LiveCredentials, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from './adapter.js';
 import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from './network-oauth.js';
 import { classifyContainerError, classifyThreadsError, type GraphError, graphCall, isRecord, str } from './threads-errors.js';

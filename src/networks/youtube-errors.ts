@@ -1,4 +1,4 @@
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../core/contents/sandbox-outcomes.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
 import type { NetworkFailure } from './adapter.js';
 
 /**

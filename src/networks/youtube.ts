@@ -1,6 +1,6 @@
 import type { MediaSource } from './media-source.js';
 import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
-import { PLATFORMS } from './limits.js';
+import { PLATFORMS } from '../vocabulary/platforms.js';
 import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from './network-oauth.js';
 import { classifyYoutubeError, parseGoogleError, YOUTUBE_MESSAGES, youtubeFailure } from './youtube-errors.js';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /**
  * The polling shared by the workers: call `tick` every `pollMs` and again while it finds work, and also as soon

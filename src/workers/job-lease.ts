@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /**
  * Keeps a running job's lease (ARCHITECTURE decision 5): renews it every `renewEveryMs`, each time checked against

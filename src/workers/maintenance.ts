@@ -3,7 +3,7 @@ import { deleteExpiredIdempotencyKeys } from '../../db/repositories/idempotency.
 import { deleteExpiredModels } from '../../db/repositories/oauth.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /**
  * Periodic sweeps of rows that only expire: idempotency keys past their day, and the authorization server's

@@ -6,15 +6,15 @@ import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnder
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { StoredRequest } from '../core/contents/contents.service.js';
-import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../core/contents/sandbox-outcomes.js';
+import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
 import { recordConnectionExpired } from '../core/events/events.js';
 import { newId } from '../core/ids.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
-import { type ContentType, type PlatformSlug, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../networks/limits.js';
+import { type ContentType, type PlatformSlug, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../vocabulary/platforms.js';
 
 export interface PublisherSettings {
   concurrency: number;

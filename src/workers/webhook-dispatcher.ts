@@ -8,7 +8,7 @@ import type { Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { open } from '../core/secret-box.js';
 import { type AttemptResult, type TransportError, afterAttempt, classify, describeAttempt } from '../core/webhooks/retry-policy.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { createClaimLoop } from './claim-loop.js';
 import { signPayload } from '../webhooks/verify.js';
 

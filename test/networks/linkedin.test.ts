@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JobErrorCode } from '../../src/core/contents/sandbox-outcomes.js';
+import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
 import { createLinkedinAdapter, createLinkedinOAuth } from '../../src/networks/linkedin.js';
 import { LINKEDIN_ERROR_TABLE, LINKEDIN_OAUTH_ERROR_TABLE } from '../../src/networks/linkedin-errors.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JobErrorCode } from '../../src/core/contents/sandbox-outcomes.js';
+import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
 import { createThreadsAdapter, createThreadsOAuth } from '../../src/networks/threads.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../src/core/contents/sandbox-outcomes.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published } from '../../src/networks/adapter.js';
 import type { NetworkDeps, NetworkTokens } from '../../src/networks/network-oauth.js';
 import { createYoutubeAdapter, createYoutubeOAuth, type YoutubeAdapterOptions } from '../../src/networks/youtube.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLATFORM_SLUGS } from '../../networks/limits.js';
+import { PLATFORM_SLUGS } from '../../vocabulary/platforms.js';
 
 export const CONNECTION_STATUSES = ['active', 'expired', 'inactive'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];

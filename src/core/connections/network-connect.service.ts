@@ -14,8 +14,8 @@ import {
 } from '../../../db/repositories/connections.repo.js';
 import { consumeNetworkState, insertNetworkState } from '../../../db/repositories/network-oauth.repo.js';
 import type { Database } from '../../../db/schema.js';
-import type { PlatformSlug } from '../../networks/limits.js';
-import { PLATFORMS } from '../../networks/limits.js';
+import type { PlatformSlug } from '../../vocabulary/platforms.js';
+import { PLATFORMS } from '../../vocabulary/platforms.js';
 import type { NetworkOAuth, NetworkTokens } from '../../networks/network-oauth.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { type Clock, toIso } from '../clock.js';

@@ -3,7 +3,7 @@ import { findBrand } from '../../../db/repositories/brands.repo.js';
 import { type ConnectionRow, listConnections } from '../../../db/repositories/connections.repo.js';
 import { findMedia } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
-import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf } from '../../networks/limits.js';
+import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf } from '../../vocabulary/platforms.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { ServiceError } from '../errors.js';
 import type { CreateContentInput } from './contents.schema.js';

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { CONTENT_TYPES, PLATFORM_SLUGS } from '../../networks/limits.js';
+import { CONTENT_TYPES, PLATFORM_SLUGS } from '../../vocabulary/platforms.js';
 import { platformSlugSchema } from '../connections/connections.schema.js';
 import { modoSchema } from '../wallet/wallet.schema.js';
-import { JOB_ERROR_CODES, SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from './sandbox-outcomes.js';
+import { JOB_ERROR_CODES } from '../../vocabulary/job-errors.js';
+import { SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from '../../vocabulary/sandbox-outcomes.js';
 
 /** Spec 2.6, 2.7, 4.3. */
 

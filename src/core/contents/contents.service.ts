@@ -25,7 +25,7 @@ import type {
   JobStatus,
   Preview,
 } from './contents.schema.js';
-import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from './sandbox-outcomes.js';
+import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 
 /** The stored form of a content's request: the validated plan minus the connection rows. */
 export interface StoredRequest {

@@ -3,7 +3,7 @@ import { brandInputSchema } from '../../core/brands/brands.schema.js';
 import type { Brand } from '../../core/brands/brands.schema.js';
 import { type Connection, createSandboxConnectionInputSchema, platformSlugSchema } from '../../core/connections/connections.schema.js';
 import { ServiceError } from '../../core/errors.js';
-import { PLATFORM_SLUGS, PLATFORMS } from '../../networks/limits.js';
+import { PLATFORM_SLUGS, PLATFORMS } from '../../vocabulary/platforms.js';
 import { explainJobError, explainServiceError, meterLabel, platformName } from '../explain.js';
 import { check, errorAt, type FieldErrors } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';

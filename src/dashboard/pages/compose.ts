@@ -5,7 +5,7 @@ import { type CreateContentInput, createContentInputSchema, type Preview } from 
 import { ServiceError } from '../../core/errors.js';
 import type { UploadedMedia } from '../../core/media/media.schema.js';
 import { MODOS, type Modo } from '../../core/wallet/wallet.schema.js';
-import { CONTENT_TYPES, type ContentType, mediaKindOf, PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../../networks/limits.js';
+import { CONTENT_TYPES, type ContentType, mediaKindOf, PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../../vocabulary/platforms.js';
 import { explainServiceError, meterLabel, platformName } from '../explain.js';
 import { check, type FieldErrors, fieldErrorsOf, optional } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';

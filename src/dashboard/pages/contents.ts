@@ -1,5 +1,5 @@
 import { CONTENT_STATUSES, type Content, contentListQuerySchema, type Job, retryInputSchema } from '../../core/contents/contents.schema.js';
-import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../core/contents/sandbox-outcomes.js';
+import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 import { ServiceError } from '../../core/errors.js';
 import { explainJobError, explainServiceError, platformName } from '../explain.js';
 import { check, errorAt, type FieldErrors, fieldErrorsOf, optional } from '../forms.js';

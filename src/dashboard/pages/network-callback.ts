@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../../core/errors.js';
 import type { SessionPrincipal } from '../../core/sessions/sessions.service.js';
-import { locals } from '../../http/middleware/request-id.js';
-import { PLATFORM_SLUGS, type PlatformSlug } from '../../networks/limits.js';
+import { locals } from '../../web/request-context.js';
+import { PLATFORM_SLUGS, type PlatformSlug } from '../../vocabulary/platforms.js';
 import { readCookie, setCookie } from '../cookies.js';
 import { explainServiceError, platformName } from '../explain.js';
 import { html } from '../html.js';

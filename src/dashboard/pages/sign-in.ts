@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { ServiceError } from '../../core/errors.js';
 import { constantTimeEqual } from '../../core/ids.js';
-import { locals } from '../../http/middleware/request-id.js';
+import { locals } from '../../web/request-context.js';
 import { clearCookie, readCookie, setCookie } from '../cookies.js';
 import { html } from '../html.js';
 import { describedBy, errorBanner, field } from '../layout.js';

@@ -15,7 +15,7 @@ import { usageSchema } from '../../core/meters/meters.schema.js';
 import type { MetersService } from '../../core/meters/meters.service.js';
 import { listPlatforms, platformListSchema } from '../../core/platforms.js';
 import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
-import type { PlatformSlug } from '../../networks/limits.js';
+import type { PlatformSlug } from '../../vocabulary/platforms.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency.service.js';

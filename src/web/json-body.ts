@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../core/errors.js';
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ServiceError } from '../../core/errors.js';
-import type { Principal } from '../../core/principal.js';
+import { ServiceError } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 
 /**
  * How a bearer credential becomes a Principal. API keys are recognised by their `svc_live_` shape; anything

@@ -1,5 +1,5 @@
 import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Db } from '../db/connect.js';
+import type { Db } from '../../db/connect.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -9,7 +9,7 @@ export interface RateDecision {
   resetAt: number;
 }
 
-export interface WorkspaceRateLimiter {
+export interface RateLimiter {
   /**
    * Counts one request for the workspace (or `points` calls at once, e.g. the messages of an MCP JSON-RPC batch)
    * and says whether they fit in the current window.
@@ -24,7 +24,7 @@ export interface WorkspaceRateLimiter {
  *
  * The library reads the wall clock itself; windows therefore follow real time, not the injected clock.
  */
-export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): WorkspaceRateLimiter {
+export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): RateLimiter {
   const common = { points: perMinute, duration: 60, keyPrefix, tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: true };
   const limiter: RateLimiterAbstract =
     db.dialect === 'sqlite'

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { newId } from '../../core/ids.js';
-import type { Logger } from '../../logger.js';
+import { newId } from '../core/ids.js';
+import type { Logger } from '../observability/logger.js';
 
 /** An incoming id is kept only if it is short and plain, so it cannot inject into logs or headers. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{8,128}$/;

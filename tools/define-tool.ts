@@ -1,12 +1,12 @@
 import type { z } from 'zod';
-import type { BrandsService } from '../core/brands/brands.service.js';
-import type { ConnectionsService } from '../core/connections/connections.service.js';
-import type { NetworkConnectService } from '../core/connections/network-connect.service.js';
-import type { ContentsService } from '../core/contents/contents.service.js';
-import type { MetersService } from '../core/meters/meters.service.js';
-import type { Principal } from '../core/principal.js';
-import type { WalletService } from '../core/wallet/wallet.service.js';
-import type { WebhooksService } from '../core/webhooks/webhooks.service.js';
+import type { BrandsService } from '../src/core/brands/brands.service.js';
+import type { ConnectionsService } from '../src/core/connections/connections.service.js';
+import type { NetworkConnectService } from '../src/core/connections/network-connect.service.js';
+import type { ContentsService } from '../src/core/contents/contents.service.js';
+import type { MetersService } from '../src/core/meters/meters.service.js';
+import type { Principal } from '../src/core/principal.js';
+import type { WalletService } from '../src/core/wallet/wallet.service.js';
+import type { WebhooksService } from '../src/core/webhooks/webhooks.service.js';
 
 /** The core services the tools call; `Container['services']` satisfies it. */
 export interface ToolServices {

@@ -1,7 +1,4 @@
-/**
- * Outcomes an integrator can force on a sandbox connection with `sandbox_outcomes` (documented in the README
- * and the OpenAPI document).
- */
+/** The spec's job error codes (7.4), shared by the networks that produce them, the core and every door. */
 export const JOB_ERROR_CODES = [
   'token_expired',
   'permission_revoked',
@@ -18,25 +15,6 @@ export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
 
 /** Spec 7.4: the confirmation failures, whose post may be live; only these are checked again later. */
 export const CONFIRMATION_ERROR_CODES: readonly JobErrorCode[] = ['confirmacao_esgotada', 'confirmacao_indisponivel', 'post_inexistente'];
-
-export const SANDBOX_OUTCOMES = ['published', ...JOB_ERROR_CODES, 'upstream_5xx_then_published', 'late_confirmation'] as const;
-export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
-
-export const SANDBOX_OUTCOME_DESCRIPTIONS: Record<SandboxOutcome, string> = {
-  published: 'Published and confirmed on the first check (the default).',
-  token_expired: 'The network refuses the token; the connection becomes expired and a connection.expired event is recorded.',
-  permission_revoked: 'The user removed the permission at the network; the connection becomes expired.',
-  media_unsupported_format: 'The network refuses the media format.',
-  media_too_large: 'The network refuses the file as too large.',
-  quota_exceeded: "The network's own daily quota is reached.",
-  upstream_5xx: 'The network answers 5xx on every attempt; retried automatically, then failed.',
-  upstream_unknown: 'The network answers with an error nobody documented.',
-  confirmacao_esgotada: 'Accepted, but never confirmed before the deadline.',
-  confirmacao_indisponivel: 'Accepted, but the network cannot be asked about the post before the deadline.',
-  post_inexistente: 'Accepted, then not found on two consecutive checks.',
-  upstream_5xx_then_published: 'The first attempt gets a 5xx; the automatic retry publishes.',
-  late_confirmation: 'Fails with confirmacao_esgotada, then confirms on a later check: the job turns published (corrected).',
-};
 
 /** Spec 7.4 in our own words, for job error messages. */
 export const JOB_ERROR_MESSAGES: Record<JobErrorCode, string> = {
