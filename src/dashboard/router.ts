@@ -5,7 +5,7 @@ import { assetRoutes } from './assets.js';
 import { createPageRouter, type DashboardDeps, problemPage, sendPlainPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
 import { brandPages } from './pages/brands.js';
-import { composePages } from './pages/compose.js';
+import { composePages } from './pages/compose/index.js';
 import { contentPages } from './pages/contents.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
 import { overviewPage } from './pages/overview.js';
