@@ -1,9 +1,9 @@
-import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import Provider, { type Configuration, errors, type JWK } from 'oidc-provider';
 import { claimMetaFlag, readMeta } from '../db/repositories/workspaces.repo.js';
 import type { Database } from '../db/schema.js';
-import { open, seal } from '../src/core/secret-box.js';
+import { deriveKey, open, seal } from '../src/core/secret-box.js';
 import { constantTimeEqual, newId, sha256Hex } from '../src/core/ids.js';
 import { CLIENT_ID_PREFIX, MCP_SCOPE, OAUTH_MOUNT } from '../src/core/oauth-clients/oauth-clients.service.js';
 
@@ -128,7 +128,7 @@ function isAnonymous(client: { clientAuthMethod?: string | undefined } | undefin
 export async function createProvider(db: Kysely<Database>, settings: OAuthSettings): Promise<Provider> {
   const issuer = issuerOf(settings.baseUrl);
   const resource = mcpResourceOf(settings.baseUrl);
-  const cookieKey = createHmac('sha256', settings.secretKey).update('oauth-cookies').digest('base64url');
+  const cookieKey = deriveKey(settings.secretKey, 'oauth-cookies').toString('base64url');
 
   const configuration: Configuration = {
     adapter: adapterFactory(db),

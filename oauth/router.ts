@@ -1,9 +1,9 @@
-import { createHmac } from 'node:crypto';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
 import { ServiceError } from '../src/core/errors.js';
 import { constantTimeEqual } from '../src/core/ids.js';
+import { deriveKey, sign } from '../src/core/secret-box.js';
 import { accountIdFor, MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
 import { renderConsentPage } from './consent-page.js';
 import { oauthError, oauthErrorHandler } from './errors.js';
@@ -150,8 +150,8 @@ export interface OAuthRouterDeps {
 export function oauthRouter(deps: OAuthRouterDeps): Router {
   const { provider, baseUrl } = deps;
   const router = Router();
-  const csrfKey = createHmac('sha256', deps.secretKey).update('oauth-consent-csrf').digest();
-  const csrfFor = (uid: string) => createHmac('sha256', csrfKey).update(uid).digest('base64url');
+  const csrfKey = deriveKey(deps.secretKey, 'oauth-consent-csrf');
+  const csrfFor = (uid: string) => sign(csrfKey, uid);
 
   const asMetadata = authorizationServerMetadata(issuerOf(baseUrl));
   const prMetadata = protectedResourceMetadata(mcpResourceOf(baseUrl), issuerOf(baseUrl));

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 /**
  * AES-256-GCM for secrets we must be able to read back (webhook signing secrets, network tokens). The sealed
@@ -18,4 +18,17 @@ export function open(key: Buffer, sealed: string): string {
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+}
+
+/**
+ * A key for one purpose, derived from the service's secret (HMAC-SHA256 of the purpose's name), so CSRF tokens,
+ * signed media links and cookies never share a key with each other or with `seal`.
+ */
+export function deriveKey(secretKey: Buffer, purpose: string): Buffer {
+  return createHmac('sha256', secretKey).update(purpose).digest();
+}
+
+/** HMAC-SHA256 of `text` under `key`, base64url: tokens that prove we issued them. */
+export function sign(key: Buffer, text: string): string {
+  return createHmac('sha256', key).update(text).digest('base64url');
 }

@@ -1,9 +1,9 @@
-import { createHmac } from 'node:crypto';
 import type { Router } from 'express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../container.js';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { constantTimeEqual } from '../core/ids.js';
+import { deriveKey, sign } from '../core/secret-box.js';
 import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
 import { locals } from '../web/request-context.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
@@ -92,10 +92,10 @@ export interface PageRouter {
 }
 
 export function csrfKeys(secretKey: Buffer) {
-  const sessionKey = createHmac('sha256', secretKey).update('dashboard-csrf').digest();
+  const sessionKey = deriveKey(secretKey, 'dashboard-csrf');
   return {
     /** The synchronizer token of a session: an HMAC of its cookie value, so nothing more is stored. */
-    forSession: (sessionToken: string) => createHmac('sha256', sessionKey).update(sessionToken).digest('base64url'),
+    forSession: (sessionToken: string) => sign(sessionKey, sessionToken),
   };
 }
 

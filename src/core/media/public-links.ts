@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { deriveKey, sign } from '../secret-box.js';
 import type { Clock } from '../clock.js';
 import { constantTimeEqual } from '../ids.js';
 
@@ -9,20 +9,20 @@ export type PublicMediaLinks = ReturnType<typeof createPublicMediaLinks>;
  * address; an upload gets one for the time a job needs it, and nobody can list or guess others.
  */
 export function createPublicMediaLinks(deps: { secretKey: Buffer; baseUrl: string; clock: Clock; ttlMs: number }) {
-  const key = createHmac('sha256', deps.secretKey).update('public-media-links').digest();
-  const sign = (mediaId: string, exp: string) => createHmac('sha256', key).update(`${mediaId}.${exp}`).digest('base64url');
+  const key = deriveKey(deps.secretKey, 'public-media-links');
+  const signLink = (mediaId: string, exp: string) => sign(key, `${mediaId}.${exp}`);
 
   return {
     linkFor(mediaId: string): string {
       const exp = String(Math.ceil((deps.clock.now() + deps.ttlMs) / 1000));
-      return `${deps.baseUrl}/media/${encodeURIComponent(mediaId)}?${new URLSearchParams({ exp, sig: sign(mediaId, exp) })}`;
+      return `${deps.baseUrl}/media/${encodeURIComponent(mediaId)}?${new URLSearchParams({ exp, sig: signLink(mediaId, exp) })}`;
     },
 
     /** Whether `exp` and `sig` are this service's, for this media, and not past. */
     verify(mediaId: string, exp: string, sig: string): boolean {
       if (!/^\d{1,12}$/.test(exp) || sig.length > 100) return false;
       if (Number(exp) * 1000 <= deps.clock.now()) return false;
-      return constantTimeEqual(sig, sign(mediaId, exp));
+      return constantTimeEqual(sig, signLink(mediaId, exp));
     },
   };
 }
