@@ -23,7 +23,7 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
-import { createSandboxAdapter } from './networks/sandbox.js';
+import { createSandboxAdapter } from './networks/sandbox/adapter.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';

@@ -1,11 +1,11 @@
 import type { NetworkAdapter } from './adapter.js';
-import { createFacebookAdapter, createFacebookOAuth } from './facebook.js';
-import { createInstagramAdapter, createInstagramOAuth } from './instagram.js';
-import { createLinkedinAdapter, createLinkedinOAuth } from './linkedin.js';
+import { createFacebookAdapter, createFacebookOAuth } from './facebook/adapter.js';
+import { createInstagramAdapter, createInstagramOAuth } from './instagram/adapter.js';
+import { createLinkedinAdapter, createLinkedinOAuth } from './linkedin/adapter.js';
 import type { PlatformSlug } from '../vocabulary/platforms.js';
 import type { NetworkDeps, NetworkOAuth, NetworkSettings } from './network-oauth.js';
-import { createThreadsAdapter, createThreadsOAuth } from './threads.js';
-import { createYoutubeAdapter, createYoutubeOAuth } from './youtube.js';
+import { createThreadsAdapter, createThreadsOAuth } from './threads/adapter.js';
+import { createYoutubeAdapter, createYoutubeOAuth } from './youtube/adapter.js';
 
 type Factories = {
   adapter(settings: NetworkSettings, deps: NetworkDeps): NetworkAdapter;

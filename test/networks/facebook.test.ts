@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkAdapter, PublishRequest, Published } from '../../src/networks/adapter.js';
-import { FACEBOOK_ERROR_TABLE, FALLBACK_ROW_NAME } from '../../src/networks/facebook-errors.js';
-import { createFacebookAdapter, createFacebookOAuth } from '../../src/networks/facebook.js';
+import { FACEBOOK_ERROR_TABLE, FALLBACK_ROW_NAME } from '../../src/networks/facebook/errors.js';
+import { createFacebookAdapter, createFacebookOAuth } from '../../src/networks/facebook/adapter.js';
 import type { ContentType } from '../../src/vocabulary/platforms.js';
 import type { NetworkDeps } from '../../src/networks/network-oauth.js';
 import { graphError, startFakeFacebook, type FakeFacebook } from '../fakes/facebook.js';

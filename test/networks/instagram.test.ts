@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkAdapter, Published, PublishRequest } from '../../src/networks/adapter.js';
-import { INSTAGRAM_ERROR_TABLE } from '../../src/networks/instagram-errors.js';
-import { createInstagramAdapter, createInstagramOAuth } from '../../src/networks/instagram.js';
+import { INSTAGRAM_ERROR_TABLE } from '../../src/networks/instagram/errors.js';
+import { createInstagramAdapter, createInstagramOAuth } from '../../src/networks/instagram/adapter.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
 import { type FakeEndpoint, type FakeInstagram, type FakeReply, graphError, startFakeInstagram } from '../fakes/instagram.js';
 import { bufferSource } from '../../src/networks/media-source.js';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
-import { createLinkedinAdapter, createLinkedinOAuth } from '../../src/networks/linkedin.js';
-import { LINKEDIN_ERROR_TABLE, LINKEDIN_OAUTH_ERROR_TABLE } from '../../src/networks/linkedin-errors.js';
+import { createLinkedinAdapter, createLinkedinOAuth } from '../../src/networks/linkedin/adapter.js';
+import { LINKEDIN_ERROR_TABLE, LINKEDIN_OAUTH_ERROR_TABLE } from '../../src/networks/linkedin/errors.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
 import { startFakeLinkedin, type FakeLinkedin } from '../fakes/linkedin.js';
 import { bufferSource } from '../../src/networks/media-source.js';

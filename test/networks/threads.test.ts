@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
-import { createThreadsAdapter, createThreadsOAuth } from '../../src/networks/threads.js';
-import { parseGraphError, THREADS_ERROR_TABLE, threadsErrorRow } from '../../src/networks/threads-errors.js';
+import { createThreadsAdapter, createThreadsOAuth } from '../../src/networks/threads/adapter.js';
+import { parseGraphError, THREADS_ERROR_TABLE, threadsErrorRow } from '../../src/networks/threads/errors.js';
 import { type FakeRequest, type FakeThreads, graphError, on, startFakeThreads } from '../fakes/threads.js';
 import { bufferSource } from '../../src/networks/media-source.js';
 

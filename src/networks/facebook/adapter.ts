@@ -1,7 +1,7 @@
-import type { Confirmation, MediaRef, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
-import { createGraphClient, failure, type GraphCall, type GraphClient, type GraphData } from './facebook-errors.js';
-import { PLATFORMS } from '../vocabulary/platforms.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from './network-oauth.js';
+import type { Confirmation, MediaRef, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
+import { createGraphClient, failure, type GraphCall, type GraphClient, type GraphData } from './errors.js';
+import { PLATFORMS } from '../../vocabulary/platforms.js';
+import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from '../network-oauth.js';
 
 /**
  * Facebook Pages (Graph API). Facebook publishes in one call, so the steps are split like this:

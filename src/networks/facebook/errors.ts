@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
-import type { NetworkFailure } from './adapter.js';
-import type { NetworkDeps, NetworkSettings } from './network-oauth.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+import type { NetworkFailure } from '../adapter.js';
+import type { NetworkDeps, NetworkSettings } from '../network-oauth.js';
 
 /** The parts of a Graph API error body (`{error: {message, type, code, error_subcode, is_transient}}`) we sort on. */
 export interface GraphError {

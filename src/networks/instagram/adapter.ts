@@ -1,7 +1,7 @@
-import { JOB_ERROR_MESSAGES } from '../vocabulary/job-errors.js';
-import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
-import { classifyContainerError, classifyInstagramError, parseGraphError } from './instagram-errors.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from './network-oauth.js';
+import { JOB_ERROR_MESSAGES } from '../../vocabulary/job-errors.js';
+import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
+import { classifyContainerError, classifyInstagramError, parseGraphError } from './errors.js';
+import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from '../network-oauth.js';
 
 /** Instagram API with Instagram Login (graph.instagram.com): content publishing in three steps. */
 

@@ -1,6 +1,6 @@
-import type { MediaSource } from './media-source.js';
-import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
-import { PLATFORMS, mediaKindOf } from '../vocabulary/platforms.js';
+import type { MediaSource } from '../media-source.js';
+import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
+import { PLATFORMS, mediaKindOf } from '../../vocabulary/platforms.js';
 import {
   LINKEDIN_ERROR_TABLE,
   LINKEDIN_NETWORK_FAILURE,
@@ -10,8 +10,8 @@ import {
   linkedinErrorInfo,
   linkedinFailure,
   type LinkedinErrorInfo,
-} from './linkedin-errors.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from './network-oauth.js';
+} from './errors.js';
+import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from '../network-oauth.js';
 
 const TIMEOUT_MS = 30_000;
 const RESTLI_PROTOCOL = '2.0.0';

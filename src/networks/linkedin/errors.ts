@@ -1,5 +1,5 @@
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
-import type { NetworkFailure } from './adapter.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+import type { NetworkFailure } from '../adapter.js';
 
 /**
  * A LinkedIn failure as the adapter sees it. Rest.li answers `{status, code?, serviceErrorCode?, message}`

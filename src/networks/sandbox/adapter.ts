@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists } from '../../db/repositories/sandbox.repo.js';
-import type { Database } from '../../db/schema.js';
-import type { Clock } from '../core/clock.js';
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
-import { newId } from '../core/ids.js';
-import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
-import { PLATFORMS } from '../vocabulary/platforms.js';
+import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists } from '../../../db/repositories/sandbox.repo.js';
+import type { Database } from '../../../db/schema.js';
+import type { Clock } from '../../core/clock.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+import { newId } from '../../core/ids.js';
+import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
+import { PLATFORMS } from '../../vocabulary/platforms.js';
 
 /** Failures the sandbox raises when the container is created (the network refuses the request itself). */
 const SUBMIT_FAILURES = new Set<string>(['token_expired', 'permission_revoked', 'media_unsupported_format', 'media_too_large', 'quota_exceeded', 'upstream_unknown']);

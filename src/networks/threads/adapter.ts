@@ -1,7 +1,7 @@
-import { JOB_ERROR_MESSAGES } from '../vocabulary/job-errors.js';
-import type { Confirmation, LiveCredentials, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from './adapter.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from './network-oauth.js';
-import { classifyContainerError, classifyThreadsError, type GraphError, graphCall, isRecord, str } from './threads-errors.js';
+import { JOB_ERROR_MESSAGES } from '../../vocabulary/job-errors.js';
+import type { Confirmation, LiveCredentials, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from '../adapter.js';
+import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from '../network-oauth.js';
+import { classifyContainerError, classifyThreadsError, type GraphError, graphCall, isRecord, str } from './errors.js';
 
 /** Scopes: publishing, plus replies (chains reply to themselves; reply quota and reply lookups need them). */
 const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies'];

@@ -1,6 +1,6 @@
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
-import type { NetworkFailure } from './adapter.js';
-import type { NetworkDeps } from './network-oauth.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+import type { NetworkFailure } from '../adapter.js';
+import type { NetworkDeps } from '../network-oauth.js';
 
 /**
  * A failed Threads Graph API call, reduced to what the error table looks at. `status` 0 means no answer at all

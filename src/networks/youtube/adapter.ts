@@ -1,8 +1,8 @@
-import type { MediaSource } from './media-source.js';
-import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from './adapter.js';
-import { PLATFORMS } from '../vocabulary/platforms.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from './network-oauth.js';
-import { classifyYoutubeError, parseGoogleError, YOUTUBE_MESSAGES, youtubeFailure } from './youtube-errors.js';
+import type { MediaSource } from '../media-source.js';
+import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
+import { PLATFORMS } from '../../vocabulary/platforms.js';
+import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from '../network-oauth.js';
+import { classifyYoutubeError, parseGoogleError, YOUTUBE_MESSAGES, youtubeFailure } from './errors.js';
 
 /** YouTube Data API v3: resumable uploads (https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol). */
 

@@ -1,5 +1,5 @@
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
-import type { NetworkFailure } from './adapter.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+import type { NetworkFailure } from '../adapter.js';
 
 /**
  * A failed YouTube (Google) answer reduced to what the error table matches on. `status` is 0 when no answer came
