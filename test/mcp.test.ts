@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tools } from '../tools/index.js';
 import { ManualClock } from '../src/core/clock.js';
+import { createContentInputSchema } from '../src/core/contents/contents.schema.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { brandWithConnections } from './support/factories.js';
 import { runToEnd } from './support/process.js';
@@ -177,6 +178,34 @@ describeEachDb(
       expect(second.content_id).toBe(first.content_id);
       expect((await call<{ data: unknown[] }>(client, 'list_contents', {})).data).toHaveLength(1);
       expect(await callFailing(client, 'publish_content', { ...args, text: 'Something else.' })).toMatchObject({ error: 'idempotency_conflict' });
+    });
+
+    it('a malformed idempotency key is refused the same way by every door: 400 validation_failed naming the field, nothing created', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['linkedin']);
+      const content = { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'Keyed.' };
+      const rule = 'must be 1 to 255 printable ASCII characters';
+      for (const bad of ['with space', 'é', 'x'.repeat(256), '']) {
+        const rest = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+          key: ws.api_key,
+          body: content,
+          headers: { 'idempotency-key': bad },
+        });
+        expect(rest.status, bad).toBe(400);
+        expect(rest.body).toMatchObject({ error: 'validation_failed', message: `Idempotency-Key: ${rule}`, fields: [{ path: 'Idempotency-Key', message: rule }] });
+
+        const client = await connect(server(), ws.api_key);
+        expect(await callFailing(client, 'publish_content', { ...content, idempotency_key: bad })).toMatchObject({
+          error: 'validation_failed',
+          fields: [{ path: 'idempotency_key', message: rule }],
+        });
+
+        // Any other caller of the core (the dashboard) gets the same refusal from contents.create itself.
+        const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id };
+        const core = server().container.services.contents.create(principal, ws.workspace_id, createContentInputSchema.parse(content), bad);
+        await expect(core).rejects.toMatchObject({ code: 'validation_failed', message: `idempotency_key: ${rule}`, extra: { fields: [{ path: 'idempotency_key', message: rule }] } });
+      }
+      const client = await connect(server(), ws.api_key);
+      expect((await call<{ data: unknown[] }>(client, 'list_contents', {})).data).toHaveLength(0);
     });
 
     it('without a credential: 401 in the spec format with WWW-Authenticate naming the resource metadata and the scope', async () => {

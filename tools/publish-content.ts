@@ -1,11 +1,9 @@
-import { z } from 'zod';
 import { createContentInputSchema, createdContentSchema } from '../src/core/contents/contents.schema.js';
+import { idempotencyKeySchema } from '../src/core/idempotency/idempotency.schema.js';
 import { defineTool } from './define-tool.js';
 
 const inputSchema = createContentInputSchema.extend({
-  idempotency_key: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters')
+  idempotency_key: idempotencyKeySchema
     .optional()
     .describe(
       'Unique per logical post (e.g. a UUID you make up). Calling again with the same key and the same content returns the first answer (same content_id) instead of posting twice; the same key with different content fails with idempotency_conflict. Kept 24 hours.',

@@ -10,7 +10,7 @@ import {
   retryResultSchema,
 } from '../../core/contents/contents.schema.js';
 import type { ContentsService } from '../../core/contents/contents.service.js';
-import { ServiceError } from '../../core/errors.js';
+import { idempotencyKeySchema, parseIdempotencyKey } from '../../core/idempotency/idempotency.schema.js';
 import { usageSchema } from '../../core/meters/meters.schema.js';
 import type { MetersService } from '../../core/meters/meters.service.js';
 import { listPlatforms, platformListSchema } from '../../core/platforms.js';
@@ -18,7 +18,6 @@ import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
 import type { PlatformSlug } from '../../vocabulary/platforms.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency.service.js';
 
 const contentParams = workspaceParams.extend({ contentId: z.string().describe('Content id (UUID).') });
 
@@ -58,7 +57,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       params: workspaceParams,
       query: createQuery,
       headers: z.object({
-        'Idempotency-Key': z.string().max(255).optional().describe('Unique per logical request (e.g. a UUID); printable ASCII, at most 255 characters.'),
+        'Idempotency-Key': idempotencyKeySchema.optional(),
       }),
       body: createContentInputSchema,
       success: { status: 201, description: 'Created; jobs are queued.', schema: createdContentSchema },
@@ -70,12 +69,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
           setStatus(200);
           return contents.preview(caller, params.wsId, body);
         }
-        const key = header('idempotency-key');
-        if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-          throw new ServiceError('validation_failed', 'Idempotency-Key: must be 1 to 255 printable ASCII characters', {
-            fields: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
-          });
-        }
+        const key = parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key');
         const result = await contents.create(caller, params.wsId, body, key);
         if (result.replayed) setHeader('Idempotent-Replayed', 'true');
         if (!result.outcome.ok) throw result.outcome.error;
