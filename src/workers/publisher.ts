@@ -5,11 +5,11 @@ import { findContentById } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
-import type { StoredRequest } from '../core/contents/contents.service.js';
 import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
 import { recordConnectionExpired } from '../core/events/events.js';
 import { newId } from '../core/ids.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
+import { parseStoredRequest } from '../core/jobs/stored-request.js';
 import type { Logger } from '../observability/logger.js';
 import { createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
@@ -161,7 +161,7 @@ export function createPublisher(deps: PublisherDeps) {
     const [content, conn] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
     if (!content || !conn) return null;
     const credentials = conn.mode === 'live' && conn.status === 'active' ? await deps.credentialsFor(conn.id) : null;
-    const stored = JSON.parse(content.request) as StoredRequest;
+    const stored = parseStoredRequest(content.request);
     const target = stored.targets.find((t) => t.platform === job.platformSlug);
     return {
       jobId: job.id,
