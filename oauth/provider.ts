@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import Provider, { type Configuration, errors, type JWK } from 'oidc-provider';
-import { claimMetaFlag, readMeta } from '../db/repositories/workspaces.repo.js';
+import { claimMetaFlag, readMeta } from '../db/repositories/service-meta.repo.js';
 import type { Database } from '../db/schema.js';
 import { deriveKey, open, seal } from '../src/core/secret-box.js';
 import { constantTimeEqual, newId, sha256Hex } from '../src/core/ids.js';

@@ -10,6 +10,3 @@ export function toMillisOrNull(value: number | string | bigint | null): number |
   return value === null ? null : toMillis(value);
 }
 
-export function toBool(value: number | boolean | string): boolean {
-  return value === true || value === 1 || value === '1' || value === 't' || value === 'true';
-}

@@ -6,7 +6,6 @@ export const OPERATION_METER: Record<string, CycleMeter> = {
   publicacao: 'publicacoes',
   criacao_de_conteudo: 'criacao_de_conteudos',
 };
-export const METER_OPERATION: Record<CycleMeter, string> = { publicacoes: 'publicacao', criacao_de_conteudos: 'criacao_de_conteudo' };
 
 /** `{"default": {"publicacao": 2}, "<plan>": {...}}`: credits per unit; a plan's table overrides the default. */
 export const priceTableSchema = z.record(z.string(), z.record(z.string(), z.number().int().nonnegative()));

@@ -3,8 +3,6 @@
 /** Delay after attempt n (1-based) before attempt n + 1: +1 min, +5 min, +30 min, +2 h, +12 h. */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-/** Spec 6.3.5: a receiver has 30 s to answer 2xx. The default of `WEBHOOK_TIMEOUT_MS`, which may change it. */
-export const RESPONSE_TIMEOUT_MS = 30_000;
 
 export type TransportError = 'timeout' | 'refused' | 'reset' | 'dns' | 'blocked' | 'other';
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { claimMetaFlag, insertWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
+import { claimMetaFlag } from '../../../db/repositories/service-meta.repo.js';
+import { insertWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { mintApiKey } from '../api-keys/api-keys.service.js';
 import type { Clock } from '../clock.js';
