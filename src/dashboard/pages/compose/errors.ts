@@ -1,0 +1,114 @@
+import type { CreateContentInput, Preview } from '../../../core/contents/contents.schema.js';
+import type { ServiceError } from '../../../core/errors.js';
+import { mediaKindOf, PLATFORMS, type PlatformSlug } from '../../../vocabulary/platforms.js';
+import { explainServiceError, platformName } from '../../explain.js';
+import { type FieldErrors, fieldErrorsOf } from '../../forms.js';
+import { bytes, number } from '../../layout.js';
+
+/** What a submit came to, short of a redirect: errors by field path, a banner, a preview. */
+export interface Outcome {
+  errors?: FieldErrors;
+  banner?: { message: string; wallet: boolean };
+  /** The connections offered by a 422 connections_required. */
+  offered?: { id: string; name: string; platform_slug: string }[];
+  preview?: Preview;
+  status?: number;
+}
+
+/** Refusals about the credit balance: their banner links to the wallet. */
+const SALDO_CODES = new Set(['saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido']);
+
+/** Field paths the form shows next to a control; any other error goes to the banner. */
+const FIELD_PREFIXES = ['brand_id', 'target_platforms', 'target_connections', 'content_type', 'text', 'title', 'thread', 'media', 'media_file', 'modo'];
+
+const chars = (s: string) => Array.from(s).length;
+
+/** Errors of `path` and of the items under it (`thread` → `thread[2]`), keyed by their full path. */
+export function errorsUnder(errors: FieldErrors, path: string): [string, string][] {
+  return Object.entries(errors).filter(([k]) => k === path || k.startsWith(`${path}[`) || k.startsWith(`${path}.`));
+}
+
+/** The item index of a path under `prefix` (`media[2].url` → 2), or null for the list as a whole. */
+export function indexOf(path: string, prefix: string): number | null {
+  const match = new RegExp(`^${prefix}\\[(\\d+)\\]`).exec(path);
+  return match ? Number(match[1]) : null;
+}
+
+/** The banner's text: the outcome's own, else the errors no control shows, else a pointer to the fields. */
+export function bannerOf(outcome: Outcome): string | null {
+  const errors = outcome.errors ?? {};
+  const unplaced = Object.entries(errors)
+    .filter(([path]) => !FIELD_PREFIXES.some((p) => path === p || path.startsWith(`${p}[`) || path.startsWith(`${p}.`)))
+    .map(([path, message]) => (path === '_' ? message : `${path}: ${message}`));
+  return outcome.banner?.message ?? (unplaced.length > 0 ? unplaced.join(' ') : Object.keys(errors).length > 0 ? 'Nothing was published: see the messages next to the fields below.' : null);
+}
+
+/** Zod's words for a bad address are terse; say what to type instead. */
+export function friendlier(errors: FieldErrors): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [path, message] of Object.entries(errors)) {
+    out[path] = /^media\[\d+\]\.url$/.test(path) ? 'Enter a full public address, starting with https://.' : message;
+  }
+  return out;
+}
+
+/** Where a caption_too_long belongs and what to say, from the request itself (the core names the platform). */
+function captionError(err: ServiceError, input: CreateContentInput): FieldErrors {
+  const slug = err.extra.platform_slug;
+  if (typeof slug !== 'string' || !(slug in PLATFORMS)) return { [input.content_type === 'thread' ? 'thread' : 'text']: err.message };
+  const info = PLATFORMS[slug as PlatformSlug];
+  const titleMax = info.limits.titleMaxChars;
+  if (input.title !== undefined && titleMax !== null && chars(input.title) > titleMax) {
+    return { title: `The title is too long for ${info.name}: ${number(chars(input.title))} characters, the limit is ${number(titleMax)}.` };
+  }
+  const limit = info.limits.textMaxChars;
+  if (input.content_type === 'thread' && input.thread) {
+    const i = input.thread.findIndex((p) => chars(p) > limit);
+    if (i >= 0) return { [`thread[${i}]`]: `Post ${i + 1} is too long for ${info.name}: ${number(chars(input.thread[i]!))} characters, the limit is ${number(limit)}.` };
+    return { thread: err.message };
+  }
+  const length = input.text === undefined ? 0 : chars(input.text);
+  if (length <= limit) return { [input.content_type === 'thread' ? 'thread' : 'text']: err.message };
+  const split = info.limits.threadMaxPosts !== null;
+  const how =
+    split && input.thread_split === 'auto'
+      ? ` It is too long even as a thread of ${info.limits.threadMaxPosts} posts: shorten it.`
+      : split
+        ? ' Shorten it, or tick “Split long text into a thread” to publish it as a chain of posts.'
+        : ' Shorten it, or untick this network.';
+  return { text: `Too long for ${info.name}: ${number(length)} characters, the limit is ${number(limit)}.${how}` };
+}
+
+/** A refusal of the core, placed next to the field it concerns (spec 7.2) or in the banner. */
+export function placeError(err: ServiceError, input: CreateContentInput): Outcome {
+  const status = err.status;
+  const fields = fieldErrorsOf(err);
+  if (fields) return { errors: fields, status };
+  switch (err.code) {
+    case 'not_found':
+      return { errors: { brand_id: err.message }, status };
+    case 'caption_too_long':
+      return { errors: captionError(err, input), status };
+    case 'media_too_large': {
+      // The core names the item as `media[i]` at the start of its message; the limit comes with the error.
+      const index = /^media\[(\d+)\]/.exec(err.message)?.[1];
+      const kind = mediaKindOf(input.content_type) ?? 'file';
+      const limit = typeof err.extra.limit === 'number' ? ` at most ${bytes(err.extra.limit)}` : '';
+      const message = `This file is larger than ${platformName(String(err.extra.platform_slug))} accepts for a ${kind}:${limit}.`;
+      return { errors: { [index === undefined ? 'media' : `media[${index}]`]: message }, status };
+    }
+    case 'platform_not_supported': {
+      const i = input.target_platforms.indexOf(err.extra.platform_slug as PlatformSlug);
+      return { errors: { [i >= 0 ? `target_platforms[${i}]` : 'target_platforms']: `${err.message} Untick it or change the content type.` }, status };
+    }
+    case 'connections_required': {
+      const offered = Array.isArray(err.extra.connections) ? (err.extra.connections as NonNullable<Outcome['offered']>) : [];
+      const byPlatform = [...new Set(offered.map((c) => c.platform_slug))].map(
+        (slug) => `${platformName(slug)}: ${offered.filter((c) => c.platform_slug === slug).map((c) => `${c.name} (${c.id})`).join(', ')}`,
+      );
+      return { offered, errors: { target_connections: `Choose which connection publishes. This brand has several on ${byPlatform.join('; ')}.` }, status };
+    }
+    default:
+      return { banner: { message: explainServiceError(err), wallet: SALDO_CODES.has(err.code) }, status };
+  }
+}

@@ -1,0 +1,162 @@
+import type { Brand } from '../../../core/brands/brands.schema.js';
+import type { Connection } from '../../../core/connections/connections.schema.js';
+import { type FieldErrors, optional } from '../../forms.js';
+import type { MultipartLimits } from '../../multipart.js';
+import { CONTENT_TYPES, type ContentType, mediaKindOf, PLATFORM_SLUGS } from '../../../vocabulary/platforms.js';
+import { platformName } from '../../explain.js';
+import { CONTENT_TYPE_LABELS } from './view.js';
+import { type FormData as FormFields } from '../../page-router.js';
+
+export const COMPOSE = '/dashboard/compose';
+export const MEDIA_URL_INPUTS = 3;
+export const GB = 1024 * 1024 * 1024;
+
+export const FORM_LIMITS: MultipartLimits = {
+  // 25 thread posts, 3 addresses, the networks, connection choices and the rest, with room to spare.
+  fields: 150,
+  // The longest text the core takes is 100,000 characters, up to 4 bytes each in UTF-8.
+  fieldSize: 512 * 1024,
+  files: 1,
+  // The largest video a network other than YouTube takes; bigger files belong at a public address.
+  // The media_storage meter usually stops an upload much earlier.
+  fileSize: 5 * GB,
+};
+
+/** What the person typed, kept across a failed submit or a preview. */
+export interface ComposeValues {
+  brandId: string;
+  platforms: string[];
+  /** Chosen values of every connection select, including empty ones. */
+  connections: string[];
+  contentType: string;
+  title: string;
+  text: string;
+  threadSplit: boolean;
+  threadNumbering: boolean;
+  /** The posts typed, empty ones left out (their indexes are those of `thread[i]` errors). */
+  thread: string[];
+  /** The three address inputs, as typed. */
+  mediaUrls: string[];
+  /** Uploads already stored (from this submit or an earlier one), sent again as `{media_id}`. */
+  mediaIds: string[];
+  modo: string;
+}
+
+export interface Choices {
+  brands: Brand[];
+  /** Connections that can publish (the core treats every non-inactive connection as a candidate). */
+  usable: Connection[];
+}
+
+/** One media item of the request, with the id of the control it came from (where its `media[i]` error goes). */
+export interface MediaItem {
+  item: { url: string } | { media_id: string };
+  control: string;
+}
+
+/** Browsers send textarea line breaks as CRLF; the live counter counts one character per break, so must we. */
+const lines = (s: string) => s.replace(/\r\n?/g, '\n');
+
+export function emptyValues(choices: Choices): ComposeValues {
+  return {
+    brandId: choices.brands.length === 1 ? choices.brands[0]!.id : '',
+    platforms: [],
+    connections: [],
+    contentType: 'text',
+    title: '',
+    text: '',
+    threadSplit: false,
+    threadNumbering: false,
+    thread: [],
+    mediaUrls: [],
+    mediaIds: [],
+    modo: '',
+  };
+}
+
+export function valuesOf(form: FormFields): ComposeValues {
+  return {
+    brandId: form.get('brand_id'),
+    platforms: form.all('target_platforms'),
+    connections: form.all('connection'),
+    contentType: form.get('content_type'),
+    title: form.get('title'),
+    text: lines(form.get('text')),
+    threadSplit: form.get('thread_split') === 'auto',
+    threadNumbering: form.get('thread_numbering') === 'true',
+    thread: form
+      .all('thread')
+      .map((p) => lines(p).trim())
+      .filter((p) => p !== ''),
+    mediaUrls: form.all('media_url').slice(0, MEDIA_URL_INPUTS),
+    mediaIds: form.all('media_id').filter((id) => id !== ''),
+    modo: form.get('modo'),
+  };
+}
+
+/** The media items in the order they are sent: addresses first, then uploads. */
+export function mediaItemsOf(values: ComposeValues): MediaItem[] {
+  const urls = values.mediaUrls.flatMap((raw, i) => {
+    const url = raw.trim();
+    return url === '' ? [] : [{ item: { url }, control: `media-url-${i + 1}` }];
+  });
+  return [...urls, ...values.mediaIds.map((id, i) => ({ item: { media_id: id }, control: `media-kept-${i + 1}` }))];
+}
+
+/** The connection choices that apply: of the chosen brand, on a chosen network. */
+export function chosenConnections(values: ComposeValues, choices: Choices): string[] {
+  return values.connections.filter((id) => {
+    const conn = choices.usable.find((c) => c.id === id);
+    return conn !== undefined && conn.brand_id === values.brandId && values.platforms.includes(conn.platform_slug);
+  });
+}
+
+/** The core's input from the form, unchecked: `createContentInputSchema` and the core judge it. */
+export function inputOf(values: ComposeValues, choices: Choices): Record<string, unknown> {
+  const connections = chosenConnections(values, choices);
+  const media = mediaItemsOf(values).map((m) => m.item);
+  const text = optional(values.text);
+  const title = optional(values.title);
+  const modo = optional(values.modo);
+  return {
+    brand_id: values.brandId,
+    target_platforms: values.platforms,
+    ...(connections.length > 0 ? { target_connections: connections } : {}),
+    content_type: values.contentType,
+    ...(text !== undefined ? { text } : {}),
+    ...(title !== undefined ? { title } : {}),
+    ...(media.length > 0 ? { media } : {}),
+    ...(values.contentType === 'thread' && values.thread.length > 0 ? { thread: values.thread } : {}),
+    ...(values.threadSplit ? { thread_split: 'auto' } : {}),
+    ...(values.threadNumbering ? { thread_numbering: true } : {}),
+    ...(modo !== undefined ? { modo } : {}),
+  };
+}
+
+/** Checks a person can act on before the core's, in plain words and all at once. */
+export function precheck(values: ComposeValues, choices: Choices): FieldErrors {
+  const errors: FieldErrors = {};
+  if (values.brandId === '') errors.brand_id = 'Choose a brand.';
+  else if (!choices.brands.some((b) => b.id === values.brandId)) errors.brand_id = 'That brand no longer exists. Choose one of the list.';
+  if (values.platforms.length === 0) errors.target_platforms = 'Choose at least one network.';
+  values.platforms.forEach((slug, i) => {
+    if (errors.brand_id || !(PLATFORM_SLUGS as readonly string[]).includes(slug)) return;
+    if (!choices.usable.some((c) => c.brand_id === values.brandId && c.platform_slug === slug)) {
+      const name = platformName(slug);
+      errors[`target_platforms[${i}]`] = `This brand has no connection on ${name} yet. Connect one in Brands & connections, or untick ${name}.`;
+    }
+  });
+  if (!(CONTENT_TYPES as readonly string[]).includes(values.contentType)) {
+    errors.content_type = 'Choose a content type.';
+    return errors;
+  }
+  const type = values.contentType as ContentType;
+  if (type === 'thread' && values.thread.length === 0 && !(values.threadSplit && values.text.trim() !== '')) {
+    errors.thread = 'Write at least one post, or write the text and tick “Split long text into a thread”.';
+  }
+  const kind = mediaKindOf(type);
+  if (kind !== null && mediaItemsOf(values).length === 0) {
+    errors.media = `A ${CONTENT_TYPE_LABELS[type].toLowerCase()} needs at least one media file: give its address or upload it.`;
+  }
+  return errors;
+}
