@@ -57,11 +57,7 @@ const envSchema = z.object({
     })
     .optional(),
   ALLOW_LOCAL_URLS: booleanText.default(false),
-  RATE_LIMIT_PER_MINUTE: z.coerce
-    .number({ message: 'must be a positive integer' })
-    .int({ message: 'must be a positive integer' })
-    .positive({ message: 'must be a positive integer' })
-    .default(600),
+  RATE_LIMIT_PER_MINUTE: positiveInt(600),
   CONFIRM_INTERVAL_MS: ms(10_000),
   CONFIRM_DEADLINE_MS: ms(300_000),
   LATE_CHECK_INTERVAL_MS: ms(600_000),
@@ -274,24 +270,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError('SECRET_KEY', 'SECRET_KEY is required when DATABASE_URL selects PostgreSQL');
   }
   checkJobLease(e.JOB_LEASE_MS, e.SANDBOX_DELAY_MS);
-  let plans = DEFAULT_PLANS;
-  if (e.PLANS_JSON !== undefined) {
-    let parsedPlans: unknown;
-    try {
-      parsedPlans = JSON.parse(e.PLANS_JSON);
-    } catch {
-      throw new ConfigError('PLANS_JSON', 'PLANS_JSON must be JSON: {"plan name": {"brands": 10, ...}}');
-    }
-    const checked = z.record(z.string(), planSchema).safeParse(parsedPlans);
-    if (!checked.success) throw new ConfigError('PLANS_JSON', `PLANS_JSON ${checked.error.issues[0]?.message ?? 'is invalid'} at ${checked.error.issues[0]?.path.join('.')}`);
-    plans = { ...DEFAULT_PLANS, ...checked.data };
-  }
+  const baseUrl = e.BASE_URL?.replace(/\/+$/, '');
+  // Plans given are merged over the built-in ones, so a deployment can add one plan without restating the rest.
+  const plans = { ...DEFAULT_PLANS, ...parseJsonSetting('PLANS_JSON', e.PLANS_JSON, z.record(z.string(), planSchema), {}) };
   const prices = parseJsonSetting('PRICES_JSON', e.PRICES_JSON, priceTableSchema, DEFAULT_PRICES);
   const offers = parseJsonSetting('OFFERS_JSON', e.OFFERS_JSON, z.array(offerSchema).min(1), DEFAULT_OFFERS);
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: e.BASE_URL?.replace(/\/+$/, '') ?? (e.PORT === 0 ? undefined : `http://localhost:${e.PORT}`),
+    baseUrl: baseUrl ?? (e.PORT === 0 ? undefined : `http://localhost:${e.PORT}`),
     database,
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY === undefined ? undefined : decodeSecretKey(e.SECRET_KEY),
@@ -325,7 +312,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     plans,
     prices: { ...DEFAULT_PRICES, ...prices },
     offers,
-    paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${e.BASE_URL?.replace(/\/+$/, '') ?? `http://localhost:${e.PORT}`}/pay?offer={offer_id}&workspace={workspace_id}`,
+    paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${baseUrl ?? `http://localhost:${e.PORT}`}/pay?offer={offer_id}&workspace={workspace_id}`,
     paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     networks: networkSettings(env),
     tokenExpiryWarningMs: e.TOKEN_EXPIRY_WARNING_DAYS * 86_400_000,
@@ -336,6 +323,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
+/** A JSON-valued setting, checked with its schema. @throws ConfigError naming the variable. */
 function parseJsonSetting<T>(variable: string, text: string | undefined, schema: z.ZodType<T>, fallback: T): T {
   if (text === undefined) return fallback;
   let value: unknown;
