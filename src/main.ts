@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { exitOnSignals } from './shutdown.js';
 
 /** Process entry: start, print where we listen (and the first key on a fresh install), stop cleanly on signals. */
 async function main(): Promise<void> {
@@ -19,21 +20,7 @@ async function main(): Promise<void> {
   const service = await startService(config);
   const { logger } = service.container;
   // Handlers go in before the banner: whoever reads the banner may signal us at once.
-  let signalled = false;
-  const shutdown = (signal: string) => {
-    if (signalled) return;
-    signalled = true;
-    logger.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  exitOnSignals(logger, () => service.stop());
   if (config.allowLocalUrls) {
     logger.warn('ALLOW_LOCAL_URLS is on: webhooks and media may reach http and private addresses. For local testing only.');
   }

@@ -4,6 +4,7 @@ import { createContainer } from './container.js';
 import { ServiceError } from './core/errors.js';
 import { newId } from './core/ids.js';
 import { createLogger } from './observability/logger.js';
+import { exitOnSignals } from './shutdown.js';
 import { buildMcpServer } from './mcp/server.js';
 
 /**
@@ -42,23 +43,9 @@ async function main(): Promise<void> {
     requestId: () => newId('req_'),
   });
 
-  let stopping = false;
-  const shutdown = (reason: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ reason }, 'shutting down');
-    Promise.all([server.close(), container.close()]).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
+  const shutdown = exitOnSignals(logger, () => Promise.all([server.close(), container.close()]));
   // The transport does not notice the end of stdin; a client that closes it means "done".
   process.stdin.once('end', () => shutdown('stdin closed'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
 
   await server.connect(new StdioServerTransport());
   logger.info('MCP server ready on stdio');
