@@ -14,7 +14,7 @@ import { buildMcpServer } from './server.js';
 import type { ToolServices } from '../../tools/define-tool.js';
 
 export interface McpHandlerDeps {
-  /** The same authenticators the REST door uses: API keys now, OAuth access tokens once plugged in. */
+  /** The same authenticators the REST door uses: API keys and the OAuth server's access tokens. */
   auth: Authenticators;
   /**
    * The workspace rate limit shared with REST: every authenticated MCP request counts once, and each further

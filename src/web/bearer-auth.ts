@@ -4,7 +4,7 @@ import type { Principal } from '../core/principal.js';
 
 /**
  * How a bearer credential becomes a Principal. API keys are recognised by their `svc_live_` shape; anything
- * else is offered to the OAuth verifier when one is installed (the OAuth issue plugs it in here).
+ * else is offered to the OAuth verifier (oauth/token-verifier.ts), so REST and MCP accept the same tokens.
  */
 export interface Authenticators {
   apiKey(presented: string): Promise<Principal>;
