@@ -76,7 +76,7 @@ describeEachDb(
       const { ws, brandId } = await brandWithConnections(server(), ['instagram', 'facebook']);
       const body = { brand_id: brandId, content_type: 'photo', media: [{ url: `${media.url}/big-photo.jpg` }] };
       const res = await post(ws.api_key, ws.workspace_id, { ...body, target_platforms: ['facebook', 'instagram'] });
-      expectError(res, 422, 'media_too_large', { platform_slug: 'instagram', limit: 8 * 1024 * 1024 });
+      expectError(res, 422, 'media_too_large', { platform_slug: 'instagram', limit: 8 * 1024 * 1024, fields: [{ path: 'media[0].url', message: expect.stringMatching(/^is 9437184 bytes; /) }] });
       // 9 MB fits the photo-and-page network's 30 MB.
       expect((await post(ws.api_key, ws.workspace_id, { ...body, target_platforms: ['facebook'] })).status).toBe(201);
     });

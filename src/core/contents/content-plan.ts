@@ -253,11 +253,12 @@ export async function planContent(
       const limit = PLATFORMS[platform].limits.mediaMaxBytes[kind];
       const over = media.findIndex((m) => limit !== null && m.sizeBytes !== null && m.sizeBytes > limit);
       if (limit !== null && over >= 0) {
-        throw new ServiceError(
-          'media_too_large',
-          `media[${over}] is ${media[over]!.sizeBytes} bytes; ${PLATFORMS[platform].name} (${platform}) accepts a ${kind} of at most ${limit} bytes.`,
-          { platform_slug: platform, limit },
-        );
+        const item = media[over]!;
+        // The item's field path goes in `fields` (as validation_failed names its paths), so a client places the
+        // refusal next to the address or upload it concerns without reading the message.
+        const path = `media[${over}].${item.url !== null ? 'url' : 'media_id'}`;
+        const why = `is ${item.sizeBytes} bytes; ${PLATFORMS[platform].name} (${platform}) accepts a ${kind} of at most ${limit} bytes`;
+        throw new ServiceError('media_too_large', `media[${over}] ${why}.`, { platform_slug: platform, limit, fields: [{ path, message: why }] });
       }
     }
   }

@@ -79,6 +79,13 @@ function captionError(err: ServiceError, input: CreateContentInput): FieldErrors
   return { text: `Too long for ${info.name}: ${number(length)} characters, the limit is ${number(limit)}.${how}` };
 }
 
+/** The field paths a refusal names in its `fields` (validation_failed, media_too_large), in order. */
+function fieldPathsOf(err: ServiceError): string[] {
+  const fields: unknown = err.extra.fields;
+  if (!Array.isArray(fields)) return [];
+  return fields.flatMap((f: unknown) => (typeof f === 'object' && f !== null && 'path' in f && typeof f.path === 'string' ? [f.path] : []));
+}
+
 /** A refusal of the core, placed next to the field it concerns (spec 7.2) or in the banner. */
 export function placeError(err: ServiceError, input: CreateContentInput): Outcome {
   const status = err.status;
@@ -90,12 +97,12 @@ export function placeError(err: ServiceError, input: CreateContentInput): Outcom
     case 'caption_too_long':
       return { errors: captionError(err, input), status };
     case 'media_too_large': {
-      // The core names the item as `media[i]` at the start of its message; the limit comes with the error.
-      const index = /^media\[(\d+)\]/.exec(err.message)?.[1];
+      // The core names the item in `fields` (`media[1].url`); the limit comes with the error.
       const kind = mediaKindOf(input.content_type) ?? 'file';
       const limit = typeof err.extra.limit === 'number' ? ` at most ${bytes(err.extra.limit)}` : '';
       const message = `This file is larger than ${platformName(String(err.extra.platform_slug))} accepts for a ${kind}:${limit}.`;
-      return { errors: { [index === undefined ? 'media' : `media[${index}]`]: message }, status };
+      const paths = fieldPathsOf(err);
+      return { errors: Object.fromEntries((paths.length > 0 ? paths : ['media']).map((path) => [path, message])), status };
     }
     case 'platform_not_supported': {
       const i = input.target_platforms.indexOf(err.extra.platform_slug as PlatformSlug);
