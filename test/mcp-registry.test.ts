@@ -15,7 +15,8 @@ import { toolFailure } from '../src/mcp/tool-result.js';
 
 const TOOLS_DIR = fileURLToPath(new URL('../tools/', import.meta.url));
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
-const toolFiles = readdirSync(TOOLS_DIR).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
+// index.ts is the registry and define-tool.ts the type every tool file uses; every other file is one tool.
+const toolFiles = readdirSync(TOOLS_DIR).filter((f) => f.endsWith('.ts') && f !== 'index.ts' && f !== 'define-tool.ts');
 
 function isTool(value: unknown): value is AnyTool {
   return typeof value === 'object' && value !== null && 'name' in value && 'handle' in value && 'inputSchema' in value;
