@@ -35,7 +35,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...systemRoutes(services.health),
     ...apiKeyRoutes(services.apiKeys),
     ...brandRoutes(services.brands, services.connections),
-    ...contentRoutes(services.contents, services.meters, (slug) => container.networks.liveAvailable(slug)),
+    ...contentRoutes(services.contents, services.meters, () => services.networkConnect.platforms()),
     ...mediaRoutes(services.media),
     ...webhookRoutes(services.webhooks),
     ...oauthClientRoutes(services.oauthClients),

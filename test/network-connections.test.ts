@@ -1,5 +1,9 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/clock.js';
+import { startedOAuthSchema } from '../src/core/connections/connections.schema.js';
 import { graphError, on, startFakeThreads, threadsEnv, type FakeThreads } from './fakes/threads.js';
 import { startReceiver } from './support/receiver.js';
 import { describeEachDb, type TestServer } from './support/server.js';
@@ -31,6 +35,20 @@ async function connect(server: TestServer, key: string, wsId: string, start: { b
   const code = fake.issueCode(redirectUri);
   const callback = `/api/v1/oauth/networks/threads/callback?code=${encodeURIComponent(code)}&state=${encodeURIComponent(started.body.state as string)}`;
   return { started, callback, response: await server.request('GET', callback) };
+}
+
+/** One MCP tool call through the SDK client on `/mcp`, as a real client makes it; the result parsed from its text. */
+async function callTool(server: TestServer, key: string, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; body: Record<string, unknown> }> {
+  const client = new Client({ name: 'network-connections-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  try {
+    await client.listTools(); // so the client checks the result against the tool's output schema
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const text = result.content[0];
+    return { isError: result.isError === true, body: JSON.parse(text?.type === 'text' ? text.text : 'null') as Record<string, unknown> };
+  } finally {
+    await client.close();
+  }
 }
 
 describeEachDb(
@@ -70,6 +88,27 @@ describeEachDb(
       const linkedin = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands/${brand.body.id as string}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'linkedin' } });
       expect(linkedin.status).toBe(422);
       expect(linkedin.body.error).toBe('platform_not_supported');
+    });
+
+    it('MCP list_platforms answers live_available as REST does: true for the configured network, false for the others', async () => {
+      const ws = await server().workspace();
+      const rest = await server().request('GET', '/api/v1/platforms');
+      const mcp = await callTool(server(), ws.api_key, 'list_platforms', {});
+      expect(mcp.isError).toBe(false);
+      expect(mcp.body).toEqual(rest.body);
+      const live = (body: Record<string, unknown>) => Object.fromEntries((body.data as { slug: string; live_available: boolean }[]).map((p) => [p.slug, p.live_available]));
+      expect(live(mcp.body)).toEqual({ instagram: false, facebook: false, threads: true, youtube: false, linkedin: false });
+    });
+
+    it('MCP start_connection_oauth answers the same StartedNetworkOAuth as REST, and platform_not_supported for an unconfigured network', async () => {
+      const ws = await server().workspace();
+      const brand = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands`, { key: ws.api_key, body: { name: 'Both doors' } });
+      const started = await callTool(server(), ws.api_key, 'start_connection_oauth', { brand_id: brand.body.id, platform_slug: 'threads' });
+      expect(started.isError).toBe(false);
+      expect(startedOAuthSchema.strict().parse(started.body)).toEqual(started.body);
+      expect(new URL(started.body.authorization_url as string).searchParams.get('state')).toBe(started.body.state);
+      const refused = await callTool(server(), ws.api_key, 'start_connection_oauth', { brand_id: brand.body.id, platform_slug: 'linkedin' });
+      expect(refused).toMatchObject({ isError: true, body: { error: 'platform_not_supported', platform_slug: 'linkedin' } });
     });
 
     it('an expired state is refused with a clear error', async () => {

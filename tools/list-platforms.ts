@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listPlatforms, platformListSchema } from '../src/core/platforms.js';
+import { platformListSchema } from '../src/core/platforms.js';
 import { defineTool } from './define-tool.js';
 
 export const listPlatformsTool = defineTool({
@@ -12,6 +12,6 @@ export const listPlatformsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: platformListSchema,
-  // Same answer as GET /api/v1/platforms; live connections come with the networks' OAuth, not offered yet.
-  handle: async () => listPlatforms(() => false),
+  // Same function as GET /api/v1/platforms: live_available is true where start_connection_oauth can begin.
+  handle: async (_input, { services }) => services.networkConnect.platforms(),
 });

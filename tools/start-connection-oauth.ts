@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { platformSlugSchema } from '../src/core/connections/connections.schema.js';
+import { platformSlugSchema, startedOAuthSchema } from '../src/core/connections/connections.schema.js';
 import { ServiceError } from '../src/core/errors.js';
 import { defineTool } from './define-tool.js';
 
@@ -16,7 +16,7 @@ export const startConnectionOauthTool = defineTool({
     platform_slug: platformSlugSchema.optional(),
     connection_id: z.string().optional().describe('An existing live connection to re-authorize (alone).'),
   }),
-  outputSchema: z.object({ authorization_url: z.string(), state: z.string(), expires_at: z.string() }),
+  outputSchema: startedOAuthSchema,
   handle: async (input, { principal, services }) => {
     if (input.connection_id !== undefined) return services.networkConnect.startReconnect(principal, principal.workspaceId, input.connection_id);
     if (input.brand_id === undefined || input.platform_slug === undefined) {

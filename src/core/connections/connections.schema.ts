@@ -38,6 +38,16 @@ export const connectionListQuerySchema = z.strictObject({
 
 export const connectionListSchema = z.object({ data: z.array(connectionSchema) }).meta({ id: 'ConnectionList' });
 
+/** Spec 4.6 startOAuthConnection: where to send the user; the network's callback then creates the connection. */
+export const startedOAuthSchema = z
+  .object({
+    authorization_url: z.string().describe("Send the user here: the network's consent screen."),
+    state: z.string().describe('Single-use; bound to this workspace, brand and network.'),
+    expires_at: z.iso.datetime().describe('The user must finish before this.'),
+  })
+  .meta({ id: 'StartedNetworkOAuth' });
+
 export type CreateSandboxConnectionInput = z.infer<typeof createSandboxConnectionInputSchema>;
 export type Connection = z.infer<typeof connectionSchema>;
 export type ConnectionListQuery = z.infer<typeof connectionListQuerySchema>;
+export type StartedOAuth = z.infer<typeof startedOAuthSchema>;

@@ -24,19 +24,14 @@ import { recordConnectionExpired } from '../events/events.js';
 import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
+import { listPlatforms, type PlatformList } from '../platforms.js';
 import { open, seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { renderConnection } from './connections.service.js';
-import type { Connection } from './connections.schema.js';
+import type { Connection, StartedOAuth } from './connections.schema.js';
 
 /** A user has this long to finish the network's consent screen. */
 const STATE_TTL_MS = 15 * 60_000;
-
-export interface StartedOAuth {
-  authorization_url: string;
-  state: string;
-  expires_at: string;
-}
 
 export type NetworkConnectService = ReturnType<typeof createNetworkConnectService>;
 
@@ -78,6 +73,14 @@ export function createNetworkConnectService(deps: {
   }
 
   return {
+    /**
+     * The platform catalogue (spec 4.6 listPlatforms) with `live_available` true exactly where `start` can
+     * begin a network's OAuth here. Every door answers from this one function, so none can say otherwise.
+     */
+    platforms(): PlatformList {
+      return listPlatforms((platform) => deps.oauthFor(platform) !== null);
+    },
+
     /**
      * Starts connecting a new account of `platform` to a brand: returns the network's authorization URL.
      * @throws ServiceError `not_found` (brand), `platform_not_supported` (network not configured).

@@ -13,9 +13,8 @@ import type { ContentsService } from '../../core/contents/contents.service.js';
 import { idempotencyKeySchema, parseIdempotencyKey } from '../../core/idempotency/idempotency.schema.js';
 import { usageSchema } from '../../core/meters/meters.schema.js';
 import type { MetersService } from '../../core/meters/meters.service.js';
-import { listPlatforms, platformListSchema } from '../../core/platforms.js';
+import { type PlatformList, platformListSchema } from '../../core/platforms.js';
 import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
-import type { PlatformSlug } from '../../vocabulary/platforms.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
 
@@ -29,7 +28,8 @@ const createQuery = z.strictObject({
 });
 
 
-export function contentRoutes(contents: ContentsService, meters: MetersService, liveAvailable: (slug: PlatformSlug) => boolean) {
+/** `platforms` is the network-connect service's catalogue, the one MCP's list_platforms answers from too. */
+export function contentRoutes(contents: ContentsService, meters: MetersService, platforms: () => PlatformList) {
   return [
     defineRoute({
       operationId: 'listPlatforms',
@@ -40,7 +40,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       description: 'Each platform with its kind of network, content types, limits, and whether live connections are available.',
       auth: 'none',
       success: { status: 200, description: 'The platforms.', schema: platformListSchema },
-      handle: async () => listPlatforms(liveAvailable),
+      handle: async () => platforms(),
     }),
     defineRoute({
       operationId: 'createContent',

@@ -1,16 +1,8 @@
 import { z } from 'zod';
-import { connectionSchema, platformSlugSchema } from '../../core/connections/connections.schema.js';
+import { connectionSchema, platformSlugSchema, startedOAuthSchema } from '../../core/connections/connections.schema.js';
 import type { NetworkConnectService } from '../../core/connections/network-connect.service.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
-
-const startedSchema = z
-  .object({
-    authorization_url: z.string().describe("Send the user here: the network's consent screen."),
-    state: z.string().describe('Single-use; bound to this workspace, brand and network.'),
-    expires_at: z.iso.datetime().describe('The user must finish before this.'),
-  })
-  .meta({ id: 'StartedNetworkOAuth' });
 
 export function networkConnectionRoutes(connect: NetworkConnectService) {
   return [
@@ -24,7 +16,7 @@ export function networkConnectionRoutes(connect: NetworkConnectService) {
       auth: 'bearer',
       params: workspaceParams.extend({ brandId: z.string() }),
       body: z.strictObject({ platform_slug: platformSlugSchema }).meta({ id: 'StartOAuthConnectionInput' }),
-      success: { status: 200, description: 'Where to send the user.', schema: startedSchema },
+      success: { status: 200, description: 'Where to send the user.', schema: startedOAuthSchema },
       errors: ['not_found', 'platform_not_supported'],
       handle: ({ principal, params, body }) => connect.start(requirePrincipal(principal), params.wsId, params.brandId, body.platform_slug),
     }),
@@ -37,7 +29,7 @@ export function networkConnectionRoutes(connect: NetworkConnectService) {
       description: 'For an expired connection (or to renew one): the callback keeps the connection id and its history.',
       auth: 'bearer',
       params: workspaceParams.extend({ connId: z.string() }),
-      success: { status: 200, description: 'Where to send the user.', schema: startedSchema },
+      success: { status: 200, description: 'Where to send the user.', schema: startedOAuthSchema },
       errors: ['not_found', 'platform_not_supported'],
       handle: ({ principal, params }) => connect.startReconnect(requirePrincipal(principal), params.wsId, params.connId),
     }),
