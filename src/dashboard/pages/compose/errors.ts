@@ -4,6 +4,7 @@ import { mediaKindOf, PLATFORMS, type PlatformSlug } from '../../../vocabulary/p
 import { explainServiceError, platformName } from '../../explain.js';
 import { type FieldErrors, fieldErrorsOf } from '../../forms.js';
 import { bytes, number } from '../../layout.js';
+import type { ComposeValues } from './form.js';
 
 /** What a submit came to, short of a redirect: errors by field path, a banner, a preview. */
 export interface Outcome {
@@ -43,11 +44,16 @@ export function bannerOf(outcome: Outcome): string | null {
   return outcome.banner?.message ?? (unplaced.length > 0 ? unplaced.join(' ') : Object.keys(errors).length > 0 ? 'Nothing was published: see the messages next to the fields below.' : null);
 }
 
-/** Zod's words for a bad address are terse; say what to type instead. */
-export function friendlier(errors: FieldErrors): FieldErrors {
+/**
+ * The schema's refusals of a control, in words for the person at the form: zod's sentences are written for
+ * integrators (“expected array to have >=1 items”). Only refusals whose cause the form itself shows are reworded.
+ */
+export function friendlier(errors: FieldErrors, values: ComposeValues): FieldErrors {
   const out: FieldErrors = {};
   for (const [path, message] of Object.entries(errors)) {
-    out[path] = /^media\[\d+\]\.url$/.test(path) ? 'Enter a full public address, starting with https://.' : message;
+    if (path === 'target_platforms' && values.platforms.length === 0) out[path] = 'Choose at least one network.';
+    else if (/^media\[\d+\]\.url$/.test(path)) out[path] = 'Enter a full public address, starting with https://.';
+    else out[path] = message;
   }
   return out;
 }

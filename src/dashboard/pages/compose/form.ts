@@ -2,9 +2,6 @@ import type { Brand } from '../../../core/brands/brands.schema.js';
 import type { Connection } from '../../../core/connections/connections.schema.js';
 import { type FieldErrors, optional } from '../../forms.js';
 import type { MultipartLimits } from '../../multipart.js';
-import { CONTENT_TYPES, type ContentType, mediaKindOf, PLATFORM_SLUGS } from '../../../vocabulary/platforms.js';
-import { platformName } from '../../explain.js';
-import { CONTENT_TYPE_LABELS } from './view.js';
 import { type FormData as FormFields } from '../../page-router.js';
 
 export const COMPOSE = '/dashboard/compose';
@@ -133,30 +130,12 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
   };
 }
 
-/** Checks a person can act on before the core's, in plain words and all at once. */
-export function precheck(values: ComposeValues, choices: Choices): FieldErrors {
-  const errors: FieldErrors = {};
-  if (values.brandId === '') errors.brand_id = 'Choose a brand.';
-  else if (!choices.brands.some((b) => b.id === values.brandId)) errors.brand_id = 'That brand no longer exists. Choose one of the list.';
-  if (values.platforms.length === 0) errors.target_platforms = 'Choose at least one network.';
-  values.platforms.forEach((slug, i) => {
-    if (errors.brand_id || !(PLATFORM_SLUGS as readonly string[]).includes(slug)) return;
-    if (!choices.usable.some((c) => c.brand_id === values.brandId && c.platform_slug === slug)) {
-      const name = platformName(slug);
-      errors[`target_platforms[${i}]`] = `This brand has no connection on ${name} yet. Connect one in Brands & connections, or untick ${name}.`;
-    }
-  });
-  if (!(CONTENT_TYPES as readonly string[]).includes(values.contentType)) {
-    errors.content_type = 'Choose a content type.';
-    return errors;
-  }
-  const type = values.contentType as ContentType;
-  if (type === 'thread' && values.thread.length === 0 && !(values.threadSplit && values.text.trim() !== '')) {
-    errors.thread = 'Write at least one post, or write the text and tick “Split long text into a thread”.';
-  }
-  const kind = mediaKindOf(type);
-  if (kind !== null && mediaItemsOf(values).length === 0) {
-    errors.media = `A ${CONTENT_TYPE_LABELS[type].toLowerCase()} needs at least one media file: give its address or upload it.`;
-  }
-  return errors;
+/**
+ * What only the form can say, before the core judges the request: the Brand select left on “Choose…” (the core
+ * would see an empty id and answer that no such brand exists). Every other refusal (no network, a network
+ * without a connection, a thread without posts, a photo without media, an unknown brand) is the schema's or the
+ * core's, placed next to its control by the path it names.
+ */
+export function precheck(values: ComposeValues): FieldErrors {
+  return values.brandId === '' ? { brand_id: 'Choose a brand.' } : {};
 }

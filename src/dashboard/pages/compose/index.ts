@@ -45,10 +45,11 @@ export function composePages(pages: PageRouter): void {
       return render(ctx, choices, values, { banner: { message: 'The form was larger than the dashboard accepts. Shorten the text or the thread and try again.', wallet: false }, status: 413 });
     }
 
-    const early = precheck(values, choices);
-    if (Object.keys(early).length > 0) return render(ctx, choices, values, { errors: early, status: 400 });
+    // The form's own check and the schema's, together, so the person sees every such error at once.
+    const early = precheck(values);
     const checked = check(createContentInputSchema, inputOf(values, choices));
-    if (!checked.ok) return render(ctx, choices, values, { errors: friendlier(checked.errors), status: 400 });
+    const invalid = { ...(checked.ok ? {} : friendlier(checked.errors, values)), ...early };
+    if (!checked.ok || Object.keys(early).length > 0) return render(ctx, choices, values, { errors: invalid, status: 400 });
     const input = checked.data;
     const { services } = ctx.deps;
 
