@@ -19,17 +19,21 @@ async function composer(server: TestServer, connections: [PlatformSlug, string][
   await client.signIn(ws.api_key);
 
   /** Sends the form as a browser would: the CSRF token first, then the key the page rendered (or `key`). */
-  const send = async (entries: [string, string][], key?: string): Promise<{ status: number; html: string }> => {
+  const send = async (entries: ([string, string] | [string, Blob, string])[], key?: string): Promise<{ status: number; html: string }> => {
     const page = await client.get('/dashboard/compose');
     const form = new FormData();
     form.append('csrf', client.csrf!);
     form.append('idempotency_key', key ?? /name="idempotency_key" value="([^"]+)"/.exec(page.html)![1]!);
-    for (const [name, value] of entries) form.append(name, value);
+    for (const entry of entries) {
+      if (entry.length === 3) form.append(entry[0], entry[1], entry[2]);
+      else form.append(entry[0], entry[1]);
+    }
     const res = await client.raw('/dashboard/compose', { method: 'POST', body: form });
     return { status: res.status, html: await res.text() };
   };
   const contents = async () => (await services.contents.list(principal, ws.workspace_id, { limit: 100 })).data;
-  return { brand, send, contents };
+  const mediaRows = () => server.container.db.kysely.selectFrom('media').selectAll().where('workspace_id', '=', ws.workspace_id).execute();
+  return { brand, send, contents, mediaRows };
 }
 
 /** The text of the element with this id (an error paragraph). */
@@ -103,5 +107,39 @@ describeEachDb('dashboard compose refusals', (server) => {
     ]);
     expect(sent.status).toBe(400);
     expect(byId(sent.html, 'media-error')).toMatch(/needs at least one media item/);
+  });
+
+  it('a malformed idempotency key is refused in a banner with 400, not dropped: nothing published, no upload stored', async () => {
+    const { brand, send, contents, mediaRows } = await composer(server(), [['facebook', 'Acme page']]);
+    const fields: [string, string][] = [
+      ['brand_id', brand.id],
+      ['target_platforms', 'facebook'],
+      ['content_type', 'text'],
+      ['text', 'Hello'],
+    ];
+    for (const key of ['has spaces in it', 'k'.repeat(256), 'clé']) {
+      const sent = await send(fields, key);
+      expect(sent.status, key).toBe(400);
+      const banner = textOf(/<div class="error-banner" role="alert">[\s\S]*?<\/div>/.exec(sent.html)![0]);
+      expect(banner).toContain('idempotency key was refused: it must be 1 to 255 printable ASCII characters');
+      // The values come back, with a fresh, valid key to send them again.
+      expect(sent.html).toContain('>\nHello</textarea>');
+      expect(/name="idempotency_key" value="([^"]+)"/.exec(sent.html)![1]).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const photo = await send(
+      [
+        ['brand_id', brand.id],
+        ['target_platforms', 'facebook'],
+        ['content_type', 'photo'],
+        ['media_file', new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')], { type: 'image/png' }), 'dot.png'],
+      ],
+      'has spaces in it',
+    );
+    expect(photo.status).toBe(400);
+    expect(textOf(photo.html)).toContain('choose the file again');
+    expect(await mediaRows()).toHaveLength(0);
+    expect(await contents()).toHaveLength(0);
+    // The same form with a valid key publishes.
+    expect((await send(fields)).status).toBe(303);
   });
 });

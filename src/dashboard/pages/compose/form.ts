@@ -1,5 +1,6 @@
 import type { Brand } from '../../../core/brands/brands.schema.js';
 import type { Connection } from '../../../core/connections/connections.schema.js';
+import { IDEMPOTENCY_KEY_RULE, idempotencyKeySchema } from '../../../core/idempotency/idempotency.schema.js';
 import { type FieldErrors, optional } from '../../forms.js';
 import type { MultipartLimits } from '../../multipart.js';
 import { type FormData as FormFields } from '../../page-router.js';
@@ -138,4 +139,17 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
  */
 export function precheck(values: ComposeValues): FieldErrors {
   return values.brandId === '' ? { brand_id: 'Choose a brand.' } : {};
+}
+
+/** The form's hidden idempotency key: absent, valid, or refused with the rule it breaks. */
+export type FormKey = { ok: true; key: string | undefined } | { ok: false; rule: string };
+
+/**
+ * Checks the key a form render carries with the schema every door uses (spec 4.3). A malformed key is refused,
+ * never dropped: without it a second click would publish twice.
+ */
+export function formKeyOf(fields: Readonly<Record<string, string[]>>): FormKey {
+  const key = fields.idempotency_key?.[0];
+  if (key === undefined) return { ok: true, key };
+  return idempotencyKeySchema.safeParse(key).success ? { ok: true, key } : { ok: false, rule: IDEMPOTENCY_KEY_RULE };
 }

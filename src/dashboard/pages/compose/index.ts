@@ -4,9 +4,8 @@ import type { UploadedMedia } from '../../../core/media/media.schema.js';
 import { check } from '../../forms.js';
 import { readForm } from '../../multipart.js';
 import { CsrfRefused, FormData as FormFields, type PageContext, type PageRouter } from '../../page-router.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../../core/idempotency/idempotency.service.js';
 import { friendlier, placeError } from './errors.js';
-import { type Choices, COMPOSE, FORM_LIMITS, inputOf, precheck, valuesOf } from './form.js';
+import { type Choices, COMPOSE, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
 import { uploadError, uploadOnce } from './uploads.js';
 import { render } from './view.js';
 
@@ -24,11 +23,17 @@ export function composePages(pages: PageRouter): void {
     const read = await readForm<UploadedMedia>(ctx.req, {
       limits: FORM_LIMITS,
       accept: (first) => first.name === 'csrf' && pages.verifyCsrf(ctx, first.value),
-      onFile: (file, fields) => uploadOnce(ctx, file, fields.idempotency_key?.[0]),
+      onFile: (file, fields) => uploadOnce(ctx, file, formKeyOf(fields)),
     });
     if (!read.accepted) throw new CsrfRefused();
     const choices = await loadChoices(ctx);
     const values = valuesOf(new FormFields(read.fields));
+    // Before the files: the page sends its key ahead of the file input, so a form refused for its key stored none.
+    const formKey = formKeyOf(read.fields);
+    if (!formKey.ok) {
+      const message = `This form's idempotency key was refused: it ${formKey.rule}. Nothing was published or stored; send the form again from this page, which carries a new key${read.files.length > 0 ? ' (choose the file again)' : ''}.`;
+      return render(ctx, choices, values, { banner: { message, wallet: false }, status: 400 });
+    }
 
     let uploadFailure: { message: string; status: number } | null = null;
     for (const file of read.files) {
@@ -62,10 +67,9 @@ export function composePages(pages: PageRouter): void {
       }
     }
 
-    const key = read.fields.idempotency_key?.[0];
     let result;
     try {
-      result = await services.contents.create(ctx.principal, ctx.workspaceId, input, key !== undefined && IDEMPOTENCY_KEY_PATTERN.test(key) ? key : undefined);
+      result = await services.contents.create(ctx.principal, ctx.workspaceId, input, formKey.key);
     } catch (err) {
       if (err instanceof ServiceError) return render(ctx, choices, values, placeError(err, input));
       throw err;

@@ -4,8 +4,7 @@ import { explainServiceError } from '../../explain.js';
 import { number } from '../../layout.js';
 import { FileTooLarge, type IncomingFile } from '../../multipart.js';
 import type { PageContext } from '../../page-router.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../../core/idempotency/idempotency.service.js';
-import { FORM_LIMITS, GB } from './form.js';
+import { FORM_LIMITS, type FormKey, GB } from './form.js';
 
 /**
  * Uploads of one form render, by its idempotency key: a double submit (a second click while the first is still
@@ -16,10 +15,18 @@ const recentUploads = new Map<string, { at: number; upload: Promise<UploadedMedi
 const RECENT_UPLOAD_MS = 10 * 60_000;
 const RECENT_UPLOAD_MAX = 500;
 
-/** Stores the file once per form render and file field; a second submit of the same form gets the first upload. */
-export function uploadOnce(ctx: PageContext, file: IncomingFile, idempotencyKey: string | undefined): Promise<UploadedMedia> {
+/**
+ * Stores the file once per form render and file field; a second submit of the same form gets the first upload.
+ * A form whose key is malformed stores nothing (the submit is refused for its key).
+ */
+export function uploadOnce(ctx: PageContext, file: IncomingFile, formKey: FormKey): Promise<UploadedMedia> {
+  if (!formKey.ok) {
+    file.stream.resume();
+    return Promise.reject(new ServiceError('validation_failed', `idempotency_key: ${formKey.rule}`, { fields: [{ path: 'idempotency_key', message: formKey.rule }] }));
+  }
+  const idempotencyKey = formKey.key;
   const start = () => ctx.deps.services.media.upload(ctx.principal, ctx.workspaceId, file.mimeType, file.stream);
-  if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) return start();
+  if (idempotencyKey === undefined) return start();
   const now = Date.now();
   for (const [key, entry] of recentUploads) {
     if (now - entry.at <= RECENT_UPLOAD_MS && recentUploads.size <= RECENT_UPLOAD_MAX) break;
