@@ -1,5 +1,5 @@
 import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
-import { errorCatalogue, type ErrorCode, type ServiceError } from '../core/errors.js';
+import type { ServiceError } from '../core/errors.js';
 import { PLATFORMS, type PlatformSlug } from '../vocabulary/platforms.js';
 
 /** Meter names of spec 7.3 in words. */
@@ -55,8 +55,4 @@ export function explainServiceError(err: ServiceError): string {
     default:
       return err.message;
   }
-}
-
-export function errorCodeDescription(code: string): string {
-  return code in errorCatalogue ? errorCatalogue[code as ErrorCode].description : code;
 }
