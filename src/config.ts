@@ -7,7 +7,7 @@ import { DEFAULT_OFFERS, DEFAULT_PRICES, type Offer, offerSchema, type PriceTabl
 import type { PublisherSettings } from './workers/publisher.js';
 import type { DispatcherSettings } from './workers/webhook-dispatcher.js';
 import { PLATFORM_SLUGS, type PlatformSlug } from './vocabulary/platforms.js';
-import type { NetworkSettings } from './networks/network-oauth.js';
+import type { NetworkSettings } from './networks/network-deps.js';
 
 /**
  * The service configuration. This module is the only reader of `process.env`: everything else receives a

@@ -1,11 +1,17 @@
 import type { NetworkAdapter } from './adapter.js';
-import { createFacebookAdapter, createFacebookOAuth } from './facebook/adapter.js';
-import { createInstagramAdapter, createInstagramOAuth } from './instagram/adapter.js';
-import { createLinkedinAdapter, createLinkedinOAuth } from './linkedin/adapter.js';
+import { createFacebookAdapter } from './facebook/adapter.js';
+import { createFacebookOAuth } from './facebook/oauth.js';
+import { createInstagramAdapter } from './instagram/adapter.js';
+import { createInstagramOAuth } from './instagram/oauth.js';
+import { createLinkedinAdapter } from './linkedin/adapter.js';
+import { createLinkedinOAuth } from './linkedin/oauth.js';
 import type { PlatformSlug } from '../vocabulary/platforms.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings } from './network-oauth.js';
-import { createThreadsAdapter, createThreadsOAuth } from './threads/adapter.js';
-import { createYoutubeAdapter, createYoutubeOAuth } from './youtube/adapter.js';
+import type { NetworkDeps, NetworkSettings } from './network-deps.js';
+import type { NetworkOAuth } from './network-oauth.js';
+import { createThreadsAdapter } from './threads/adapter.js';
+import { createThreadsOAuth } from './threads/oauth.js';
+import { createYoutubeAdapter } from './youtube/adapter.js';
+import { createYoutubeOAuth } from './youtube/oauth.js';
 
 type Factories = {
   adapter(settings: NetworkSettings, deps: NetworkDeps): NetworkAdapter;

@@ -2,7 +2,7 @@ import { graphError } from './meta-graph.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NetworkSettings } from '../../src/networks/network-oauth.js';
+import type { NetworkSettings } from '../../src/networks/network-deps.js';
 
 /**
  * A local fake of the Graph API for Facebook Pages (v23.0), close enough to the official request and response

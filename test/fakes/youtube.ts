@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NetworkSettings } from '../../src/networks/network-oauth.js';
+import type { NetworkSettings } from '../../src/networks/network-deps.js';
 
 /**
  * A local fake of the YouTube Data API v3 and Google's OAuth endpoints, strict about what the real ones require

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkAdapter, PublishRequest, Published } from '../../src/networks/adapter.js';
 import { FACEBOOK_ERROR_TABLE, FALLBACK_ROW_NAME } from '../../src/networks/facebook/errors.js';
-import { createFacebookAdapter, createFacebookOAuth } from '../../src/networks/facebook/adapter.js';
+import { createFacebookAdapter } from '../../src/networks/facebook/adapter.js';
+import { createFacebookOAuth } from '../../src/networks/facebook/oauth.js';
 import type { ContentType } from '../../src/vocabulary/platforms.js';
-import type { NetworkDeps } from '../../src/networks/network-oauth.js';
+import type { NetworkDeps } from '../../src/networks/network-deps.js';
 import { graphError, startFakeFacebook, type FakeFacebook } from '../fakes/facebook.js';
 import { bufferSource } from '../../src/networks/media-source.js';
 import { randomBytes } from 'node:crypto';

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NetworkAdapter, Published, PublishRequest } from '../../src/networks/adapter.js';
 import { INSTAGRAM_ERROR_TABLE } from '../../src/networks/instagram/errors.js';
-import { createInstagramAdapter, createInstagramOAuth } from '../../src/networks/instagram/adapter.js';
-import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
+import { createInstagramAdapter } from '../../src/networks/instagram/adapter.js';
+import { createInstagramOAuth } from '../../src/networks/instagram/oauth.js';
+import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { type FakeEndpoint, type FakeInstagram, type FakeReply, graphError, startFakeInstagram } from '../fakes/instagram.js';
 import { bufferSource } from '../../src/networks/media-source.js';
 
@@ -219,7 +220,7 @@ describe('instagram adapter: error table (spec 7.4)', () => {
 
   it('has a test case for every row of the table', () => {
     const tested = new Set([...cases.map((c) => c.row), 'no answer (network error, timeout)']);
-    expect(INSTAGRAM_ERROR_TABLE.map((r) => r.why).filter((w) => !tested.has(w))).toEqual([]);
+    expect(INSTAGRAM_ERROR_TABLE.map((r) => r.name).filter((w) => !tested.has(w))).toEqual([]);
   });
 });
 

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
-import { createLinkedinAdapter, createLinkedinOAuth } from '../../src/networks/linkedin/adapter.js';
+import { createLinkedinAdapter } from '../../src/networks/linkedin/adapter.js';
+import { createLinkedinOAuth } from '../../src/networks/linkedin/oauth.js';
 import { LINKEDIN_ERROR_TABLE, LINKEDIN_OAUTH_ERROR_TABLE } from '../../src/networks/linkedin/errors.js';
-import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
+import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { startFakeLinkedin, type FakeLinkedin } from '../fakes/linkedin.js';
 import { bufferSource } from '../../src/networks/media-source.js';
 
@@ -127,7 +128,7 @@ describe('LinkedIn OAuth', () => {
     { why: 'invalid_client, invalid_request and anything else', arrange: () => {}, settings: { clientSecret: 'wrong' }, code: 'upstream_unknown', retryable: false },
   ];
   it('covers every row of the token endpoint table', () => {
-    expect(OAUTH_CASES.map((c) => c.why).sort()).toEqual(LINKEDIN_OAUTH_ERROR_TABLE.map((r) => r.why).sort());
+    expect(OAUTH_CASES.map((c) => c.why).sort()).toEqual(LINKEDIN_OAUTH_ERROR_TABLE.map((r) => r.name).sort());
   });
   for (const c of OAUTH_CASES) {
     it(`token endpoint: ${c.why} → ${c.code}`, async () => {
@@ -376,7 +377,7 @@ describe('LinkedIn error table (spec 7.4)', () => {
   ];
 
   it('has a case for every row', () => {
-    expect(CASES.map((c) => c.why).sort()).toEqual(LINKEDIN_ERROR_TABLE.map((r) => r.why).sort());
+    expect(CASES.map((c) => c.why).sort()).toEqual(LINKEDIN_ERROR_TABLE.map((r) => r.name).sort());
   });
 
   for (const c of CASES) {

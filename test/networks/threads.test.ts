@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
-import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-oauth.js';
-import { createThreadsAdapter, createThreadsOAuth } from '../../src/networks/threads/adapter.js';
-import { parseGraphError, THREADS_ERROR_TABLE, threadsErrorRow } from '../../src/networks/threads/errors.js';
+import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
+import { createThreadsAdapter } from '../../src/networks/threads/adapter.js';
+import { createThreadsOAuth } from '../../src/networks/threads/oauth.js';
+import { parseGraphError } from '../../src/networks/meta-graph/errors.js';
+import { THREADS_ERROR_TABLE, threadsErrorRow } from '../../src/networks/threads/errors.js';
 import { type FakeRequest, type FakeThreads, graphError, on, startFakeThreads } from '../fakes/threads.js';
 import { bufferSource } from '../../src/networks/media-source.js';
 

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { NetworkAdapter, PublishRequest, Published } from '../../src/networks/adapter.js';
-import type { NetworkDeps, NetworkTokens } from '../../src/networks/network-oauth.js';
-import { createYoutubeAdapter, createYoutubeOAuth, type YoutubeAdapterOptions } from '../../src/networks/youtube/adapter.js';
+import type { NetworkDeps } from '../../src/networks/network-deps.js';
+import type { NetworkTokens } from '../../src/networks/network-oauth.js';
+import { createYoutubeAdapter, type YoutubeAdapterOptions } from '../../src/networks/youtube/adapter.js';
+import { createYoutubeOAuth } from '../../src/networks/youtube/oauth.js';
 import { YOUTUBE_ERROR_TABLE, YOUTUBE_MESSAGES } from '../../src/networks/youtube/errors.js';
 import { RAW_TEXT, READONLY_SCOPE, startYoutubeFake, UPLOAD_SCOPE, type FakeScript, type YoutubeFake } from '../fakes/youtube.js';
 import { bufferSource } from '../../src/networks/media-source.js';
@@ -394,7 +396,7 @@ describe('youtube adapter: error table', () => {
       ['anything else', e(409, ['conflict'])],
     ];
     expect(samples.map(([name]) => name)).toEqual(YOUTUBE_ERROR_TABLE.map((r) => r.name));
-    for (const [name, sample] of samples) expect(YOUTUBE_ERROR_TABLE.find((r) => r.when(sample))?.name).toBe(name);
+    for (const [name, sample] of samples) expect(YOUTUBE_ERROR_TABLE.find((r) => r.matches(sample))?.name).toBe(name);
   });
 
   it('logs the raw body and returns only our words', async () => {

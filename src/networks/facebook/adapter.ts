@@ -1,7 +1,10 @@
 import type { Confirmation, MediaRef, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
-import { createGraphClient, failure, type GraphCall, type GraphClient, type GraphData } from './errors.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, TokenResult } from '../network-oauth.js';
+import { failure } from '../kit/failure.js';
+import { type Json, list, obj, str } from '../kit/json.js';
+import type { GraphCall } from '../meta-graph/client.js';
+import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
+import { facebookGraph } from './graph.js';
 
 /**
  * Facebook Pages (Graph API). Facebook publishes in one call, so the steps are split like this:
@@ -24,8 +27,6 @@ const LOOKUP_SKEW_MS = 2 * 60_000;
 /** After an unknown outcome, how long a post may take to show in the Page's listings before we post again. */
 const UNKNOWN_OUTCOME_GRACE_MS = 90_000;
 const PENDING_RETRY_MS = 15_000;
-/** Publishing as a Page (Pages API): list the Pages, post as them, read the posts back. */
-const SCOPES = ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'];
 
 const PENDING = 'fb-pending:';
 const ALBUM = 'fb-album:';
@@ -57,8 +58,6 @@ function readProgress(p: Record<string, unknown> | null): Progress {
   };
 }
 
-const str = (d: GraphData, key: string) => (typeof d[key] === 'string' || typeof d[key] === 'number' ? String(d[key]) : null);
-const obj = (d: unknown, key: string) => (typeof d === 'object' && d !== null && typeof (d as GraphData)[key] === 'object' ? ((d as GraphData)[key] as GraphData | null) : null);
 const normalize = (s: unknown) => (typeof s === 'string' ? s.trim().replace(/\s+/g, ' ') : '');
 const isHttp = (u: string) => /^https?:\/\//i.test(u);
 /** Video permalinks come back relative (`/page/videos/1/`). */
@@ -74,7 +73,7 @@ interface PublicCall {
   form: Record<string, string>;
   /** Which listing holds the post and which field holds our text. */
   lookup: { edge: 'published_posts' | 'videos'; field: 'message' | 'description' };
-  postIdOf(d: GraphData): string | null;
+  postIdOf(d: Json): string | null;
   /** The media item, sent as `urlKey` (a public address) or as a `source` upload. */
   media?: { ref: MediaRef; urlKey: 'url' | 'file_url' };
 }
@@ -85,18 +84,18 @@ function planPublicCall(req: PublishRequest, pageId: string, containerId: string
   const posts = { edge: 'published_posts', field: 'message' } as const;
   if (containerId.startsWith(ALBUM)) {
     const ids = containerId.slice(ALBUM.length).split(',');
-    return { path: `/${pageId}/feed`, form: withText({ attached_media: JSON.stringify(ids.map((id) => ({ media_fbid: id }))) }, 'message'), lookup: posts, postIdOf: (d) => str(d, 'id') };
+    return { path: `/${pageId}/feed`, form: withText({ attached_media: JSON.stringify(ids.map((id) => ({ media_fbid: id }))) }, 'message'), lookup: posts, postIdOf: (d) => str(d.id) };
   }
   if (!containerId.startsWith(PENDING)) return failure('upstream_unknown', false);
   const media = req.media[0];
-  if (req.contentType === 'text') return { path: `/${pageId}/feed`, form: { message: text }, lookup: posts, postIdOf: (d) => str(d, 'id') };
+  if (req.contentType === 'text') return { path: `/${pageId}/feed`, form: { message: text }, lookup: posts, postIdOf: (d) => str(d.id) };
   if (req.contentType === 'photo' && media) {
     // `post_id` is the feed story; `id` is the photo object.
-    return { path: `/${pageId}/photos`, form: withText({ published: 'true' }, 'message'), media: { ref: media, urlKey: 'url' }, lookup: posts, postIdOf: (d) => str(d, 'post_id') ?? str(d, 'id') };
+    return { path: `/${pageId}/photos`, form: withText({ published: 'true' }, 'message'), media: { ref: media, urlKey: 'url' }, lookup: posts, postIdOf: (d) => str(d.post_id) ?? str(d.id) };
   }
   if (req.contentType === 'video' && media) {
     const lookup = { edge: 'videos', field: 'description' } as const;
-    return { path: `/${pageId}/videos`, form: withText({}, 'description'), media: { ref: media, urlKey: 'file_url' }, lookup, postIdOf: (d) => str(d, 'id') };
+    return { path: `/${pageId}/videos`, form: withText({}, 'description'), media: { ref: media, urlKey: 'file_url' }, lookup, postIdOf: (d) => str(d.id) };
   }
   return failure('upstream_unknown', false);
 }
@@ -115,7 +114,7 @@ type MediaPayload = Pick<GraphCall, 'form' | 'files'> & { size: number };
 
 /** Creates the Facebook Pages adapter (credentials: the Page access token and the page id). */
 export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDeps): NetworkAdapter {
-  const graph: GraphClient = createGraphClient(settings, deps);
+  const graph = facebookGraph(settings, deps);
   const apiOrigin = new URL(settings.apiBaseUrl).origin;
 
   /** Saves the whole state (saveProgress replaces what was saved); false when the lease was lost. */
@@ -150,7 +149,7 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
       // Unpublished: nothing is public until publish attaches them to one feed post.
       const r = await graph.call({ method: 'POST', url: graph.url(`/${pageId}/photos`), token, form: { ...payload.form, published: 'false' }, files: payload.files });
       if (!r.ok) return r.failure;
-      const id = str(r.data, 'id');
+      const id = str(r.data.id);
       if (!id) return failure('upstream_unknown', false);
       ids.push(id);
       if (!(await save(req, { ...p, photoIds: ids }))) return LEASE_LOST;
@@ -165,8 +164,8 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
     if (!reel) {
       const r = await graph.call({ method: 'POST', url: graph.url(`/${pageId}/video_reels`), token, form: { upload_phase: 'start' } });
       if (!r.ok) return r.failure;
-      const videoId = str(r.data, 'video_id');
-      const uploadUrl = str(r.data, 'upload_url');
+      const videoId = str(r.data.video_id);
+      const uploadUrl = str(r.data.upload_url);
       if (!videoId || !uploadUrl) return failure('upstream_unknown', false);
       reel = { videoId, uploadUrl, uploaded: false };
       if (!(await save(req, { ...p, reel }))) return LEASE_LOST;
@@ -199,11 +198,11 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
     const url = graph.url(`/${pageId}/${edge}`, { fields: `id,${field},created_time`, since: String(Math.floor(from / 1000)), limit: '25' });
     const r = await graph.call({ method: 'GET', url, token });
     if (!r.ok) return r.failure;
-    const rows = Array.isArray(r.data.data) ? (r.data.data as GraphData[]) : [];
+    const rows = list(r.data.data).map(obj);
     const match = rows
       .filter((row) => normalize(row[field]) === normalize(text) && Date.parse(String(row.created_time)) >= from)
       .sort((a, b) => Date.parse(String(a.created_time)) - Date.parse(String(b.created_time)))[0];
-    return { ok: true, postId: match ? str(match, 'id') : null };
+    return { ok: true, postId: match ? str(match.id) : null };
   }
 
   async function publishInOneCall(req: PublishRequest, token: string, pageId: string, containerId: string): Promise<Published> {
@@ -250,8 +249,8 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
     let p = readProgress(req.progress);
     const s = await graph.call({ method: 'GET', url: graph.url(`/${videoId}`, { fields: 'status' }), token });
     if (!s.ok) return s.failure;
-    const status = obj(s.data, 'status');
-    const phase = (name: string) => str(obj(status, name) ?? {}, 'status');
+    const status = obj(s.data.status);
+    const phase = (name: string) => str(obj(status[name]).status);
     if (phase('publishing_phase') === 'complete' || phase('publishing_phase') === 'in_progress') {
       await save(req, { ...p, publishing: false, postId: videoId });
       return { ok: true, postId: videoId };
@@ -301,64 +300,17 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
       const r = await graph.call({ method: 'GET', url, token: req.credentials.accessToken });
       if (!r.ok) {
         // Graph says "does not exist" with code 100 / subcode 33 (or a plain 404).
-        const missing = r.status === 404 || (r.error?.code === 100 && r.error.subcode === 33);
+        const missing = r.error.status === 404 || (r.error.code === 100 && r.error.subcode === 33);
         return { state: missing ? 'not_found' : 'unavailable' };
       }
       if (isVideo) {
-        const status = obj(r.data, 'status');
-        const videoStatus = str(status ?? {}, 'video_status');
+        const status = obj(r.data.status);
+        const videoStatus = str(status.video_status);
         if (videoStatus === 'error' || videoStatus === 'expired') return { state: 'not_found' };
         if (videoStatus !== 'ready') return { state: 'pending' };
       }
-      const permalink = str(r.data, 'permalink_url');
+      const permalink = str(r.data.permalink_url);
       return { state: 'found', url: permalink ? absolute(permalink) : absolute(postId) };
-    },
-  };
-}
-
-/**
- * Facebook Login for a Page: code → short-lived user token → long-lived user token (`fb_exchange_token`) →
- * `/me/accounts`. The connection publishes as the FIRST Page the user granted (one connection per Page; a user
- * with several Pages picks the Page in Facebook's dialog). The stored token is that Page's token, which has no
- * timer when made from a long-lived user token — so `expiresAt` is null and there is no `refresh`.
- */
-export function createFacebookOAuth(settings: NetworkSettings, deps: NetworkDeps): NetworkOAuth {
-  const graph = createGraphClient(settings, deps);
-  const tokenCall = async (query: Record<string, string>) => {
-    const url = new URL(settings.tokenUrl);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    return graph.call({ method: 'GET', url });
-  };
-
-  return {
-    authorizationUrl({ state, redirectUri }) {
-      const url = new URL(settings.authorizeUrl);
-      url.searchParams.set('client_id', settings.clientId ?? '');
-      url.searchParams.set('redirect_uri', redirectUri);
-      url.searchParams.set('state', state);
-      url.searchParams.set('response_type', 'code');
-      url.searchParams.set('scope', SCOPES.join(','));
-      return url.toString();
-    },
-
-    async exchangeCode({ code, redirectUri }): Promise<TokenResult> {
-      const { clientId, clientSecret } = settings;
-      if (!clientId || !clientSecret) return failure('upstream_unknown', false, 'Facebook is not configured on this service (client id and secret).');
-      const short = await tokenCall({ client_id: clientId, client_secret: clientSecret, redirect_uri: redirectUri, code });
-      if (!short.ok) return short.failure;
-      const shortToken = str(short.data, 'access_token');
-      if (!shortToken) return failure('upstream_unknown', false);
-      const long = await tokenCall({ grant_type: 'fb_exchange_token', client_id: clientId, client_secret: clientSecret, fb_exchange_token: shortToken });
-      if (!long.ok) return long.failure;
-      const userToken = str(long.data, 'access_token');
-      if (!userToken) return failure('upstream_unknown', false);
-      const pages = await graph.call({ method: 'GET', url: graph.url('/me/accounts', { fields: 'id,name,access_token', limit: '100' }), token: userToken });
-      if (!pages.ok) return pages.failure;
-      const page = Array.isArray(pages.data.data) ? (pages.data.data as GraphData[])[0] : undefined;
-      const id = page && str(page, 'id');
-      const pageToken = page && str(page, 'access_token');
-      if (!page || !id || !pageToken) return failure('permission_revoked', false, 'The Facebook account granted access to no Page. Reconnect and choose a Page.');
-      return { ok: true, tokens: { accessToken: pageToken, refreshToken: null, expiresAt: null, accountId: id, accountName: str(page, 'name') ?? id } };
     },
   };
 }

@@ -1,5 +1,6 @@
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 import type { NetworkFailure } from '../adapter.js';
+import { type ErrorRow, failure } from '../kit/failure.js';
+import { jsonObject } from '../kit/json.js';
 
 /**
  * A LinkedIn failure as the adapter sees it. Rest.li answers `{status, code?, serviceErrorCode?, message}`
@@ -13,16 +14,6 @@ export interface LinkedinErrorInfo {
   code: string;
   /** The body's `message` / `error_description`, or the raw text when it is not JSON. */
   text: string;
-}
-
-interface Row {
-  /** Why this row exists (the documented meaning), for readers and test names. */
-  why: string;
-  match(e: LinkedinErrorInfo): boolean;
-  code: JobErrorCode;
-  retryable: boolean;
-  /** Our own sentence when the catalogue's one would mislead. */
-  message?: string;
 }
 
 const status = (...codes: number[]) => (e: LinkedinErrorInfo) => codes.includes(e.status);
@@ -39,94 +30,76 @@ const badRequest = (re: RegExp) => (e: LinkedinErrorInfo) => (e.status === 400 |
  * bounded, and wrongly expiring a healthy connection costs the user a reconnect, while a few wasted retries
  * of a real permission problem cost nothing visible.
  */
-export const LINKEDIN_ERROR_TABLE: readonly Row[] = [
+export const LINKEDIN_ERROR_TABLE: readonly ErrorRow<LinkedinErrorInfo>[] = [
   // 65600 invalid, 65601 revoked, 65602 expired: all need the member to authorize again.
-  { why: '401 token expired, revoked or invalid', match: status(401), code: 'token_expired', retryable: false },
+  { name: '401 token expired, revoked or invalid', matches: status(401), code: 'token_expired', retryable: false },
   {
-    why: '403 "resource is forbidden" / "Service Unavailable" (transient, Postiz retries)',
-    match: (e) => e.status === 403 && /resource is forbidden|service unavailable/i.test(e.text),
+    name: '403 "resource is forbidden" / "Service Unavailable" (transient, Postiz retries)',
+    matches: (e) => e.status === 403 && /resource is forbidden|service unavailable/i.test(e.text),
     code: 'upstream_5xx',
     retryable: true,
   },
-  { why: '"Unable to obtain activity" (transient, Postiz retries)', match: (e) => /unable to obtain activity/i.test(e.text), code: 'upstream_5xx', retryable: true },
-  { why: '403 scope (w_member_social) or page role missing', match: status(403), code: 'permission_revoked', retryable: false },
+  { name: '"Unable to obtain activity" (transient, Postiz retries)', matches: (e) => /unable to obtain activity/i.test(e.text), code: 'upstream_5xx', retryable: true },
+  { name: '403 scope (w_member_social) or page role missing', matches: status(403), code: 'permission_revoked', retryable: false },
   // Daily application and member limits; they reset at midnight UTC, so the short retry schedule cannot help.
-  { why: '429 daily app or member limit', match: status(429), code: 'quota_exceeded', retryable: false },
-  { why: '413 payload too large (upload URL)', match: status(413), code: 'media_too_large', retryable: false },
-  { why: '415 unsupported media type (upload URL)', match: status(415), code: 'media_unsupported_format', retryable: false },
-  { why: '400/422 file size over the limit', match: badRequest(/too large|too big|exceed/i), code: 'media_too_large', retryable: false },
+  { name: '429 daily app or member limit', matches: status(429), code: 'quota_exceeded', retryable: false },
+  { name: '413 payload too large (upload URL)', matches: status(413), code: 'media_too_large', retryable: false },
+  { name: '415 unsupported media type (upload URL)', matches: status(415), code: 'media_unsupported_format', retryable: false },
+  { name: '400/422 file size over the limit', matches: badRequest(/too large|too big|exceed/i), code: 'media_too_large', retryable: false },
   {
-    why: '400/422 unsupported media type or format',
-    match: badRequest(/unsupported (media|file|image|video|content|mime)|(format|type) (is )?not supported|invalid (media|file|image|video) ?(type|format)/i),
+    name: '400/422 unsupported media type or format',
+    matches: badRequest(/unsupported (media|file|image|video|content|mime)|(format|type) (is )?not supported|invalid (media|file|image|video) ?(type|format)/i),
     code: 'media_unsupported_format',
     retryable: false,
   },
   // Our configured LinkedIn-Version was sunset: an operator must update LINKEDIN_API_VERSION; retrying is useless.
   {
-    why: '426 NONEXISTENT_VERSION (configured API version sunset)',
-    match: status(426),
+    name: '426 NONEXISTENT_VERSION (configured API version sunset)',
+    matches: status(426),
     code: 'upstream_unknown',
     retryable: false,
     message: 'LinkedIn no longer accepts the API version this service is configured with. The operator must update it.',
   },
-  { why: '408 / 5xx server side', match: (e) => e.status === 408 || e.status >= 500, code: 'upstream_5xx', retryable: true },
-  { why: 'anything else (undocumented)', match: () => true, code: 'upstream_unknown', retryable: false },
+  { name: '408 / 5xx server side', matches: (e) => e.status === 408 || e.status >= 500, code: 'upstream_5xx', retryable: true },
+  { name: 'anything else (undocumented)', matches: () => true, code: 'upstream_unknown', retryable: false },
 ];
 
 /**
  * The token endpoint (RFC 6749 5.2). A refused code means the member must go through the consent again
  * (token_expired); a refused client is our configuration (upstream_unknown).
  */
-export const LINKEDIN_OAUTH_ERROR_TABLE: readonly Row[] = [
+export const LINKEDIN_OAUTH_ERROR_TABLE: readonly ErrorRow<LinkedinErrorInfo>[] = [
   {
-    why: 'invalid_grant or expired/used authorization code',
-    match: (e) => e.status < 500 && (e.code === 'invalid_grant' || /authorization code|expired|revoked/i.test(e.text)),
+    name: 'invalid_grant or expired/used authorization code',
+    matches: (e) => e.status < 500 && (e.code === 'invalid_grant' || /authorization code|expired|revoked/i.test(e.text)),
     code: 'token_expired',
     retryable: false,
   },
-  { why: 'access_denied by the member', match: (e) => e.code === 'access_denied', code: 'permission_revoked', retryable: false },
-  { why: '429 throttled', match: status(429), code: 'quota_exceeded', retryable: false },
-  { why: '5xx server side', match: (e) => e.status >= 500, code: 'upstream_5xx', retryable: true },
-  { why: 'invalid_client, invalid_request and anything else', match: () => true, code: 'upstream_unknown', retryable: false },
+  { name: 'access_denied by the member', matches: (e) => e.code === 'access_denied', code: 'permission_revoked', retryable: false },
+  { name: '429 throttled', matches: status(429), code: 'quota_exceeded', retryable: false },
+  { name: '5xx server side', matches: (e) => e.status >= 500, code: 'upstream_5xx', retryable: true },
+  { name: 'invalid_client, invalid_request and anything else', matches: () => true, code: 'upstream_unknown', retryable: false },
 ];
 
 /** Reads status and body into the fields the tables match on. */
 export function linkedinErrorInfo(httpStatus: number, body: string): LinkedinErrorInfo {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (parsed !== null && typeof parsed === 'object') {
-      const o = parsed as Record<string, unknown>;
-      const code = typeof o.code === 'string' ? o.code : typeof o.error === 'string' ? o.error : '';
-      const text = typeof o.message === 'string' ? o.message : typeof o.error_description === 'string' ? o.error_description : body;
-      return { status: httpStatus, code, text };
-    }
-  } catch {
-    // Not JSON (an HTML error page from the edge): match on the raw text.
-  }
-  return { status: httpStatus, code: '', text: body };
-}
-
-/** A failure value with our catalogue's sentence (or the row's own). */
-export function linkedinFailure(code: JobErrorCode, retryable: boolean, message?: string): NetworkFailure {
-  return { ok: false, code, retryable, message: message ?? JOB_ERROR_MESSAGES[code] };
-}
-
-/** Sorts one failed answer with `table` (first match wins). */
-export function classifyLinkedinError(info: LinkedinErrorInfo, table: readonly Row[] = LINKEDIN_ERROR_TABLE): NetworkFailure {
-  const row = table.find((r) => r.match(info));
-  // The last row of each table matches everything; the fallback only satisfies the compiler.
-  return row ? linkedinFailure(row.code, row.retryable, row.message) : linkedinFailure('upstream_unknown', false);
+  // Not JSON (an HTML error page from the edge): match on the raw text.
+  const o = jsonObject(body);
+  if (!o) return { status: httpStatus, code: '', text: body };
+  const code = typeof o.code === 'string' ? o.code : typeof o.error === 'string' ? o.error : '';
+  const text = typeof o.message === 'string' ? o.message : typeof o.error_description === 'string' ? o.error_description : body;
+  return { status: httpStatus, code, text };
 }
 
 /** No answer at all (refused connection, reset, our timeout): the network may recover, so retry. */
-export const LINKEDIN_NETWORK_FAILURE: NetworkFailure = linkedinFailure(
+export const LINKEDIN_NETWORK_FAILURE: NetworkFailure = failure(
   'upstream_5xx',
   true,
   'LinkedIn did not answer in time or the connection failed. The job is retried automatically.',
 );
 
 /** A media asset LinkedIn could not process (video/image status PROCESSING_FAILED): almost always its format. */
-export const LINKEDIN_PROCESSING_FAILED: NetworkFailure = linkedinFailure(
+export const LINKEDIN_PROCESSING_FAILED: NetworkFailure = failure(
   'media_unsupported_format',
   false,
   'LinkedIn could not process the media file. Use JPEG, PNG or GIF for photos and MP4 for video.',

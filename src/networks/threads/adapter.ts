@@ -1,10 +1,11 @@
-import { JOB_ERROR_MESSAGES } from '../../vocabulary/job-errors.js';
 import type { Confirmation, LiveCredentials, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from '../adapter.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from '../network-oauth.js';
-import { classifyContainerError, classifyThreadsError, type GraphError, graphCall, isRecord, str } from './errors.js';
+import { failure } from '../kit/failure.js';
+import { isRecord, str } from '../kit/json.js';
+import type { GraphError } from '../meta-graph/errors.js';
+import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
+import { classifyContainerError, classifyThreadsError } from './errors.js';
+import { threadsGraph } from './graph.js';
 
-/** Scopes: publishing, plus replies (chains reply to themselves; reply quota and reply lookups need them). */
-const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_replies', 'threads_read_replies'];
 /** Status checks within one publish call while a container is IN_PROGRESS, and the pause between them. */
 const POLL_CHECKS = 3;
 const POLL_PAUSE_MS = 1_000;
@@ -13,11 +14,8 @@ const RETRY_AFTER_MS = 30_000;
 /** Lookups of a post whose container says PUBLISHED before giving up on finding its id. */
 const MAX_LOOKUPS = 10;
 
-function fail(code: NetworkFailure['code'], message = JOB_ERROR_MESSAGES[code]): NetworkFailure {
-  return { ok: false, code, retryable: code === 'upstream_5xx', message };
-}
 const later = (retryAfterMs = RETRY_AFTER_MS): NotReady => ({ ok: 'pending', retryAfterMs });
-const NO_CREDENTIALS = fail('upstream_unknown', 'The connection has no credentials for the network. Reconnect it.');
+const NO_CREDENTIALS = failure('upstream_unknown', false, 'The connection has no credentials for the network. Reconnect it.');
 
 /**
  * What a publish run saved (PublishRequest.progress): posts 0..index-1 are live with `ids`; `container` is the
@@ -76,9 +74,10 @@ function chainFailure(f: NetworkFailure, k: number, n: number): NetworkFailure {
 
 /** Calls on the Graph API as one account. */
 function client(settings: NetworkSettings, deps: NetworkDeps, cred: LiveCredentials) {
-  const base = settings.apiBaseUrl.replace(/\/+$/, '');
+  const graph = threadsGraph(settings, deps);
+  // GET parameters go in the query, POST parameters in a form body (both as the Graph API documents them).
   const call = (method: 'GET' | 'POST', path: string, params: Record<string, string | null | undefined> = {}) =>
-    graphCall(deps, method, `${base}/${path}`, params, cred.accessToken);
+    method === 'GET' ? graph.call({ method, url: graph.url(path, params), token: cred.accessToken }) : graph.call({ method, url: graph.url(path), form: params, token: cred.accessToken });
   const user = encodeURIComponent(cred.accountId);
   return {
     quota: () => call('GET', `${user}/threads_publishing_limit`, { fields: 'quota_usage,config,reply_quota_usage,reply_config' }),
@@ -100,7 +99,7 @@ function containerParams(req: PublishRequest, k: number, replyTo: string | null)
   if (kind === 'TEXT') return { ok: true, params: { media_type: 'TEXT', text, reply_to_id: replyTo } };
   // Threads downloads media itself from a public address (an upload's is its signed address).
   const address = media?.publicUrl ?? media?.url;
-  if (!address || !/^https?:\/\//.test(address)) return fail('upstream_unknown', 'The media has no public address Threads can download it from.');
+  if (!address || !/^https?:\/\//.test(address)) return failure('upstream_unknown', false, 'The media has no public address Threads can download it from.');
   const field = kind === 'IMAGE' ? 'image_url' : 'video_url';
   return { ok: true, params: { media_type: kind, [field]: address, text: text === '' ? null : text, reply_to_id: replyTo } };
 }
@@ -108,17 +107,17 @@ function containerParams(req: PublishRequest, k: number, replyTo: string | null)
 /** Checks both quotas before anything is created: a chain of n uses 1 post and n-1 replies (spec 8). */
 async function checkQuota(api: Client, posts: number): Promise<NetworkFailure | null> {
   const res = await api.quota();
-  if (!res.ok) return classifyThreadsError(res.error);
-  const row = Array.isArray(res.body.data) && isRecord(res.body.data[0]) ? res.body.data[0] : null;
+  if (!res.ok) return res.failure;
+  const row = Array.isArray(res.data.data) && isRecord(res.data.data[0]) ? res.data.data[0] : null;
   if (!row) return null; // No figures: let the publish call itself be the judge.
   const over = (usage: unknown, config: unknown, need: number) =>
     typeof usage === 'number' && isRecord(config) && typeof config.quota_total === 'number' && usage + need > config.quota_total;
-  if (over(row.quota_usage, row.config, 1) || (posts > 1 && over(row.reply_quota_usage, row.reply_config, posts - 1))) return fail('quota_exceeded');
+  if (over(row.quota_usage, row.config, 1) || (posts > 1 && over(row.reply_quota_usage, row.reply_config, posts - 1))) return failure('quota_exceeded');
   return null;
 }
 
 /** Whether an error leaves the outcome of a sent publish unknown (then we look it up later, never re-send blindly). */
-const unsure = (e: GraphError) => classifyThreadsError(e).code === 'upstream_5xx';
+const unsure = (e: GraphError) => classifyThreadsError(e).failure.code === 'upstream_5xx';
 
 /** Finds the media id of post k whose container says PUBLISHED but whose publish answer was lost. */
 async function findPublished(api: Client, p: ChainProgress, text: string): Promise<string | null> {
@@ -126,14 +125,14 @@ async function findPublished(api: Client, p: ChainProgress, text: string): Promi
   if (p.lastMediaId === null) {
     const sinceSec = Math.floor((p.publishStartedAt ?? 0) / 1000) - 300;
     const res = await api.ownPostsSince(sinceSec);
-    const list = res.ok && Array.isArray(res.body.data) ? res.body.data.filter(isRecord) : [];
-    const post = list.find((m) => (str(m, 'text') ?? '').trim() === wanted); // newest first
-    return post ? str(post, 'id') : null;
+    const list = res.ok && Array.isArray(res.data.data) ? res.data.data.filter(isRecord) : [];
+    const post = list.find((m) => (str(m.text) ?? '').trim() === wanted); // newest first
+    return post ? str(post.id) : null;
   }
   const res = await api.repliesTo(p.lastMediaId);
-  const list = res.ok && Array.isArray(res.body.data) ? res.body.data.filter(isRecord) : [];
-  const mine = list.find((m) => m.is_reply_owned_by_me === true && (str(m, 'text') ?? '').trim() === wanted);
-  return mine ? str(mine, 'id') : null;
+  const list = res.ok && Array.isArray(res.data.data) ? res.data.data.filter(isRecord) : [];
+  const mine = list.find((m) => m.is_reply_owned_by_me === true && (str(m.text) ?? '').trim() === wanted);
+  return mine ? str(mine.id) : null;
 }
 
 /** Asks for the container's status a few times while it is IN_PROGRESS (a short poll, never minutes). */
@@ -141,8 +140,8 @@ async function pollStatus(api: Client, deps: NetworkDeps, container: string) {
   for (let check = 1; ; check++) {
     const res = await api.status(container);
     if (!res.ok) return res;
-    const status = str(res.body, 'status') ?? 'UNKNOWN';
-    if (status !== 'IN_PROGRESS' || check >= POLL_CHECKS) return { ok: true as const, status, errorMessage: str(res.body, 'error_message') };
+    const status = str(res.data.status) ?? 'UNKNOWN';
+    if (status !== 'IN_PROGRESS' || check >= POLL_CHECKS) return { ok: true as const, status, errorMessage: str(res.data.error_message) };
     await deps.sleep(POLL_PAUSE_MS);
   }
 }
@@ -163,9 +162,9 @@ export function createThreadsAdapter(settings: NetworkSettings, deps: NetworkDep
       const params = containerParams(req, 0, null);
       if (!params.ok) return params;
       const made = await api.createContainer(params.params);
-      if (!made.ok) return classifyThreadsError(made.error);
-      const id = str(made.body, 'id');
-      return id ? { ok: true, containerId: id } : fail('upstream_unknown');
+      if (!made.ok) return made.failure;
+      const id = str(made.data.id);
+      return id ? { ok: true, containerId: id } : failure('upstream_unknown');
     },
 
     async publish(req, containerId): Promise<Published> {
@@ -190,13 +189,13 @@ export function createThreadsAdapter(settings: NetworkSettings, deps: NetworkDep
           const params = containerParams(req, k, p.lastMediaId);
           if (!params.ok) return stop(params);
           const made = await api.createContainer(params.params);
-          if (!made.ok) return stop(classifyThreadsError(made.error));
-          container = str(made.body, 'id');
-          if (!container) return stop(fail('upstream_unknown'));
+          if (!made.ok) return stop(made.failure);
+          container = str(made.data.id);
+          if (!container) return stop(failure('upstream_unknown'));
           if (!(await save({ ...p, container }))) return LEASE_LOST;
         }
         const st = await pollStatus(api, deps, container);
-        if (!st.ok) return p.publishing !== null && unsure(st.error) ? later() : stop(classifyThreadsError(st.error));
+        if (!st.ok) return p.publishing !== null && unsure(st.error) ? later() : stop(st.failure);
 
         if (st.status === 'IN_PROGRESS') return later();
         if (st.status === 'ERROR') return stop(classifyContainerError(st.errorMessage));
@@ -209,29 +208,29 @@ export function createThreadsAdapter(settings: NetworkSettings, deps: NetworkDep
           const mediaId = await findPublished(api, p, texts[k] ?? '');
           if (mediaId === null) {
             if (p.lookups + 1 >= MAX_LOOKUPS) {
-              return stop(fail('upstream_unknown', `Threads reports post ${k + 1} as published but it could not be found. It may be live: check before republishing.`));
+              return stop(failure('upstream_unknown', false, `Threads reports post ${k + 1} as published but it could not be found. It may be live: check before republishing.`));
             }
             return (await save({ ...p, lookups: p.lookups + 1 })) ? later() : LEASE_LOST;
           }
           if (!(await save(advance(p, mediaId)))) return LEASE_LOST;
           continue;
         }
-        if (st.status !== 'FINISHED') return stop(fail('upstream_unknown'));
+        if (st.status !== 'FINISHED') return stop(failure('upstream_unknown'));
 
         // The public step: recorded before, so a run taken over looks the post up instead of publishing again.
         if (!(await save({ ...p, publishing: container, publishStartedAt: deps.now() }))) return LEASE_LOST;
         const pub = await api.publish(container);
-        if (!pub.ok) return unsure(pub.error) ? later() : stop(classifyThreadsError(pub.error));
-        const mediaId = str(pub.body, 'id');
+        if (!pub.ok) return unsure(pub.error) ? later() : stop(pub.failure);
+        const mediaId = str(pub.data.id);
         if (!mediaId) return later(); // Published or not, the container's status will tell on the next call.
         if (!(await save(advance(p, mediaId)))) return LEASE_LOST;
       }
 
       const first = p.ids[0];
-      if (first === undefined) return fail('upstream_unknown');
+      if (first === undefined) return failure('upstream_unknown');
       // The chain's URL is the first post's permalink; a failed lookup here leaves it to confirm().
       const media = await api.media(first);
-      const url = media.ok ? str(media.body, 'permalink') : null;
+      const url = media.ok ? str(media.data.permalink) : null;
       return url ? { ok: true, postId: first, url } : { ok: true, postId: first };
     },
 
@@ -239,77 +238,13 @@ export function createThreadsAdapter(settings: NetworkSettings, deps: NetworkDep
       if (!req.credentials) return { state: 'unavailable' };
       const res = await client(settings, deps, req.credentials).media(postId);
       if (res.ok) {
-        const url = str(res.body, 'permalink');
+        const url = str(res.data.permalink);
         // Threads omits the permalink of posts flagged for copyright: not confirmable yet.
         return url ? { state: 'found', url } : { state: 'pending' };
       }
       const e = res.error;
       if (e.status === 404 || (e.code === 100 && e.subcode === 33)) return { state: 'not_found' };
       return { state: 'unavailable' };
-    },
-  };
-}
-
-/**
- * Threads OAuth: authorize on threads.net, exchange the code at `tokenUrl`, swap the short-lived token for a
- * long-lived one (60 days) at `{api origin}/access_token`, and read the account with `/me`. Refresh renews the
- * long-lived token itself at `{api origin}/refresh_access_token` (Threads has no separate refresh token).
- */
-export function createThreadsOAuth(settings: NetworkSettings, deps: NetworkDeps): NetworkOAuth {
-  const origin = new URL(settings.apiBaseUrl).origin;
-  const base = settings.apiBaseUrl.replace(/\/+$/, '');
-  const notConfigured = fail('upstream_unknown', 'Threads is not configured on this service (client id and secret).');
-
-  /** Reads `{access_token, expires_in}` from a token answer. */
-  const longLived = (body: Record<string, unknown>) => {
-    const accessToken = str(body, 'access_token');
-    const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : null;
-    return accessToken ? { accessToken, expiresAt: expiresIn === null ? null : deps.now() + expiresIn * 1000 } : null;
-  };
-
-  return {
-    authorizationUrl({ state, redirectUri }) {
-      const url = new URL(settings.authorizeUrl);
-      url.searchParams.set('client_id', settings.clientId ?? '');
-      url.searchParams.set('redirect_uri', redirectUri);
-      url.searchParams.set('scope', SCOPES.join(','));
-      url.searchParams.set('response_type', 'code');
-      url.searchParams.set('state', state);
-      return url.toString();
-    },
-
-    async exchangeCode({ code, redirectUri }): Promise<TokenResult> {
-      if (!settings.clientId || !settings.clientSecret) return notConfigured;
-      const short = await graphCall(deps, 'POST', settings.tokenUrl, {
-        client_id: settings.clientId,
-        client_secret: settings.clientSecret,
-        grant_type: 'authorization_code',
-        redirect_uri: redirectUri,
-        code,
-      });
-      if (!short.ok) return classifyThreadsError(short.error);
-      const shortToken = str(short.body, 'access_token');
-      if (!shortToken) return fail('upstream_unknown');
-      const long = await graphCall(deps, 'GET', `${origin}/access_token`, {
-        grant_type: 'th_exchange_token',
-        client_secret: settings.clientSecret,
-        access_token: shortToken,
-      });
-      if (!long.ok) return classifyThreadsError(long.error);
-      const tokens = longLived(long.body);
-      if (!tokens) return fail('upstream_unknown');
-      const me = await graphCall(deps, 'GET', `${base}/me`, { fields: 'id,username' }, tokens.accessToken);
-      if (!me.ok) return classifyThreadsError(me.error);
-      const accountId = str(me.body, 'id') ?? str(short.body, 'user_id');
-      if (!accountId) return fail('upstream_unknown');
-      return { ok: true, tokens: { ...tokens, refreshToken: null, accountId, accountName: str(me.body, 'username') ?? accountId } };
-    },
-
-    async refresh(current: NetworkTokens): Promise<TokenResult> {
-      const res = await graphCall(deps, 'GET', `${origin}/refresh_access_token`, { grant_type: 'th_refresh_token', access_token: current.accessToken });
-      if (!res.ok) return classifyThreadsError(res.error);
-      const tokens = longLived(res.body);
-      return tokens ? { ok: true, tokens: { ...current, ...tokens } } : fail('upstream_unknown');
     },
   };
 }

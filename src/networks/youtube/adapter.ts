@@ -1,15 +1,15 @@
-import type { MediaSource } from '../media-source.js';
-import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
-import type { NetworkDeps, NetworkOAuth, NetworkSettings, NetworkTokens, TokenResult } from '../network-oauth.js';
-import { classifyYoutubeError, parseGoogleError, YOUTUBE_MESSAGES, youtubeFailure } from './errors.js';
+import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
+import { failure } from '../kit/failure.js';
+import { type Answer, logFailedAnswer } from '../kit/http.js';
+import { jsonObject } from '../kit/json.js';
+import type { MediaSource } from '../media-source.js';
+import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
+import { YOUTUBE_MESSAGES } from './errors.js';
+import { bearer, exchange, refused, trimBase } from './http.js';
 
 /** YouTube Data API v3: resumable uploads (https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol). */
 
-const UPLOAD_SCOPE = 'https://www.googleapis.com/auth/youtube.upload';
-/** Read-only is needed for `channels?mine=true` (the account id and name); upload alone cannot read it. */
-const SCOPES = [UPLOAD_SCOPE, 'https://www.googleapis.com/auth/youtube.readonly'];
-const REQUEST_TIMEOUT_MS = 30_000;
 /** A chunk of several MiB on a slow link needs longer than a JSON call. */
 const CHUNK_TIMEOUT_MS = 120_000;
 /** Google's rule: every chunk but the last is a multiple of 256 KiB. */
@@ -27,41 +27,6 @@ export interface YoutubeAdapterOptions {
   /** Times one call asks the session and continues after a broken chunk before giving up (retryable). */
   resumeAttempts?: number;
 }
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: string;
-}
-
-/** One HTTP exchange; no answer (refused, dropped, timed out) becomes status 0 instead of an exception. */
-async function send(deps: NetworkDeps, url: string, init: RequestInit, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Answer> {
-  try {
-    // manual: a 308 here means "resume incomplete", never a redirect to follow.
-    const res = await deps.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    return { status: res.status, headers: res.headers, body: await res.text() };
-  } catch (err) {
-    return { status: 0, headers: new Headers(), body: err instanceof Error ? `${err.name}: ${err.message}` : 'fetch failed' };
-  }
-}
-
-/** Logs the raw answer (never returned) and sorts it with the error table. */
-function failure(deps: NetworkDeps, what: string, a: Answer): NetworkFailure {
-  deps.log(`youtube: ${what} failed`, { status: a.status, body: a.body.slice(0, 2000) });
-  return classifyYoutubeError(parseGoogleError(a.status, a.body));
-}
-
-function parseJson(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-const trimBase = (url: string) => url.replace(/\/+$/, '');
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** Cuts a string to `maxChars` code points and `maxBytes` UTF-8 bytes, never inside a character. */
 function clip(text: string, maxChars: number, maxBytes = Infinity): string {
@@ -123,23 +88,23 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
       return { kind: 'continue', offset: m?.[1] === undefined ? 0 : Number(m[1]) + 1 };
     }
     if (a.status === 200 || a.status === 201) {
-      const id = parseJson(a.body)?.id;
+      const id = jsonObject(a.text)?.id;
       if (typeof id === 'string' && id !== '') return { kind: 'done', videoId: id };
-      deps.log('youtube: upload finished without a video id', { status: a.status, body: a.body.slice(0, 2000) });
-      return { kind: 'failed', failure: youtubeFailure('upstream_unknown') };
+      logFailedAnswer(deps, { network: 'youtube', call: what }, a, { row: 'upload finished without a video id' });
+      return { kind: 'failed', failure: failure('upstream_unknown') };
     }
     if (a.status === 404 || a.status === 410) {
-      deps.log(`youtube: ${what}: upload session gone`, { status: a.status, body: a.body.slice(0, 2000) });
-      return { kind: 'failed', failure: youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.sessionGone) };
+      logFailedAnswer(deps, { network: 'youtube', call: what }, a, { row: 'upload session gone' });
+      return { kind: 'failed', failure: failure('upstream_unknown', false, YOUTUBE_MESSAGES.sessionGone) };
     }
-    return { kind: 'failed', failure: failure(deps, what, a) };
+    return { kind: 'failed', failure: refused(deps, what, a) };
   }
 
   return {
     async submit(req: PublishRequest): Promise<Submitted> {
-      if (!req.credentials) return youtubeFailure('upstream_unknown');
+      if (!req.credentials) return failure('upstream_unknown');
       const media = req.media[0];
-      if (!media || req.media.length !== 1) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.noVideo);
+      if (!media || req.media.length !== 1) return failure('upstream_unknown', false, YOUTUBE_MESSAGES.noVideo);
       let total: number;
       try {
         // Only the size is needed here; the bytes are read chunk by chunk when they are sent.
@@ -148,9 +113,9 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
         await source.close();
       } catch (err) {
         deps.log('youtube: reading the media failed', { error: err instanceof Error ? err.message : String(err) });
-        return youtubeFailure('upstream_5xx', true);
+        return failure('upstream_5xx', true);
       }
-      if (total === 0) return youtubeFailure('media_unsupported_format', false, YOUTUBE_MESSAGES.emptyFile);
+      if (total === 0) return failure('media_unsupported_format', false, YOUTUBE_MESSAGES.emptyFile);
 
       const title = clip(firstLine(req.title) || firstLine(req.text), PLATFORMS.youtube.limits.titleMaxChars ?? 100);
       const description = clip(req.text ?? '', PLATFORMS.youtube.limits.textMaxChars, DESCRIPTION_MAX_BYTES);
@@ -158,7 +123,7 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
         snippet: { title, description, categoryId: CATEGORY_PEOPLE_AND_BLOGS },
         status: { privacyStatus: 'public', selfDeclaredMadeForKids: false },
       };
-      const a = await send(deps, `${api}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
+      const a = await exchange(deps, `${api}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
         method: 'POST',
         headers: {
           ...bearer(req.credentials.accessToken),
@@ -169,13 +134,13 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
         body: JSON.stringify(resource),
       });
       const sessionUri = a.headers.get('location');
-      if (a.status !== 200 || !sessionUri) return failure(deps, 'starting the upload session', a);
-      if (!(await req.saveProgress({ sessionUri, total }))) return youtubeFailure('upstream_5xx', true, YOUTUBE_MESSAGES.leaseLost);
+      if (a.status !== 200 || !sessionUri) return refused(deps, 'starting the upload session', a);
+      if (!(await req.saveProgress({ sessionUri, total }))) return failure('upstream_5xx', true, YOUTUBE_MESSAGES.leaseLost);
       return { ok: true, containerId: sessionUri };
     },
 
     async publish(req: PublishRequest, containerId: string): Promise<Published> {
-      if (!req.credentials) return youtubeFailure('upstream_unknown');
+      if (!req.credentials) return failure('upstream_unknown');
       const token = req.credentials.accessToken;
       const saved = readProgress(req.progress);
       if (saved?.videoId) return { ok: true, postId: saved.videoId, url: watchUrl(saved.videoId) };
@@ -183,31 +148,30 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
       // The token goes only to the configured API host, whatever a Location header said.
       if (URL.canParse(sessionUri) === false || new URL(sessionUri).origin !== new URL(api).origin) {
         deps.log('youtube: upload session is not on the API host', {});
-        return youtubeFailure('upstream_unknown');
+        return failure('upstream_unknown');
       }
       const media = req.media[0];
-      if (!media) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.noVideo);
+      if (!media) return failure('upstream_unknown', false, YOUTUBE_MESSAGES.noVideo);
       let source: MediaSource;
       try {
         source = await deps.openMedia(media.url);
       } catch (err) {
         deps.log('youtube: reading the media failed', { error: err instanceof Error ? err.message : String(err) });
-        return youtubeFailure('upstream_5xx', true);
+        return failure('upstream_5xx', true);
       }
       try {
         const total = source.size;
-        if (saved && saved.total !== total) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.fileChanged);
+        if (saved && saved.total !== total) return failure('upstream_unknown', false, YOUTUBE_MESSAGES.fileChanged);
         const contentType = media.contentType ?? 'application/octet-stream';
 
         const askSession = async (): Promise<Step> =>
           interpret(
-            await send(deps, sessionUri, { method: 'PUT', headers: { ...bearer(token), 'Content-Range': `bytes */${total}` } }),
+            await exchange(deps, sessionUri, { method: 'PUT', headers: { ...bearer(token), 'Content-Range': `bytes */${total}` } }),
             'asking the upload session',
           );
         const sendChunk = async (offset: number): Promise<Step> => {
           const end = Math.min(offset + chunkSize, total);
-          const a = await send(
-            deps,
+          const a = await exchange(deps,
             sessionUri,
             { method: 'PUT', headers: { ...bearer(token), 'Content-Type': contentType, 'Content-Range': `bytes ${offset}-${end - 1}/${total}` }, body: await source.read(offset, end - offset) },
             CHUNK_TIMEOUT_MS,
@@ -239,7 +203,7 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
             return { ok: 'pending', retryAfterMs: 5_000 };
           }
           // Saved before each chunk: the last chunk creates the video, and a crash after it must resume by asking.
-          if (!(await req.saveProgress({ sessionUri, total, offset: step.offset }))) return youtubeFailure('upstream_5xx', true, YOUTUBE_MESSAGES.leaseLost);
+          if (!(await req.saveProgress({ sessionUri, total, offset: step.offset }))) return failure('upstream_5xx', true, YOUTUBE_MESSAGES.leaseLost);
           if (sentThisCall && deps.now() - started >= budgetMs) return { ok: 'pending', retryAfterMs: 1_000 };
           sentThisCall = true;
           step = await sendChunk(step.offset);
@@ -251,14 +215,14 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
 
     async confirm(req: PublishRequest, postId: string): Promise<Confirmation> {
       if (!req.credentials) return { state: 'unavailable' };
-      const a = await send(deps, `${api}/youtube/v3/videos?part=status,processingDetails&id=${encodeURIComponent(postId)}`, {
+      const a = await exchange(deps, `${api}/youtube/v3/videos?part=status,processingDetails&id=${encodeURIComponent(postId)}`, {
         headers: { ...bearer(req.credentials.accessToken), Accept: 'application/json' },
       });
       if (a.status !== 200) {
-        deps.log('youtube: reading the video failed', { status: a.status, body: a.body.slice(0, 2000) });
+        logFailedAnswer(deps, { network: 'youtube', call: 'reading the video' }, a);
         return { state: 'unavailable' };
       }
-      const items = parseJson(a.body)?.items;
+      const items = jsonObject(a.text)?.items;
       const video = Array.isArray(items) ? (items as Array<{ id?: unknown; status?: { uploadStatus?: unknown } }>).find((v) => v.id === postId) : undefined;
       if (!video) return { state: 'not_found' };
       const uploadStatus = video.status?.uploadStatus;
@@ -269,74 +233,6 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
       }
       // Still processing counts as found: the video exists at its URL and processing cannot create another.
       return { state: 'found', url: watchUrl(postId) };
-    },
-  };
-}
-
-/**
- * Google OAuth 2.0 for YouTube: offline access with a consent prompt (so Google returns a refresh token each
- * time), the channel read with `channels?mine=true` for the account id and name, and `refresh`.
- */
-export function createYoutubeOAuth(settings: NetworkSettings, deps: NetworkDeps): NetworkOAuth {
-  const api = trimBase(settings.apiBaseUrl);
-
-  async function tokenCall(form: Record<string, string>, what: string): Promise<{ ok: true; json: Record<string, unknown>; accessToken: string } | NetworkFailure> {
-    if (!settings.clientId || !settings.clientSecret) return youtubeFailure('upstream_unknown', false, YOUTUBE_MESSAGES.clientConfig);
-    const body = new URLSearchParams({ ...form, client_id: settings.clientId, client_secret: settings.clientSecret });
-    const a = await send(deps, settings.tokenUrl, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body: body.toString() });
-    const json = a.status === 200 ? parseJson(a.body) : null;
-    const accessToken = json?.access_token;
-    if (!json || typeof accessToken !== 'string') return failure(deps, what, a);
-    return { ok: true, json, accessToken };
-  }
-
-  const expiresAt = (json: Record<string, unknown>) => (typeof json.expires_in === 'number' ? deps.now() + json.expires_in * 1000 : null);
-
-  async function readChannel(accessToken: string): Promise<{ ok: true; id: string; name: string } | NetworkFailure> {
-    const a = await send(deps, `${api}/youtube/v3/channels?part=snippet&mine=true`, { headers: { ...bearer(accessToken), Accept: 'application/json' } });
-    if (a.status !== 200) return failure(deps, 'reading the channel', a);
-    const items = parseJson(a.body)?.items;
-    const channel = Array.isArray(items) ? (items[0] as { id?: unknown; snippet?: { title?: unknown } } | undefined) : undefined;
-    if (typeof channel?.id !== 'string') return youtubeFailure('permission_revoked', false, YOUTUBE_MESSAGES.noChannel);
-    const title = channel.snippet?.title;
-    return { ok: true, id: channel.id, name: typeof title === 'string' && title !== '' ? title : channel.id };
-  }
-
-  return {
-    authorizationUrl({ state, redirectUri }) {
-      if (!settings.clientId) throw new Error('youtube: clientId is not configured');
-      const q = new URLSearchParams({
-        client_id: settings.clientId,
-        redirect_uri: redirectUri,
-        response_type: 'code',
-        scope: SCOPES.join(' '),
-        // offline + consent: Google gives a refresh token only on a consent screen.
-        access_type: 'offline',
-        prompt: 'consent',
-        include_granted_scopes: 'true',
-        state,
-      });
-      return `${settings.authorizeUrl}?${q.toString()}`;
-    },
-
-    async exchangeCode({ code, redirectUri }): Promise<TokenResult> {
-      const t = await tokenCall({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }, 'exchanging the code');
-      if (!t.ok) return t;
-      // Google's consent screen lets the user untick a scope; without upload, publishing could never work.
-      if (typeof t.json.scope === 'string' && !t.json.scope.split(' ').includes(UPLOAD_SCOPE)) return youtubeFailure('permission_revoked');
-      const channel = await readChannel(t.accessToken);
-      if (!channel.ok) return channel;
-      const refreshToken = typeof t.json.refresh_token === 'string' ? t.json.refresh_token : null;
-      return { ok: true, tokens: { accessToken: t.accessToken, refreshToken, expiresAt: expiresAt(t.json), accountId: channel.id, accountName: channel.name } };
-    },
-
-    async refresh(tokens: NetworkTokens): Promise<TokenResult> {
-      if (!tokens.refreshToken) return youtubeFailure('token_expired');
-      const t = await tokenCall({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken }, 'refreshing the token');
-      if (!t.ok) return t;
-      // Google usually omits refresh_token on refresh: the old one stays valid.
-      const refreshToken = typeof t.json.refresh_token === 'string' ? t.json.refresh_token : tokens.refreshToken;
-      return { ok: true, tokens: { ...tokens, accessToken: t.accessToken, refreshToken, expiresAt: expiresAt(t.json) } };
     },
   };
 }
