@@ -24,6 +24,9 @@ import { fetchMediaCapped, probeMedia } from './media/probe.js';
 import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox/adapter.js';
+import type { NetworkDeps } from './networks/network-deps.js';
+import { newId } from './core/ids.js';
+import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists } from '../db/repositories/sandbox.repo.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
@@ -127,19 +130,25 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const downloadDir = join(config.mediaDir, '.downloads');
     // Long enough for a network to download a file while a job waits on it; renewed on every attempt.
     const mediaLinks = createPublicMediaLinks({ secretKey, baseUrl: config.baseUrl ?? '', clock, ttlMs: 24 * 3_600_000 });
-    const sandbox = createSandboxAdapter({ ...deps, delayMs: config.sandboxDelayMs });
-    const networks = createNetworkRegistry(
-      config.networks,
-      {
-        // Network APIs are configured, trusted hosts: plain fetch. Media addresses go through the guard.
-        fetch: globalThis.fetch,
-        now: () => clock.now(),
-        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-        log: (message, details) => logger.warn(details, message),
-        openMedia: (url) => openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
+    const networkDeps: NetworkDeps = {
+      // Network APIs are configured, trusted hosts: plain fetch. Media addresses go through the guard.
+      fetch: globalThis.fetch,
+      now: () => clock.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      log: (message, details) => logger.warn(details, message),
+      openMedia: (url) => openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
+    };
+    // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids.
+    const sandbox = createSandboxAdapter(networkDeps, {
+      store: {
+        insertContainer: (id, jobId, now) => insertSandboxContainer(db.kysely, id, jobId, now),
+        publishContainer: (row) => publishSandboxContainer(db.kysely, row),
+        postExists: (id) => sandboxPostExists(db.kysely, id),
       },
-      sandbox,
-    );
+      newId,
+      delayMs: config.sandboxDelayMs,
+    });
+    const networks = createNetworkRegistry(config.networks, networkDeps, sandbox);
     const networkConnect = createNetworkConnectService({
       ...deps,
       meters,

@@ -1,18 +1,30 @@
-import type { Kysely } from 'kysely';
-import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists } from '../../../db/repositories/sandbox.repo.js';
-import type { Database } from '../../../db/schema.js';
-import type { Clock } from '../../core/clock.js';
-import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
-import { newId } from '../../core/ids.js';
-import type { Confirmation, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
+import type { JobErrorCode } from '../../vocabulary/job-errors.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
+import type { Confirmation, NetworkAdapter, PublishRequest, Published, Submitted } from '../adapter.js';
+import { failure } from '../kit/failure.js';
+import type { NetworkDeps } from '../network-deps.js';
+
+/**
+ * The sandbox network's own storage: containers and the posts made from them. Injected (the container wires
+ * db/repositories/sandbox.repo.ts into it), so the adapter, like every live one, touches no database itself.
+ */
+export interface SandboxStore {
+  insertContainer(id: string, jobId: string, now: number): Promise<void>;
+  /** Publishes a container at most once: a second call returns the post made by the first. */
+  publishContainer(row: { id: string; containerId: string; jobId: string; connectionId: string; platformSlug: string; now: number }): Promise<string>;
+  postExists(id: string): Promise<boolean>;
+}
+
+export interface SandboxOptions {
+  store: SandboxStore;
+  /** Makes a prefixed random id (the core's `newId`), for containers and posts. */
+  newId(prefix: string): string;
+  /** Mean pause per call, so the sandbox feels like a network; 0 in tests. */
+  delayMs: number;
+}
 
 /** Failures the sandbox raises when the container is created (the network refuses the request itself). */
 const SUBMIT_FAILURES = new Set<string>(['token_expired', 'permission_revoked', 'media_unsupported_format', 'media_too_large', 'quota_exceeded', 'upstream_unknown']);
-
-function fail(code: JobErrorCode, retryable = false): NetworkFailure {
-  return { ok: false, code, retryable, message: JOB_ERROR_MESSAGES[code] };
-}
 
 /** A public-looking post URL in each network's own shape. */
 function postUrl(platform: PublishRequest['platform'], postId: string): string {
@@ -35,31 +47,31 @@ function postUrl(platform: PublishRequest['platform'], postId: string): string {
  * The sandbox network: every platform, the real limits (checked before a job exists), small delays, posts kept
  * in its own table so tests can count them, and outcomes forced per job with `sandbox_outcomes`.
  */
-export function createSandboxAdapter(deps: { db: Kysely<Database>; clock: Clock; delayMs: number }): NetworkAdapter {
-  const { db, clock } = deps;
-  const pause = () => (deps.delayMs > 0 ? new Promise<void>((r) => setTimeout(r, Math.round(deps.delayMs * (0.5 + Math.random())))) : Promise.resolve());
+export function createSandboxAdapter(deps: Pick<NetworkDeps, 'now' | 'sleep'>, options: SandboxOptions): NetworkAdapter {
+  const { store, newId, delayMs } = options;
+  const pause = () => (delayMs > 0 ? deps.sleep(Math.round(delayMs * (0.5 + Math.random()))) : Promise.resolve());
 
   return {
     async submit(req): Promise<Submitted> {
       await pause();
       const outcome = req.sandboxOutcome ?? 'published';
-      if (SUBMIT_FAILURES.has(outcome)) return fail(outcome as JobErrorCode);
-      if (outcome === 'upstream_5xx') return fail('upstream_5xx', true);
-      if (outcome === 'upstream_5xx_then_published' && req.attempt <= 1) return fail('upstream_5xx', true);
+      if (SUBMIT_FAILURES.has(outcome)) return failure(outcome as JobErrorCode);
+      if (outcome === 'upstream_5xx') return failure('upstream_5xx', true);
+      if (outcome === 'upstream_5xx_then_published' && req.attempt <= 1) return failure('upstream_5xx', true);
       const containerId = newId('sbxc_');
-      await insertSandboxContainer(db, containerId, req.jobId, clock.now());
+      await store.insertContainer(containerId, req.jobId, deps.now());
       return { ok: true, containerId };
     },
 
     async publish(req, containerId): Promise<Published> {
       await pause();
-      const postId = await publishSandboxContainer(db, {
+      const postId = await store.publishContainer({
         id: newId('sbx_'),
         containerId,
         jobId: req.jobId,
         connectionId: req.connection.id,
         platformSlug: req.platform,
-        now: clock.now(),
+        now: deps.now(),
       });
       return { ok: true, postId };
     },
@@ -79,7 +91,7 @@ export function createSandboxAdapter(deps: { db: Kysely<Database>; clock: Clock;
         default:
           break;
       }
-      return (await sandboxPostExists(db, postId)) ? { state: 'found', url: postUrl(req.platform, postId) } : { state: 'not_found' };
+      return (await store.postExists(postId)) ? { state: 'found', url: postUrl(req.platform, postId) } : { state: 'not_found' };
     },
   };
 }
