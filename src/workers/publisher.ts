@@ -5,18 +5,30 @@ import { findContentById } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
-import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
 import { recordConnectionExpired } from '../core/events/events.js';
 import { newId } from '../core/ids.js';
+import {
+  afterConfirm,
+  afterNetworkFailure,
+  afterPublished,
+  afterPublishPending,
+  beforeSubmit,
+  type Failed,
+  type JobPolicySettings,
+  nothingToPublish,
+  publishDeadline,
+  unknownSizeMediaRefused,
+} from '../core/jobs/job-policy.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
 import { parseStoredRequest } from '../core/jobs/stored-request.js';
 import type { Logger } from '../observability/logger.js';
 import { createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
-import { type ContentType, type PlatformSlug, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../vocabulary/platforms.js';
+import type { ContentType, PlatformSlug } from '../vocabulary/platforms.js';
 
-export interface PublisherSettings {
+/** The worker's mechanics (concurrency, lease, polling) and the job policy's timings. */
+export interface PublisherSettings extends JobPolicySettings {
   concurrency: number;
   perConnection: number;
   /**
@@ -28,14 +40,6 @@ export interface PublisherSettings {
   /** How often a running job renews its lease; a third of `leaseMs` when unset. */
   renewEveryMs?: number;
   pollMs: number;
-  confirmIntervalMs: number;
-  confirmDeadlineMs: number;
-  lateCheckIntervalMs: number;
-  lateCheckWindowMs: number;
-  /** Delay before each automatic retry of a transient failure; its length is the number of retries. */
-  retryDelaysMs: number[];
-  /** How long a network may keep a container or upload processing before the job fails. */
-  publishDeadlineMs: number;
 }
 
 /** Checks a media address that gave no size against the service cap (spec 8), streaming at most the cap. */
@@ -61,10 +65,6 @@ export interface PublisherDeps {
   onFinal?(platform: string, status: 'published' | 'failed', code: string | null): void;
   settings: PublisherSettings;
 }
-
-const AUTH_FAILURES = new Set<JobErrorCode>(['token_expired', 'permission_revoked']);
-
-const MB = 1024 * 1024;
 
 /** A job this worker claimed and has not finished: waiting in its connection's queue, or running. */
 interface Held {
@@ -117,29 +117,28 @@ export function createPublisher(deps: PublisherDeps) {
 
   const release = { locked_by: null, locked_until: null } as const;
 
-  async function fail(job: JobRow, lease: string, failure: Pick<NetworkFailure, 'code' | 'message' | 'partlyLive'>, extra: JobUpdate = {}): Promise<void> {
+  /** Writes a failure the policy decided, with what it brings (connection expiry, refund, late checks) in one transaction. */
+  async function fail(job: JobRow, lease: string, failure: Failed, extra: JobUpdate = {}): Promise<void> {
     const now = clock.now();
     const written = await db.transaction().execute(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, {
         status: 'failed',
         error_code: failure.code,
         error_message: failure.message,
-        active: 0,
+        active: failure.lateCheck === null ? 0 : 1,
         updated_at: now,
         ...release,
+        ...(failure.lateCheck === null ? {} : { run_at: failure.lateCheck.runAt, late_check_until: failure.lateCheck.until }),
         ...extra,
       });
       if (!ok) return false;
-      if (AUTH_FAILURES.has(failure.code)) {
+      if (failure.expireConnection) {
         const conn = await findConnectionById(tx, job.connectionId);
         if (conn && (await transitionConnection(tx, conn.id, ['active'], 'expired', failure.code, now))) {
           await recordConnectionExpired(tx, { workspaceId: conn.workspaceId, connectionId: conn.id, brandId: conn.brandId, platformSlug: conn.platformSlug, reason: failure.code, now });
         }
       }
-      // Policy: a publication that certainly did not happen is not paid for. Confirmation failures keep their
-      // charge: the post may be live (a late confirmation would then make a refund wrong); so does a chain that
-      // stopped half way, whose first posts are public.
-      if (!CONFIRMATION_ERROR_CODES.includes(failure.code) && failure.partlyLive !== true) await deps.refundJob(tx, job.id, job.workspaceId);
+      if (failure.refund) await deps.refundJob(tx, job.id, job.workspaceId);
       await refreshContentOutcome(tx, job.contentId, now);
       return true;
     });
@@ -148,13 +147,12 @@ export function createPublisher(deps: PublisherDeps) {
   }
 
   async function onFailure(job: JobRow, lease: string, failure: NetworkFailure, attempts: number): Promise<void> {
-    const retriesLeft = attempts <= settings.retryDelaysMs.length;
-    if (failure.retryable && retriesLeft) {
-      const delay = settings.retryDelaysMs[attempts - 1] ?? 0;
-      await write(job, lease, { status: 'queued', attempts, error_code: failure.code, error_message: failure.message, run_at: clock.now() + delay, ...release });
+    const decision = afterNetworkFailure(failure, attempts, clock.now(), settings);
+    if (decision.next === 'queued') {
+      await write(job, lease, { status: 'queued', attempts, error_code: decision.code, error_message: decision.message, run_at: decision.runAt, ...release });
       return;
     }
-    await fail(job, lease, failure, { attempts });
+    await fail(job, lease, decision, { attempts });
   }
 
   async function buildRequest(job: JobRow, lease: string): Promise<PublishRequest | null> {
@@ -193,54 +191,47 @@ export function createPublisher(deps: PublisherDeps) {
     const late = job.status === 'failed';
     const result = await adapter.confirm(req, job.externalPostId ?? '', { late });
     const now = clock.now();
-    if (result.state === 'found') {
-      const written = await write(
-        job,
-        lease,
-        {
-          status: 'published',
-          external_post_url: result.url,
-          published_at: now,
-          active: 0,
-          error_code: null,
-          error_message: null,
-          previous_status: late ? 'failed' : job.previousStatus,
-          confirm_checks: job.confirmChecks + 1,
-          ...release,
-        },
-        true,
-      );
-      // Only a written outcome counts: a run whose lease was taken over wrote nothing (B-10).
-      if (written) deps.onFinal?.(job.platformSlug, 'published', null);
-      return;
+    const decision = afterConfirm({ late, misses: job.confirmMisses, deadline: job.confirmDeadline, lateCheckUntil: job.lateCheckUntil }, result, now, settings);
+    // Every check is counted, whatever it found.
+    const confirm_checks = job.confirmChecks + 1;
+    switch (decision.next) {
+      case 'published': {
+        const written = await write(
+          job,
+          lease,
+          {
+            status: 'published',
+            external_post_url: decision.url,
+            published_at: now,
+            active: 0,
+            error_code: null,
+            error_message: null,
+            previous_status: decision.corrects ? 'failed' : job.previousStatus,
+            confirm_checks,
+            ...release,
+          },
+          true,
+        );
+        // Only a written outcome counts: a run whose lease was taken over wrote nothing (B-10).
+        if (written) deps.onFinal?.(job.platformSlug, 'published', null);
+        return;
+      }
+      case 'still_failed':
+        await write(job, lease, { active: decision.keepChecking ? 1 : 0, run_at: decision.runAt, confirm_checks, ...release });
+        return;
+      case 'confirming':
+        await write(job, lease, { confirm_misses: decision.misses, confirm_checks, run_at: decision.runAt, ...release });
+        return;
+      case 'failed':
+        await fail(job, lease, decision, { confirm_misses: decision.misses, confirm_checks });
+        return;
     }
-    if (late) {
-      const over = job.lateCheckUntil === null || now >= job.lateCheckUntil;
-      await write(job, lease, { active: over ? 0 : 1, run_at: now + settings.lateCheckIntervalMs, confirm_checks: job.confirmChecks + 1, ...release });
-      return;
-    }
-    const misses = result.state === 'not_found' ? job.confirmMisses + 1 : 0;
-    let code: JobErrorCode | null = null;
-    if (misses >= 2) code = 'post_inexistente';
-    else if (job.confirmDeadline !== null && now >= job.confirmDeadline) code = result.state === 'unavailable' ? 'confirmacao_indisponivel' : 'confirmacao_esgotada';
-    if (code === null) {
-      await write(job, lease, { confirm_misses: misses, confirm_checks: job.confirmChecks + 1, run_at: now + settings.confirmIntervalMs, ...release });
-      return;
-    }
-    // The post may be live: keep checking, slower, for a while (spec 3.2 late confirmation).
-    await fail(job, lease, { code, message: JOB_ERROR_MESSAGES[code] }, {
-      active: 1,
-      run_at: now + settings.lateCheckIntervalMs,
-      late_check_until: now + settings.lateCheckWindowMs,
-      confirm_misses: misses,
-      confirm_checks: job.confirmChecks + 1,
-    });
   }
 
   async function process(job: JobRow, lease: string): Promise<void> {
     const req = await buildRequest(job, lease);
     if (!req) {
-      await fail(job, lease, { code: 'upstream_unknown', message: JOB_ERROR_MESSAGES.upstream_unknown });
+      await fail(job, lease, nothingToPublish());
       return;
     }
     const adapter = deps.adapterFor(req.connection.mode, req.platform);
@@ -252,19 +243,16 @@ export function createPublisher(deps: PublisherDeps) {
     let containerId = job.externalContainerId;
     if (containerId === null) {
       const conn = await findConnectionById(db, job.connectionId);
-      if (conn?.status !== 'active' || (conn.mode === 'live' && req.credentials === null)) {
-        const why = conn?.status === 'expired' ? JOB_ERROR_MESSAGES.token_expired : 'The connection was deactivated. Reconnect it to publish.';
-        await fail(job, lease, { code: 'token_expired', message: why });
+      const refused = beforeSubmit(conn ?? null, req.credentials !== null);
+      if (refused) {
+        await fail(job, lease, refused);
         return;
       }
       for (const m of req.media) {
         if (m.sizeBytes !== null || !m.url.startsWith('http')) continue;
         const checked = await deps.checkUnknownSizeMedia(m.url);
         if (!checked.ok) {
-          const message = checked.tooLarge
-            ? `The media address does not report the file size, and the file is over the service's ${UNKNOWN_SIZE_MEDIA_CAP_BYTES / MB} MB cap for such addresses.`
-            : 'The media address could not be fetched.';
-          await fail(job, lease, { code: checked.tooLarge ? 'media_too_large' : 'upstream_unknown', message });
+          await fail(job, lease, unknownSizeMediaRefused(checked.tooLarge));
           return;
         }
       }
@@ -278,34 +266,31 @@ export function createPublisher(deps: PublisherDeps) {
       // Recorded before publishing: a reclaimed job publishes this container instead of creating another.
       // The deadline column serves the publishing phase until confirmation starts: how long the network may
       // keep processing the container before the job gives up.
-      const publishDeadline = clock.now() + settings.publishDeadlineMs;
-      if (!(await write(job, lease, { status: 'publishing', attempts, external_container_id: containerId, confirm_deadline: publishDeadline }))) return;
-      job = { ...job, attempts, confirmDeadline: publishDeadline };
+      const deadline = publishDeadline(clock.now(), settings);
+      if (!(await write(job, lease, { status: 'publishing', attempts, external_container_id: containerId, confirm_deadline: deadline }))) return;
+      job = { ...job, attempts, confirmDeadline: deadline };
     }
 
     const published = await adapter.publish(req, containerId);
     if (published.ok === 'pending') {
-      if (job.confirmDeadline !== null && clock.now() >= job.confirmDeadline) {
-        await fail(job, lease, { code: 'upstream_5xx', message: 'The network was still processing the media when the publishing deadline passed.' });
-        return;
-      }
-      // The network is still processing the container or upload: come back later, without spending an attempt.
-      await write(job, lease, { status: 'publishing', run_at: clock.now() + published.retryAfterMs, ...release });
+      const decision = afterPublishPending(job.confirmDeadline, published.retryAfterMs, clock.now());
+      if (decision.next === 'failed') await fail(job, lease, decision);
+      else await write(job, lease, { status: 'publishing', run_at: decision.runAt, ...release });
       return;
     }
     if (!published.ok) {
       await onFailure(job, lease, published, job.attempts);
       return;
     }
-    const now = clock.now();
+    const confirming = afterPublished(clock.now(), settings);
     await write(job, lease, {
       status: 'confirming',
       external_post_id: published.postId,
-      confirm_deadline: now + settings.confirmDeadlineMs,
+      confirm_deadline: confirming.deadline,
       confirm_misses: 0,
       error_code: null,
       error_message: null,
-      run_at: now + settings.confirmIntervalMs,
+      run_at: confirming.runAt,
       ...release,
     }, true);
   }
