@@ -1,7 +1,7 @@
 import type { Confirmation, MediaRef, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../adapter.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
 import { failure } from '../kit/failure.js';
-import { type Json, list, obj, str } from '../kit/json.js';
+import { type Json, list, num, obj, str } from '../kit/json.js';
 import type { GraphCall } from '../meta-graph/client.js';
 import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
 import { facebookGraph } from './graph.js';
@@ -46,7 +46,6 @@ interface Progress {
 
 function readProgress(p: Record<string, unknown> | null): Progress {
   const r = p ?? {};
-  const num = (v: unknown) => (typeof v === 'number' ? v : null);
   const reel = typeof r.reel === 'object' && r.reel !== null ? (r.reel as Record<string, unknown>) : null;
   return {
     photoIds: Array.isArray(r.photoIds) ? r.photoIds.filter((x): x is string => typeof x === 'string') : [],
