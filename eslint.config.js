@@ -3,6 +3,40 @@ import tseslint from 'typescript-eslint';
 
 /** The architecture's arrows, enforced: the core knows no transport, the database layer knows no app. */
 const transports = ['express', 'express-*', '@modelcontextprotocol/*', 'oidc-provider', 'pino'];
+const noDateNow = { object: 'Date', property: 'now', message: 'Use the injected Clock.' };
+
+/** Each door, by the folder it lives in and the import patterns that name it. */
+const DOOR_PATTERNS = {
+  'src/http': ['**/http/**'],
+  'src/mcp': ['**/mcp/**', '!**/tools/**'],
+  'src/dashboard': ['**/dashboard/**'],
+  'tools': ['**/tools/**'],
+  'oauth': ['**/oauth/**'],
+};
+const doors = Object.values(DOOR_PATTERNS).flat().filter((p) => !p.startsWith('!'));
+
+/**
+ * Doors import the core, the vocabulary and the web kit, never each other, the networks or the database. The MCP
+ * server lists the tools (src/mcp → tools), never the other way; tools use the MCP door's result mapping.
+ */
+function doorRules() {
+  const allowed = { 'src/mcp': ['tools'], 'tools': ['src/mcp'], 'oauth': [] };
+  return Object.keys(DOOR_PATTERNS).map((door) => {
+    const others = Object.entries(DOOR_PATTERNS)
+      .filter(([name]) => name !== door && !(allowed[door] ?? []).includes(name))
+      .flatMap(([, patterns]) => patterns.filter((p) => !p.startsWith('!')));
+    return {
+      files: [`${door}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': ['error', { patterns: [
+          { group: others, message: 'Doors do not import each other.' },
+          { group: ['**/networks/**', '!**/networks/adapter.js', '!**/networks/network-oauth.js'], message: 'Doors see networks through the core and the vocabulary.' },
+          ...(door === 'oauth' ? [] : [{ group: ['**/db/**', 'kysely'], message: 'Doors reach data through the core only.' }]),
+        ] }],
+      },
+    };
+  });
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
@@ -24,11 +58,26 @@ export default tseslint.config(
     },
   },
   {
+    // The core: no transport, no door, and of the networks only the adapter contract (it decides; adapters report).
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: transports, message: 'src/core knows nothing of HTTP, MCP or OAuth.' }, { group: ['**/http/**', '**/mcp/**', '**/dashboard/**', '**/oauth/**'], message: 'The core does not import doors.' }] }],
-      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Use the injected Clock.' }],
+      'no-restricted-imports': ['error', { patterns: [
+        { group: transports, message: 'src/core knows nothing of HTTP, MCP or OAuth.' },
+        { group: doors, message: 'The core does not import doors.' },
+        { group: ['**/networks/**', '!**/networks/adapter.js', '!**/networks/network-oauth.js', '!**/networks/media-source.js'], message: 'The core sees networks through their contract (adapter.ts, network-oauth.ts) only.' },
+      ] }],
+      'no-restricted-properties': ['error', noDateNow],
     },
+  },
+  {
+    files: ['src/workers/**/*.ts', 'src/networks/**/*.ts'],
+    ignores: ['src/workers/maintenance.ts'],
+    rules: { 'no-restricted-properties': ['error', noDateNow] },
+  },
+  {
+    // The spec's shared words: a leaf anyone may import.
+    files: ['src/vocabulary/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../**', '../../**'], message: 'src/vocabulary imports nothing of ours.' }] }] },
   },
   {
     files: ['db/**/*.ts'],
@@ -37,9 +86,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/http/**/*.ts', 'src/mcp/**/*.ts', 'src/dashboard/**/*.ts', 'tools/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/db/**', 'kysely'], message: 'Doors reach data through the core only.' }] }],
-    },
+    // Adapters return values; the core decides. They know the vocabulary and their own kit, not the core or the database.
+    files: ['src/networks/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/core/**', '**/db/**', 'kysely', ...doors], message: 'A network adapter imports neither the core, the database nor a door.' }] }] },
   },
+  {
+    // The web plumbing the doors share knows no door.
+    files: ['src/web/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: doors, message: 'src/web is shared by the doors and imports none of them.' }] }] },
+  },
+  ...doorRules(),
 );
