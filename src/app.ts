@@ -8,7 +8,7 @@ import { errorHandler } from './http/errors.js';
 import { bearerChallenge } from './web/bearer-challenge.js';
 import type { Authenticators } from './web/bearer-auth.js';
 import { ipRateLimit } from './web/rate-limit.js';
-import { requestContext } from './web/request-context.js';
+import { locals, requestContext } from './web/request-context.js';
 import { mountRoutes } from './http/mount.js';
 import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
@@ -62,7 +62,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     const token = container.config.metricsToken;
     if (token !== undefined && req.get('authorization') !== `Bearer ${token}`) {
       res.setHeader('WWW-Authenticate', bearerChallenge(req.get('authorization'), { realm: `${baseUrl}/metrics` }));
-      res.status(401).json({ error: 'invalid_token', message: 'Send Authorization: Bearer <METRICS_TOKEN>.', request_id: res.getHeader('x-request-id') });
+      res.status(401).json(new ServiceError('invalid_token', 'Send Authorization: Bearer <METRICS_TOKEN>.').toBody(locals(res).requestId));
       return;
     }
     res.type(container.metrics.registry.contentType).send(await container.metrics.registry.metrics());

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { errorBodySchemas, ServiceError } from '../src/core/errors.js';
 import { describeEachDb, startTestServer } from './support/server.js';
 import { testDatabaseKinds } from './support/databases.js';
 import type { ApiResponse } from './support/server.js';
@@ -154,3 +155,16 @@ for (const kind of testDatabaseKinds()) {
     }
   });
 }
+
+describe('one error body for every door', () => {
+  it('toBody is {error, message, request_id, ...extra}; the MCP door sends the same JSON as its text', async () => {
+    const { toolFailure } = await import('../src/mcp/tool-result.js');
+    const { createLogger } = await import('../src/observability/logger.js');
+    const err = new ServiceError('limit_reached', 'full', { meter: 'brands', limit: 1, used: 1, resolve: 'desativar_outra' });
+    const body = err.toBody('req_1');
+    expect(body).toEqual({ error: 'limit_reached', message: 'full', request_id: 'req_1', meter: 'brands', limit: 1, used: 1, resolve: 'desativar_outra' });
+    expect(errorBodySchemas.limit_reached.parse(body)).toEqual(body);
+    const result = toolFailure(err, 'req_1', createLogger('silent'));
+    expect(JSON.parse(result.content[0]?.type === 'text' ? result.content[0].text : 'null')).toEqual(body);
+  });
+});

@@ -373,16 +373,16 @@ describeEachDb('Idempotency claims in the database: fenced by the owner token, a
     const fail = (error: Error) => async () => {
       throw error;
     };
-    const short = await svc.run(ws, 'pay', 'h1', fail(new ServiceError('saldo_insuficiente', 'short', { recoverable: true })));
+    const short = await svc.run(ws, 'pay', 'h1', fail(new ServiceError('saldo_insuficiente', 'short', { meter: 'publicacoes', modo: 'creditos', preco_unitario: 1, custo_estimado: 2, saldo_disponivel: 1, recoverable: true })));
     expect(short.outcome.ok).toBe(false);
-    const vencido = await svc.run(ws, 'pay', 'h1', fail(new ServiceError('lote_vencido', 'expired batch', { recoverable: true })));
+    const vencido = await svc.run(ws, 'pay', 'h1', fail(new ServiceError('lote_vencido', 'expired batch', { lote_id: 'lot_1', recoverable: true })));
     expect(vencido).toMatchObject({ replayed: false, outcome: { ok: false, error: { code: 'lote_vencido' } } });
     const limited = await svc.run(ws, 'pay', 'h1', fail(new ServiceError('rate_limited', 'slow down')));
     expect(limited).toMatchObject({ replayed: false, outcome: { ok: false, error: { code: 'rate_limited' } } });
     await expect(svc.run(ws, 'pay', 'h1', fail(new Error('boom')))).rejects.toThrow('boom');
     expect(await svc.run(ws, 'pay', 'h1', effect(server().container.db.kysely, 'pay', 'paid'))).toEqual({ replayed: false, outcome: { ok: true, value: 'paid' } });
 
-    const kept = await svc.run(ws, 'long', 'h1', fail(new ServiceError('caption_too_long', 'too long')));
+    const kept = await svc.run(ws, 'long', 'h1', fail(new ServiceError('caption_too_long', 'too long', { platform_slug: 'threads', limit: 500 })));
     expect(kept.replayed).toBe(false);
     expect(await svc.run(ws, 'long', 'h1', effect(server().container.db.kysely, 'long', 'never'))).toMatchObject({ replayed: true, outcome: { ok: false, error: { code: 'caption_too_long' } } });
     expect(await effects('long')).toEqual([]);

@@ -54,6 +54,33 @@ describeEachDb('OpenAPI document', (server) => {
     });
   });
 
+  it("every error code's body is documented with the extra fields of spec 7.2 and nothing else", async () => {
+    const { doc } = await server().openapi();
+    const schemas = (doc.components as { schemas: Record<string, { properties: Record<string, unknown>; required: string[]; additionalProperties?: boolean }> }).schemas;
+    const extras: Record<string, string[]> = {
+      validation_failed: ['fields'],
+      saldo_insuficiente: ['meter', 'modo', 'preco_unitario', 'custo_estimado', 'saldo_disponivel', 'recoverable'],
+      saldo_fragmentado: ['meter', 'modo', 'custo_estimado', 'saldo_disponivel', 'maior_lote_disponivel', 'recoverable'],
+      lote_vencido: ['lote_id', 'recoverable'],
+      operacao_sem_preco: ['operacao'],
+      limit_reached: ['meter', 'limit', 'used', 'resolve'],
+      connections_required: ['connections'],
+      platform_not_supported: ['platform_slug'],
+      media_too_large: ['platform_slug', 'limit', 'fields'],
+      caption_too_long: ['platform_slug', 'limit'],
+    };
+    for (const code of ERROR_CODES) {
+      const name = `${code.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase())}Error`;
+      const schema = schemas[name];
+      expect(schema, name).toBeDefined();
+      expect(Object.keys(schema!.properties).sort(), code).toEqual(['error', 'message', 'request_id', ...(extras[code] ?? [])].sort());
+      expect(schema!.additionalProperties, code).toBe(false);
+    }
+    // A status shared by several codes offers each code's body, chosen by `error`.
+    const created = doc.paths['/api/v1/workspaces/{wsId}/contents']?.post?.responses['403']?.content?.['application/json']?.schema as { oneOf: { $ref: string }[] };
+    expect(created.oneOf.map((s) => s.$ref).sort()).toEqual(['#/components/schemas/ForbiddenError', '#/components/schemas/LimitReachedError']);
+  });
+
   it('the conformance check rejects what the document does not allow', async () => {
     const conformance = await server().openapi();
     const path = '/api/v1/workspaces/ws_x/api-keys';
@@ -62,5 +89,9 @@ describeEachDb('OpenAPI document', (server) => {
     expect(conformance.check('GET', path, 418, undefined).length).toBeGreaterThan(0);
     expect(conformance.check('PUT', path, 200, {}).length).toBeGreaterThan(0);
     expect(conformance.check('GET', path, 401, { error: 'invalid_api_key', message: 'x' }).length).toBeGreaterThan(0);
+    // An error body carries exactly its code's fields: no other code at that status, no undeclared field.
+    expect(conformance.check('GET', path, 401, { error: 'invalid_api_key', message: 'x', request_id: 'r' })).toEqual([]);
+    expect(conformance.check('GET', path, 401, { error: 'invalid_api_key', message: 'x', request_id: 'r', meter: 'brands' }).length).toBeGreaterThan(0);
+    expect(conformance.check('GET', path, 403, { error: 'limit_reached', message: 'x', request_id: 'r' }).length).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
+import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { type BearerChallengeOptions, bearerChallenge } from '../web/bearer-challenge.js';
 import { locals } from '../web/request-context.js';
 
@@ -43,9 +43,7 @@ function fromBodyParser(err: unknown): ServiceError | null {
 
 /** Spec 7.1: `{error, message, request_id, ...extra}` with the catalogue's status. */
 export function sendError(res: Response, error: ServiceError): void {
-  const { requestId } = locals(res);
-  const body: ErrorBody = { ...error.extra, error: error.code, message: error.message, request_id: requestId };
-  res.status(error.status).json(body);
+  res.status(error.status).json(error.toBody(locals(res).requestId));
 }
 
 export interface ErrorHandlerOptions {

@@ -6,7 +6,7 @@ import {
 } from '@asteasolutions/zod-to-openapi';
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import { type ErrorCode, errorBodySchema, errorCatalogue } from '../core/errors.js';
+import { type ErrorCode, errorBodySchema, errorBodySchemas, errorCatalogue } from '../core/errors.js';
 import { type AnyRoute, routeErrorCodes } from './route.js';
 
 const requestIdHeader = {
@@ -37,6 +37,13 @@ const challengeHeader = {
   },
 };
 
+/** The body of an error response: the one code's exact body, or a choice among them keyed by `error`. */
+function errorBodyOf(codes: readonly ErrorCode[]): z.ZodType {
+  const [first, second, ...rest] = codes.map((code) => errorBodySchemas[code]);
+  if (first === undefined) throw new Error('an error response needs a code');
+  return second === undefined ? first : z.discriminatedUnion('error', [first, second, ...rest]);
+}
+
 function errorResponses(route: AnyRoute, headersFor: (route: AnyRoute) => ResponseConfig['headers']): Record<string, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of routeErrorCodes(route)) {
@@ -54,7 +61,7 @@ function errorResponses(route: AnyRoute, headersFor: (route: AnyRoute) => Respon
     out[String(status)] = {
       description: codes.map((c) => `\`${c}\`: ${errorCatalogue[c].description}`).join('\n\n'),
       headers,
-      content: { 'application/json': { schema: errorBodySchema } },
+      content: { 'application/json': { schema: errorBodyOf(codes) } },
     };
   }
   return out;

@@ -71,11 +71,9 @@ export function routeErrorCodes(route: AnyRoute): ErrorCode[] {
     codes.add('rate_limited');
     if (route.path.includes('{wsId}')) codes.add('forbidden');
   }
-  if (route.body !== undefined) {
-    codes.add('invalid_request');
-    codes.add('payload_too_large');
-  }
-  if (route.rawBody !== undefined) codes.add('invalid_request');
+  // Any request can be unreadable before its route runs: a malformed percent-escape in the path, a body it cannot decode.
+  codes.add('invalid_request');
+  if (route.body !== undefined) codes.add('payload_too_large');
   if (route.body !== undefined || route.query !== undefined || route.params !== undefined) codes.add('validation_failed');
   codes.add('server_error');
   return [...codes];

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type ErrorBody, SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
+import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import type { Logger } from '../observability/logger.js';
 
 /**
@@ -38,6 +38,5 @@ export function toolFailure(err: unknown, requestId: string, log: Logger): ToolE
     log.error({ err }, 'tool failed');
     known = new ServiceError('server_error', SERVER_ERROR_MESSAGE);
   }
-  const body: ErrorBody = { ...known.extra, error: known.code, message: known.message, request_id: requestId };
-  return { isError: true, content: asText(body) };
+  return { isError: true, content: asText(known.toBody(requestId)) };
 }

@@ -230,8 +230,3 @@ export const retryInputSchema = z
 export const retryResultSchema = z
   .object({ content_id: z.uuid(), status: z.enum(CONTENT_STATUSES), requeued: z.array(createdJobSchema) })
   .meta({ id: 'RetryResult' });
-
-/** Extra body of 422 connections_required. */
-export const connectionsRequiredSchema = z.object({
-  connections: z.array(z.object({ id: z.string(), name: z.string(), platform_slug: platformSlugSchema })),
-});

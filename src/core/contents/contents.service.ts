@@ -155,8 +155,8 @@ export function createContentsService(deps: {
       const plan = await planContent(db, workspaceId, input, deps.probeMedia);
       const usage = await meters.usage(workspaceId);
       const needs = [
-        { meter: 'criacao_de_conteudos', consumes: 1 },
-        { meter: 'publicacoes', consumes: plan.targets.length },
+        { meter: 'criacao_de_conteudos' as const, consumes: 1 },
+        { meter: 'publicacoes' as const, consumes: plan.targets.length },
       ];
       const report = needs.map(({ meter, consumes }) => {
         const m = usage.meters.find((u) => u.meter === meter)!;

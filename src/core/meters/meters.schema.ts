@@ -16,11 +16,3 @@ export const usageSchema = z
   .meta({ id: 'Usage' });
 
 export type Usage = z.infer<typeof usageSchema>;
-
-/** Extra body fields of 403 limit_reached (spec 7.3). */
-export const limitReachedSchema = z.object({
-  meter: z.string(),
-  limit: z.number().int(),
-  used: z.number().int(),
-  resolve: z.enum(['upgrade', 'desativar_outra']),
-});
