@@ -162,12 +162,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       logger,
       settings: config.publisher,
       adapterFor: (mode, platform) => networks.adapterFor(mode, platform),
-      credentialsFor: async (connectionId) => {
-        let tokens = await networkConnect.tokensOf(connectionId);
-        // Refresh shortly before expiry rather than failing a publish with token_expired.
-        if (tokens?.expiresAt != null && tokens.expiresAt - clock.now() < 5 * 60_000) tokens = await networkConnect.refresh(connectionId);
-        return tokens ? { accessToken: tokens.accessToken, accountId: tokens.accountId } : null;
-      },
+      credentialsFor: (connectionId) => networkConnect.credentialsFor(connectionId),
       publicMediaUrl: (mediaId) => mediaLinks.linkFor(mediaId),
       refundJob: (tx, jobId, workspaceId) => wallet.refundJob(tx, jobId, workspaceId),
       onFinal: (platform, status, code) => metrics.jobFinished(platform, status, code),

@@ -16,6 +16,7 @@ import { consumeNetworkState, insertNetworkState } from '../../../db/repositorie
 import type { Database } from '../../../db/schema.js';
 import type { PlatformSlug } from '../../vocabulary/platforms.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
+import type { LiveCredentials } from '../../networks/adapter.js';
 import type { NetworkOAuth, NetworkTokens } from '../../networks/network-oauth.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { type Clock, toIso } from '../clock.js';
@@ -28,6 +29,7 @@ import { listPlatforms, type PlatformList } from '../platforms.js';
 import { open, seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { renderConnection } from './connections.service.js';
+import { REFRESH_AHEAD_MS, REFRESH_BEFORE_PUBLISH_MS, refreshDue } from './token-refresh.js';
 import type { Connection, StartedOAuth } from './connections.schema.js';
 
 /** A user has this long to finish the network's consent screen. */
@@ -161,18 +163,29 @@ export function createNetworkConnectService(deps: {
     },
 
     /**
+     * The account and token a live connection publishes with, refreshed first when the token expires within
+     * `REFRESH_BEFORE_PUBLISH_MS` (rather than failing the publish with `token_expired`). Null when the connection
+     * has no tokens, or its refresh failed for good (it is then expired, see `refresh`).
+     */
+    async credentialsFor(connectionId: string): Promise<LiveCredentials | null> {
+      let tokens = await this.tokensOf(connectionId);
+      if (tokens && refreshDue(tokens.expiresAt, clock.now(), REFRESH_BEFORE_PUBLISH_MS)) tokens = await this.refresh(connectionId);
+      return tokens ? { accessToken: tokens.accessToken, accountId: tokens.accountId } : null;
+    },
+
+    /**
      * Looks ahead at live tokens: renews those that expire within a day where the network can; for networks with
      * no refresh (LinkedIn's 60-day tokens) records `connection.expired` with reason `expiring_soon` once, within
      * `warnWithinMs` of the expiry, so the user reconnects in time.
      */
     async sweepExpiring(warnWithinMs: number): Promise<void> {
       const now = clock.now();
-      for (const conn of await connectionsExpiringBefore(db, now + Math.max(warnWithinMs, 86_400_000))) {
+      for (const conn of await connectionsExpiringBefore(db, now + Math.max(warnWithinMs, REFRESH_AHEAD_MS))) {
         const oauth = deps.oauthFor(conn.platformSlug as PlatformSlug);
         const tokens = await findConnectionTokens(db, conn.id);
         if (!tokens?.expiresAt) continue;
         if (oauth?.refresh) {
-          if (tokens.expiresAt - now < 86_400_000) await this.refresh(conn.id);
+          if (refreshDue(tokens.expiresAt, now, REFRESH_AHEAD_MS)) await this.refresh(conn.id);
           continue;
         }
         if (tokens.expiresAt - now < warnWithinMs) {
