@@ -46,7 +46,7 @@ describeEachDb(
       expect(after.html).toMatch(/<h2 id="brand-brand_[^"]+-h">Acme<\/h2>/);
       expect(text).toContain('Brands: 1 of 10 used');
       expect(text).toContain('Connections: 0 of 50 used');
-      const brands = await server().container.services.brands.list(principalOf(ws), ws.workspace_id);
+      const brands = (await server().container.services.brands.list(principalOf(ws), ws.workspace_id)).data;
       expect(brands.map((b) => b.name)).toEqual(['Acme']);
     });
 
@@ -57,7 +57,7 @@ describeEachDb(
       expect(page.status).toBe(400);
       expect(page.html).toMatch(/<p class="field-error" id="brand-name-error">[^<]+<\/p>/);
       expect(page.html).toContain('aria-describedby="brand-name-error" aria-invalid="true"');
-      expect(await server().container.services.brands.list(principalOf(ws), ws.workspace_id)).toEqual([]);
+      expect((await server().container.services.brands.list(principalOf(ws), ws.workspace_id)).data).toEqual([]);
     });
 
     it('adds sandbox connections on two networks to a brand', async () => {
@@ -70,7 +70,7 @@ describeEachDb(
       const text = textOf(second.html);
       expect(text).toContain('Connections: 2 of 50 used');
       expect(text).toContain('LinkedIn');
-      const connections = await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {});
+      const connections = (await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {})).data;
       expect(connections.map((c) => [c.platform_slug, c.mode, c.brand_id, c.status]).sort()).toEqual([
         ['linkedin', 'sandbox', brandId, 'active'],
         ['threads', 'sandbox', brandId, 'active'],
@@ -87,7 +87,7 @@ describeEachDb(
       expect(page.status).toBe(400);
       expect(page.html).toMatch(new RegExp(`<p class="field-error" id="conn-name-${brandId}-error">[^<]+</p>`));
       expect(page.html).toContain('<option value="youtube" selected>YouTube</option>');
-      expect(await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {})).toEqual([]);
+      expect((await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {})).data).toEqual([]);
     });
 
     it('at the connections limit says how to free a slot; deactivating through the page frees it', async () => {
@@ -116,7 +116,7 @@ describeEachDb(
 
       const added = await client.post(`/dashboard/brands/${brandId}/connections`, { platform_slug: 'facebook', name: 'Second' });
       expect(textOf(added.html)).toContain('Connection “Second” added to Small plan.');
-      const connections = await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {});
+      const connections = (await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {})).data;
       expect(connections.map((c) => [c.name, c.status, c.status_reason])).toEqual([
         ['First', 'inactive', 'deactivated'],
         ['Second', 'active', null],
@@ -137,7 +137,7 @@ describeEachDb(
       const deleted = await client.post(`/dashboard/brands/${brandId}/delete`, {});
       expect(textOf(deleted.html)).toContain('Brand “New name” deleted.');
       expect(deleted.html).not.toContain(`brand-${brandId}-h`);
-      const connections = await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {});
+      const connections = (await server().container.services.connections.list(principalOf(ws), ws.workspace_id, {})).data;
       expect(connections.map((c) => [c.status, c.status_reason])).toEqual([['inactive', 'brand_deleted']]);
     });
 
@@ -172,7 +172,7 @@ describeEachDb(
 
       const brand = await server().container.services.brands.get(principalOf(other), other.workspace_id, otherBrand.id);
       expect(brand.name).toBe('Secret brand');
-      const conns = await server().container.services.connections.list(principalOf(other), other.workspace_id, {});
+      const conns = (await server().container.services.connections.list(principalOf(other), other.workspace_id, {})).data;
       expect(conns.map((c) => [c.name, c.status])).toEqual([['Secret account', 'active']]);
     });
   },

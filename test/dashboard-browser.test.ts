@@ -109,7 +109,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
       await page.waitForURL(/\/dashboard\/brands$/);
       await expect.poll(() => page.locator('main').textContent()).toContain(name);
     }
-    const connections = await server.container.services.connections.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id, {});
+    const connections = (await server.container.services.connections.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id, {})).data;
     expect(connections.map((c) => [c.platform_slug, c.mode]).sort()).toEqual([
       ['facebook', 'sandbox'],
       ['threads', 'sandbox'],

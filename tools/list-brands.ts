@@ -12,5 +12,5 @@ export const listBrandsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: brandListSchema,
-  handle: async (_input, { principal, services }) => ({ data: await services.brands.list(principal, principal.workspaceId) }),
+  handle: (_input, { principal, services }) => services.brands.list(principal, principal.workspaceId),
 });

@@ -12,5 +12,5 @@ export const listConnectionsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: connectionListQuerySchema,
   outputSchema: connectionListSchema,
-  handle: async (query, { principal, services }) => ({ data: await services.connections.list(principal, principal.workspaceId, query) }),
+  handle: (query, { principal, services }) => services.connections.list(principal, principal.workspaceId, query),
 });

@@ -11,5 +11,5 @@ export const listWebhooksTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: webhookListSchema,
-  handle: async (_input, { principal, services }) => ({ data: await services.webhooks.list(principal, principal.workspaceId) }),
+  handle: (_input, { principal, services }) => services.webhooks.list(principal, principal.workspaceId),
 });

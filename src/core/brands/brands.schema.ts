@@ -17,3 +17,4 @@ export const brandListSchema = z.object({ data: z.array(brandSchema) }).meta({ i
 
 export type BrandInput = z.infer<typeof brandInputSchema>;
 export type Brand = z.infer<typeof brandSchema>;
+export type BrandList = z.infer<typeof brandListSchema>;

@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
-import type { Brand, BrandInput } from './brands.schema.js';
+import type { Brand, BrandInput, BrandList } from './brands.schema.js';
 
 export function renderBrand(row: BrandRow): Brand {
   return { id: row.id, name: row.name, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
@@ -46,9 +46,10 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
       return renderBrand(row);
     },
 
-    async list(principal: Principal, workspaceId: string): Promise<Brand[]> {
+    /** Every brand of the workspace, in the list envelope every door sends (`{data}`). */
+    async list(principal: Principal, workspaceId: string): Promise<BrandList> {
       assertWorkspaceAccess(principal, workspaceId);
-      return (await listBrands(db, workspaceId)).map(renderBrand);
+      return { data: (await listBrands(db, workspaceId)).map(renderBrand) };
     },
 
     /** @throws ServiceError `not_found`. */

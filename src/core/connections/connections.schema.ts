@@ -49,5 +49,6 @@ export const startedOAuthSchema = z
 
 export type CreateSandboxConnectionInput = z.infer<typeof createSandboxConnectionInputSchema>;
 export type Connection = z.infer<typeof connectionSchema>;
+export type ConnectionList = z.infer<typeof connectionListSchema>;
 export type ConnectionListQuery = z.infer<typeof connectionListQuerySchema>;
 export type StartedOAuth = z.infer<typeof startedOAuthSchema>;

@@ -15,7 +15,7 @@ import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
-import type { Connection, ConnectionListQuery, CreateSandboxConnectionInput } from './connections.schema.js';
+import type { Connection, ConnectionList, ConnectionListQuery, CreateSandboxConnectionInput } from './connections.schema.js';
 
 export function renderConnection(row: ConnectionRow): Connection {
   return {
@@ -68,10 +68,11 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
       return renderConnection(row);
     },
 
-    async list(principal: Principal, workspaceId: string, query: ConnectionListQuery): Promise<Connection[]> {
+    /** The workspace's connections matching `query`, in the list envelope every door sends (`{data}`). */
+    async list(principal: Principal, workspaceId: string, query: ConnectionListQuery): Promise<ConnectionList> {
       assertWorkspaceAccess(principal, workspaceId);
       const rows = await listConnections(db, workspaceId, { brandId: query.brand_id, platformSlug: query.platform_slug, status: query.status });
-      return rows.map(renderConnection);
+      return { data: rows.map(renderConnection) };
     },
 
     /** @throws ServiceError `not_found`. */

@@ -105,6 +105,7 @@ export const verifyResultSchema = z
 export type CreateWebhookInput = z.infer<typeof createWebhookInputSchema>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInputSchema>;
 export type Webhook = z.infer<typeof webhookSchema>;
+export type WebhookList = z.infer<typeof webhookListSchema>;
 export type CreatedWebhook = z.infer<typeof createdWebhookSchema>;
 export type Delivery = z.infer<typeof deliverySchema>;
 export type DeliveryListQuery = z.infer<typeof deliveryListQuerySchema>;

@@ -25,6 +25,7 @@ import type {
   DeliveryListQuery,
   UpdateWebhookInput,
   Webhook,
+  WebhookList,
 } from './webhooks.schema.js';
 
 function render(row: WebhookRow): Webhook {
@@ -111,9 +112,10 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
       return { ...render(row), secret };
     },
 
-    async list(principal: Principal, workspaceId: string): Promise<Webhook[]> {
+    /** Every endpoint of the workspace, in the list envelope every door sends (`{data}`). */
+    async list(principal: Principal, workspaceId: string): Promise<WebhookList> {
       assertWorkspaceAccess(principal, workspaceId);
-      return (await listWebhooks(db, workspaceId)).map(render);
+      return { data: (await listWebhooks(db, workspaceId)).map(render) };
     },
 
     /** @throws ServiceError `not_found`. */

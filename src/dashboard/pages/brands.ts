@@ -53,7 +53,7 @@ function isNotFound(err: unknown): err is ServiceError {
 export function brandPages(pages: PageRouter): void {
   async function render(ctx: PageContext, extra: RenderExtra = {}): Promise<PageResult> {
     const { services } = ctx.deps;
-    const [brands, connections, usage] = await Promise.all([
+    const [{ data: brands }, { data: connections }, usage] = await Promise.all([
       services.brands.list(ctx.principal, ctx.workspaceId),
       services.connections.list(ctx.principal, ctx.workspaceId, {}),
       services.meters.usage(ctx.workspaceId),

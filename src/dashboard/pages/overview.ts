@@ -7,7 +7,7 @@ import { meterLabel, platformName } from '../explain.js';
 export function overviewPage(pages: PageRouter): void {
   pages.page('/dashboard', async (ctx) => {
     const { services } = ctx.deps;
-    const [usage, statement, recent, connections] = await Promise.all([
+    const [usage, statement, recent, { data: connections }] = await Promise.all([
       services.meters.usage(ctx.workspaceId),
       services.wallet.statement(ctx.principal, ctx.workspaceId, { limit: 1 }),
       services.contents.list(ctx.principal, ctx.workspaceId, { limit: 5 }),

@@ -129,7 +129,7 @@ function attemptHistory(d: Delivery): SafeHtml {
 /** Webhook endpoints (spec 4.4): register (secret shown once), edit, pause, delete, and their deliveries. */
 export function webhookPages(pages: PageRouter): void {
   async function renderList(ctx: PageContext, extra: { created?: SafeHtml; errors?: FieldErrors; banner?: string; values?: EndpointValues; status?: number } = {}): Promise<PageResult> {
-    const hooks = await ctx.deps.services.webhooks.list(ctx.principal, ctx.workspaceId);
+    const { data: hooks } = await ctx.deps.services.webhooks.list(ctx.principal, ctx.workspaceId);
     const rows = hooks.map(
       (w) => html`<tr>
   <th scope="row"><code>${w.url}</code>${w.description ? html`<br><span class="muted">${w.description}</span>` : ''}</th>

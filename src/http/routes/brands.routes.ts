@@ -39,7 +39,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The brands, oldest first.', schema: brandListSchema },
-      handle: async ({ principal, params }) => ({ data: await brands.list(requirePrincipal(principal), params.wsId) }),
+      handle: ({ principal, params }) => brands.list(requirePrincipal(principal), params.wsId),
     }),
     defineRoute({
       operationId: 'getBrand',
@@ -103,7 +103,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       params: workspaceParams,
       query: connectionListQuerySchema,
       success: { status: 200, description: 'The connections, oldest first.', schema: connectionListSchema },
-      handle: async ({ principal, params, query }) => ({ data: await connections.list(requirePrincipal(principal), params.wsId, query) }),
+      handle: ({ principal, params, query }) => connections.list(requirePrincipal(principal), params.wsId, query),
     }),
     defineRoute({
       operationId: 'getConnection',

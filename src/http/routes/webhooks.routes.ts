@@ -48,7 +48,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The endpoints (never their secrets).', schema: webhookListSchema },
-      handle: async ({ principal, params }) => ({ data: await webhooks.list(requirePrincipal(principal), params.wsId) }),
+      handle: ({ principal, params }) => webhooks.list(requirePrincipal(principal), params.wsId),
     }),
     defineRoute({
       operationId: 'getWebhook',

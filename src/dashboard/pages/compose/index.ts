@@ -11,7 +11,7 @@ import { render } from './view.js';
 
 async function loadChoices(ctx: PageContext): Promise<Choices> {
   const { services } = ctx.deps;
-  const [brands, connections] = await Promise.all([services.brands.list(ctx.principal, ctx.workspaceId), services.connections.list(ctx.principal, ctx.workspaceId, {})]);
+  const [{ data: brands }, { data: connections }] = await Promise.all([services.brands.list(ctx.principal, ctx.workspaceId), services.connections.list(ctx.principal, ctx.workspaceId, {})]);
   return { brands, usable: connections.filter((c) => c.status !== 'inactive') };
 }
 
