@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { contentSchema } from '../src/core/contents/contents.schema.js';
+import { contentIdSchema, contentSchema } from '../src/core/contents/contents.schema.js';
 import { defineTool } from './define-tool.js';
 
 export const getContentTool = defineTool({
@@ -10,7 +10,7 @@ export const getContentTool = defineTool({
     'The content status is publishing until every job is final, then published, partial or failed. Use it after publish_content or retry_failed_targets to follow progress; ' +
     'jobs usually settle within seconds to minutes. Free: no meter is used. Errors: not_found when the id is unknown in this workspace.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  inputSchema: z.strictObject({ content_id: z.string().describe('Content id (UUID) returned by publish_content or list_contents.') }),
+  inputSchema: z.strictObject({ content_id: contentIdSchema }),
   outputSchema: contentSchema,
   handle: ({ content_id }, { principal, services }) => services.contents.get(principal, principal.workspaceId, content_id),
 });

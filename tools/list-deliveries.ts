@@ -1,9 +1,8 @@
-import { z } from 'zod';
-import { deliveryListQuerySchema, deliveryListSchema } from '../src/core/webhooks/webhooks.schema.js';
+import { deliveryListQuerySchema, deliveryListSchema, webhookIdSchema } from '../src/core/webhooks/webhooks.schema.js';
 import { defineTool } from './define-tool.js';
 
 const inputSchema = deliveryListQuerySchema.extend({
-  webhook_id: z.string().describe('The endpoint whose deliveries to list (wh_..., from list_webhooks).'),
+  webhook_id: webhookIdSchema.describe('The endpoint whose deliveries to list (wh_..., from list_webhooks).'),
 });
 
 export const listDeliveriesTool = defineTool({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliverySchema } from '../src/core/webhooks/webhooks.schema.js';
+import { deliveryIdSchema, deliverySchema } from '../src/core/webhooks/webhooks.schema.js';
 import { defineTool } from './define-tool.js';
 
 export const redeliverDeliveryTool = defineTool({
@@ -10,7 +10,7 @@ export const redeliverDeliveryTool = defineTool({
     'so the receiver can de-duplicate. The attempt itself happens within seconds; call list_deliveries to see its result. Each call sends the event again. ' +
     'Free: no meter is used. Errors: not_found when the delivery is unknown in this workspace.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  inputSchema: z.strictObject({ delivery_id: z.string().describe('Delivery id (del_...), from list_deliveries.') }),
+  inputSchema: z.strictObject({ delivery_id: deliveryIdSchema.describe('Delivery id (del_…), from list_deliveries.') }),
   outputSchema: deliverySchema,
   handle: ({ delivery_id }, { principal, services }) => services.webhooks.redeliver(principal, principal.workspaceId, delivery_id),
 });

@@ -1,9 +1,8 @@
-import { z } from 'zod';
-import { retryInputSchema, retryResultSchema } from '../src/core/contents/contents.schema.js';
+import { contentIdSchema, retryInputSchema, retryResultSchema } from '../src/core/contents/contents.schema.js';
 import { defineTool } from './define-tool.js';
 
 const inputSchema = retryInputSchema.extend({
-  content_id: z.string().describe('The content whose failed jobs to retry (UUID returned by publish_content).'),
+  content_id: contentIdSchema.describe('The content whose failed jobs to retry (UUID returned by publish_content).'),
 });
 
 export const retryFailedTargetsTool = defineTool({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { platformSlugSchema, startedOAuthSchema } from '../src/core/connections/connections.schema.js';
+import { connectionIdSchema, platformSlugSchema, startedOAuthSchema } from '../src/core/connections/connections.schema.js';
+import { brandIdSchema } from '../src/core/brands/brands.schema.js';
 import { ServiceError } from '../src/core/errors.js';
 import { defineTool } from './define-tool.js';
 
@@ -12,9 +13,9 @@ export const startConnectionOauthTool = defineTool({
     'Use it after a token_expired or permission_revoked job error, or a connection.expired event. Fails with platform_not_supported when this installation has no app for that network.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema: z.strictObject({
-    brand_id: z.string().optional().describe('Brand to connect a new account to (with platform_slug).'),
+    brand_id: brandIdSchema.optional().describe('Brand to connect a new account to (with platform_slug).'),
     platform_slug: platformSlugSchema.optional(),
-    connection_id: z.string().optional().describe('An existing live connection to re-authorize (alone).'),
+    connection_id: connectionIdSchema.optional().describe('An existing live connection to re-authorize (alone).'),
   }),
   outputSchema: startedOAuthSchema,
   handle: async (input, { principal, services }) => {

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** A brand's id, wherever a door takes one. Ids are plain strings: a malformed id is not_found, like an unknown one. */
+export const brandIdSchema = z.string().describe('Brand id (brand_…).');
+
 export const brandInputSchema = z
   .strictObject({ name: z.string().trim().min(1).max(100).describe('Display name of the brand.') })
   .meta({ id: 'BrandInput' });

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { PLATFORM_SLUGS } from '../../vocabulary/platforms.js';
 
+/** A connection's id, wherever a door takes one. */
+export const connectionIdSchema = z.string().describe('Connection id (conn_…).');
+
 export const CONNECTION_STATUSES = ['active', 'expired', 'inactive'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 

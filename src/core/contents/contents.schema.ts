@@ -5,6 +5,9 @@ import { modoSchema } from '../wallet/wallet.schema.js';
 import { JOB_ERROR_CODES } from '../../vocabulary/job-errors.js';
 import { SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from '../../vocabulary/sandbox-outcomes.js';
 
+/** A content's id (a UUID), as creating or listing contents returned it; a path parameter or a tool argument. */
+export const contentIdSchema = z.string().describe('Content id (UUID), as returned when the content was created or listed.');
+
 /** Spec 2.6, 2.7, 4.3. */
 
 export const JOB_STATUSES = ['queued', 'publishing', 'confirming', 'published', 'failed'] as const;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/events.js';
 
+/** An endpoint's id, wherever a door takes one. */
+export const webhookIdSchema = z.string().describe('Webhook endpoint id (wh_…).');
+
+/** A delivery's id, wherever a door takes one. */
+export const deliveryIdSchema = z.string().describe('Delivery id (del_…).');
+
 /** Spec 2.3, 2.5, 4.4. */
 
 export const eventTypeSchema = z.enum(EVENT_TYPES);

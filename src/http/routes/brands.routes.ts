@@ -1,7 +1,7 @@
-import { z } from 'zod';
-import { brandInputSchema, brandListSchema, brandSchema } from '../../core/brands/brands.schema.js';
+import { brandIdSchema, brandInputSchema, brandListSchema, brandSchema } from '../../core/brands/brands.schema.js';
 import type { BrandsService } from '../../core/brands/brands.service.js';
 import {
+  connectionIdSchema,
   connectionListQuerySchema,
   connectionListSchema,
   connectionSchema,
@@ -11,8 +11,8 @@ import type { ConnectionsService } from '../../core/connections/connections.serv
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
 
-const brandParams = workspaceParams.extend({ brandId: z.string().describe('Brand id (brand_…).') });
-const connectionParams = workspaceParams.extend({ connId: z.string().describe('Connection id (conn_…).') });
+const brandParams = workspaceParams.extend({ brandId: brandIdSchema });
+const connectionParams = workspaceParams.extend({ connId: connectionIdSchema });
 
 export function brandRoutes(brands: BrandsService, connections: ConnectionsService) {
   return [

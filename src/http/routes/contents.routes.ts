@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  contentIdSchema,
   contentListQuerySchema,
   contentListSchema,
   contentSchema,
@@ -18,7 +19,7 @@ import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
 
-const contentParams = workspaceParams.extend({ contentId: z.string().describe('Content id (UUID).') });
+const contentParams = workspaceParams.extend({ contentId: contentIdSchema });
 
 const createQuery = z.strictObject({
   dry_run: z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { connectionSchema, platformSlugSchema, startedOAuthSchema } from '../../core/connections/connections.schema.js';
+import { connectionIdSchema, connectionSchema, platformSlugSchema, startedOAuthSchema } from '../../core/connections/connections.schema.js';
+import { brandIdSchema } from '../../core/brands/brands.schema.js';
 import type { NetworkConnectService } from '../../core/connections/network-connect.service.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
@@ -14,7 +15,7 @@ export function networkConnectionRoutes(connect: NetworkConnectService) {
       summary: 'Start connecting a live network account',
       description: "Spec 4.6 startOAuthConnection. Returns the network's authorization URL; its callback creates the connection. 422 platform_not_supported when the network is not configured here.",
       auth: 'bearer',
-      params: workspaceParams.extend({ brandId: z.string() }),
+      params: workspaceParams.extend({ brandId: brandIdSchema }),
       body: z.strictObject({ platform_slug: platformSlugSchema }).meta({ id: 'StartOAuthConnectionInput' }),
       success: { status: 200, description: 'Where to send the user.', schema: startedOAuthSchema },
       errors: ['not_found', 'platform_not_supported'],
@@ -28,7 +29,7 @@ export function networkConnectionRoutes(connect: NetworkConnectService) {
       summary: 'Re-authorize a live connection',
       description: 'For an expired connection (or to renew one): the callback keeps the connection id and its history.',
       auth: 'bearer',
-      params: workspaceParams.extend({ connId: z.string() }),
+      params: workspaceParams.extend({ connId: connectionIdSchema }),
       success: { status: 200, description: 'Where to send the user.', schema: startedOAuthSchema },
       errors: ['not_found', 'platform_not_supported'],
       handle: ({ principal, params }) => connect.startReconnect(requirePrincipal(principal), params.wsId, params.connId),

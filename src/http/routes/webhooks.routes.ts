@@ -1,13 +1,14 @@
-import { z } from 'zod';
 import {
   createdWebhookSchema,
   createWebhookInputSchema,
+  deliveryIdSchema,
   deliveryListQuerySchema,
   deliveryListSchema,
   deliverySchema,
   updateWebhookInputSchema,
   verifyInputSchema,
   verifyResultSchema,
+  webhookIdSchema,
   webhookListSchema,
   webhookSchema,
 } from '../../core/webhooks/webhooks.schema.js';
@@ -15,8 +16,8 @@ import type { WebhooksService } from '../../core/webhooks/webhooks.service.js';
 import { defineRoute } from '../route.js';
 import { requirePrincipal, workspaceParams } from './common.js';
 
-const webhookParams = workspaceParams.extend({ whId: z.string().describe('Webhook endpoint id (wh_…).') });
-const deliveryParams = workspaceParams.extend({ delId: z.string().describe('Delivery id (del_…).') });
+const webhookParams = workspaceParams.extend({ whId: webhookIdSchema });
+const deliveryParams = workspaceParams.extend({ delId: deliveryIdSchema });
 
 const SIGNING =
   'Each event is POSTed as JSON with headers Content-Type, Service-Timestamp (Unix seconds), Service-Signature (`sha256=` + lowercase hex HMAC-SHA256 of `{timestamp}.{raw body}` keyed by the secret), Service-Webhook-Id and Service-Delivery-Id. ' +
