@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { findConnectionById, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { findContentById } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -20,12 +19,12 @@ import {
   unknownSizeMediaRefused,
 } from '../core/jobs/job-policy.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
-import { parseStoredRequest } from '../core/jobs/stored-request.js';
 import type { Logger } from '../observability/logger.js';
 import { createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
+import { buildJobRequest } from './job-request.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
-import type { ContentType, PlatformSlug } from '../vocabulary/platforms.js';
+import type { PlatformSlug } from '../vocabulary/platforms.js';
 
 /** The worker's mechanics (concurrency, lease, polling) and the job policy's timings. */
 export interface PublisherSettings extends JobPolicySettings {
@@ -93,6 +92,7 @@ export function createPublisher(deps: PublisherDeps) {
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
   const held = new Map<string, Held>();
   const renewEveryMs = settings.renewEveryMs ?? Math.max(1, Math.floor(settings.leaseMs / 3));
+  const requestDeps = { db, clock, leaseMs: settings.leaseMs, credentialsFor: deps.credentialsFor, publicMediaUrl: deps.publicMediaUrl };
   let stopping = false;
   const loop = createClaimLoop({ tick: () => tick(), pollMs: settings.pollMs, logger, what: 'jobs' });
 
@@ -155,37 +155,6 @@ export function createPublisher(deps: PublisherDeps) {
     await fail(job, lease, decision, { attempts });
   }
 
-  async function buildRequest(job: JobRow, lease: string): Promise<PublishRequest | null> {
-    const [content, conn] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
-    if (!content || !conn) return null;
-    const credentials = conn.mode === 'live' && conn.status === 'active' ? await deps.credentialsFor(conn.id) : null;
-    const stored = parseStoredRequest(content.request);
-    const target = stored.targets.find((t) => t.platform === job.platformSlug);
-    return {
-      jobId: job.id,
-      attempt: job.attempts,
-      platform: job.platformSlug as PlatformSlug,
-      connection: { id: conn.id, mode: conn.mode as 'sandbox' | 'live', name: conn.name },
-      credentials,
-      contentType: content.contentType as ContentType,
-      text: target?.text ?? null,
-      title: target?.title ?? null,
-      thread: target?.thread ?? null,
-      // An upload goes as its file, for networks that take the bytes, and as a signed address, for the others.
-      media: stored.media.map((m) => ({
-        url: m.url ?? `file://${m.storagePath ?? ''}`,
-        publicUrl: m.url === null && m.mediaId !== null ? deps.publicMediaUrl(m.mediaId) : null,
-        sizeBytes: m.sizeBytes,
-        contentType: null,
-      })),
-      sandboxOutcome: job.sandboxOutcome,
-      progress: job.networkState,
-      // Saving progress also renews the lease: long uploads keep their job as long as they make progress.
-      saveProgress: (progress) =>
-        updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), locked_until: clock.now() + settings.leaseMs, updated_at: clock.now() }),
-    };
-  }
-
   /** Confirmation (spec 7.4): until the deadline, then slower late checks for a window (spec 3.2). */
   async function confirm(job: JobRow, lease: string, req: PublishRequest, adapter: NetworkAdapter): Promise<void> {
     const late = job.status === 'failed';
@@ -229,7 +198,7 @@ export function createPublisher(deps: PublisherDeps) {
   }
 
   async function process(job: JobRow, lease: string): Promise<void> {
-    const req = await buildRequest(job, lease);
+    const req = await buildJobRequest(requestDeps, job, lease);
     if (!req) {
       await fail(job, lease, nothingToPublish());
       return;

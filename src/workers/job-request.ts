@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import { findConnectionById } from '../../db/repositories/connections.repo.js';
+import { findContentById } from '../../db/repositories/contents.repo.js';
+import { type JobRow, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../core/clock.js';
+import { parseStoredRequest } from '../core/jobs/stored-request.js';
+import type { LiveCredentials, PublishRequest } from '../networks/adapter.js';
+import type { ContentType, PlatformSlug } from '../vocabulary/platforms.js';
+
+export interface JobRequestDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  leaseMs: number;
+  /** The account and token a live connection publishes with (refreshed first when it is about to expire). */
+  credentialsFor(connectionId: string): Promise<LiveCredentials | null>;
+  /** A signed public address of an upload, for networks that download media themselves. */
+  publicMediaUrl(mediaId: string): string;
+}
+
+/**
+ * What the network adapter is given for one run of `job` under `lease`: its target's text from the content's
+ * stored request, its media, the connection and its credentials (live and active only), and the progress an
+ * earlier run saved. Null when the content or the connection is gone.
+ */
+export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, lease: string): Promise<PublishRequest | null> {
+  const { db, clock } = deps;
+  const [content, conn] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
+  if (!content || !conn) return null;
+  const credentials = conn.mode === 'live' && conn.status === 'active' ? await deps.credentialsFor(conn.id) : null;
+  const stored = parseStoredRequest(content.request);
+  const target = stored.targets.find((t) => t.platform === job.platformSlug);
+  return {
+    jobId: job.id,
+    attempt: job.attempts,
+    platform: job.platformSlug as PlatformSlug,
+    connection: { id: conn.id, mode: conn.mode as 'sandbox' | 'live', name: conn.name },
+    credentials,
+    contentType: content.contentType as ContentType,
+    text: target?.text ?? null,
+    title: target?.title ?? null,
+    thread: target?.thread ?? null,
+    // An upload goes as its file, for networks that take the bytes, and as a signed address, for the others.
+    media: stored.media.map((m) => ({
+      url: m.url ?? `file://${m.storagePath ?? ''}`,
+      publicUrl: m.url === null && m.mediaId !== null ? deps.publicMediaUrl(m.mediaId) : null,
+      sizeBytes: m.sizeBytes,
+      contentType: null,
+    })),
+    sandboxOutcome: job.sandboxOutcome,
+    progress: job.networkState,
+    // Saving progress also renews the lease: long uploads keep their job as long as they make progress.
+    saveProgress: (progress) =>
+      updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), locked_until: clock.now() + deps.leaseMs, updated_at: clock.now() }),
+  };
+}
