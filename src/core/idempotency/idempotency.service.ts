@@ -42,8 +42,6 @@ export const DEFAULT_IDEMPOTENCY_SETTINGS: IdempotencySettings = {
 
 type Stored = { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string; extra: Record<string, unknown> };
 
-/** Re-exported for callers that test a key without the schema; `idempotency.schema.ts` holds the rule. */
-export { IDEMPOTENCY_KEY_PATTERN } from './idempotency.schema.js';
 
 export interface IdempotentResult<T> {
   replayed: boolean;
