@@ -42,7 +42,6 @@ export const DEFAULT_IDEMPOTENCY_SETTINGS: IdempotencySettings = {
 
 type Stored = { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string; extra: Record<string, unknown> };
 
-
 export interface IdempotentResult<T> {
   replayed: boolean;
   /** The value of the first execution, or its error, which the caller rethrows. */
