@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorBody, ErrorCode } from '../core/errors.js';
+import { type ErrorCode, errorBody } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 
 /**
@@ -35,8 +35,7 @@ export function parserRefusal(errorCode: string | undefined): ParserRefusal {
 
 /** The raw HTTP/1.1 answer: the spec's JSON body, its request id in `X-Request-Id`, and the connection closed. */
 export function renderRefusal(refusal: ParserRefusal, requestId: string): string {
-  const body: ErrorBody = { error: refusal.code, message: refusal.message, request_id: requestId };
-  const json = JSON.stringify(body);
+  const json = JSON.stringify(errorBody(refusal.code, refusal.message, requestId));
   return [
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',
