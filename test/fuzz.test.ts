@@ -1,7 +1,7 @@
 /**
  * OWASP API4/API8 fuzzing of every operation of the served /openapi.yaml that takes a JSON body, query or path
  * parameters (the OAuth protocol endpoints, /mcp and the payment callback excepted): schema-generated inputs and
- * mutations of valid ones, judged by test/fuzz/fuzz.ts (no 5xx, spec error bodies, documented statuses, database
+ * mutations of valid ones, judged by test/support/fuzz/fuzz.ts (no 5xx, spec error bodies, documented statuses, database
  * unchanged by rejected requests, server up).
  *
  * FUZZ_RUNS (default 200) generated cases per operation; FUZZ_RUNS_PG for the PostgreSQL run (default: the same);
@@ -34,7 +34,7 @@ import {
   parseDocument,
   slowCases,
   validCaseArbitrary,
-} from './fuzz/fuzz.js';
+} from './support/fuzz/fuzz.js';
 
 function count(name: string, fallback: number): number {
   const raw = process.env[name];

@@ -16,8 +16,8 @@
 import fc from 'fast-check';
 import { type Kysely, sql } from 'kysely';
 import { parse } from 'yaml';
-import type { Database } from '../../db/schema.js';
-import type { ResponseConformance } from '../support/openapi.js';
+import type { Database } from '../../../db/schema.js';
+import type { ResponseConformance } from '../openapi.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The document
