@@ -8,7 +8,6 @@ import {
   errorBodyProblems,
   Findings,
   finishTenant,
-  fingerprint,
   freshIdempotencyKey,
   type Ids,
   leaks,
@@ -22,6 +21,7 @@ import {
   operationsOf,
   PATH_PARAMS,
   REQUESTS,
+  refusalFingerprint,
   restCall,
   revokeAccessToken,
   seedTenant,
@@ -234,7 +234,7 @@ describeEachDb(
         for (const op of protectedOps().filter((o) => o.path.includes('{wsId}'))) {
           const onVictim = await send(server(), restCall(op, victim.ids), credential.authorization);
           const onGhost = await send(server(), restCall(op, { ...victim.ids, wsId: ghost }), credential.authorization);
-          const same = fingerprint(onVictim.status, onVictim.json, { wsId: victim.ids.wsId }) === fingerprint(onGhost.status, onGhost.json, { wsId: ghost });
+          const same = refusalFingerprint(onVictim.status, onVictim.json, { wsId: victim.ids.wsId }) === refusalFingerprint(onGhost.status, onGhost.json, { wsId: ghost });
           findings.record(`${credential.label} → ${op.key} of the victim`, [
             ...onVictim.conformance,
             ...onGhost.conformance,
@@ -259,7 +259,7 @@ describeEachDb(
             const missing = await send(server(), v.missing, credential.authorization);
             const filter = v.names.every((n) => n === 'idemKey' || FILTERS.has(`${op.operationId} ${n}`));
             const expected = inPath(op, v.names) ? refusal(foreign, 404, ['not_found']) : filter ? [] : refusal(foreign, foreign.status === 404 ? 404 : 400, ['not_found', 'validation_failed']);
-            const same = fingerprint(foreign.status, foreign.json, v.foreignIds) === fingerprint(missing.status, missing.json, v.missingIds);
+            const same = refusalFingerprint(foreign.status, foreign.json, v.foreignIds) === refusalFingerprint(missing.status, missing.json, v.missingIds);
             findings.record(`${credential.label} → ${op.key} naming the victim's ${v.names.join('+')}`, [
               ...foreign.conformance,
               ...missing.conformance,
@@ -299,7 +299,7 @@ describeEachDb(
                 : !f.isError || !['not_found', 'validation_failed'].includes(String(code))
                   ? [`not refused: ${foreign.text.slice(0, 300)}`]
                   : errorBodyProblems(f.body, foreign.headers.get('x-request-id'));
-              const same = `${f.isError} ${fingerprint(f.status, f.body, v.foreignIds)}` === `${m.isError} ${fingerprint(m.status, m.body, v.missingIds)}`;
+              const same = `${f.isError} ${refusalFingerprint(f.status, f.body, v.foreignIds)}` === `${m.isError} ${refusalFingerprint(m.status, m.body, v.missingIds)}`;
               findings.record(`${credential.label} → ${v.foreign.label} naming the victim's ${v.names.join('+')}`, [
                 ...foreign.conformance,
                 ...(foreign.status === 200 ? [] : [`HTTP ${foreign.status}`]),

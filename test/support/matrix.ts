@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { parse } from 'yaml';
 import { Browser, pkcePair } from './oauth-browser.js';
+import { documentOperations, parseOpenApi } from './openapi.js';
 import type { TestServer } from './server.js';
 
 /**
@@ -37,36 +37,22 @@ export interface Operation {
   requiredQuery: string[];
 }
 
-interface DocOperation {
-  operationId?: string;
-  security?: Record<string, string[]>[];
-  parameters?: { in: string; name: string; required?: boolean }[];
-  requestBody?: unknown;
-}
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-
 /** Every operation of the document; `problems` names any whose security is neither `[]` nor bearer. */
 export function operationsOf(yamlText: string): { operations: Operation[]; problems: string[] } {
-  const doc = parse(yamlText) as { paths: Record<string, Record<string, DocOperation>> };
   const operations: Operation[] = [];
   const problems: string[] = [];
-  for (const [path, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      if (!METHODS.includes(method)) continue;
-      const key = `${method.toUpperCase()} ${path}`;
-      const security = JSON.stringify(op.security);
-      if (security !== '[]' && security !== '[{"bearerAuth":[]}]') problems.push(`${key}: security ${security ?? 'missing'}`);
-      operations.push({
-        key,
-        method: method.toUpperCase(),
-        path,
-        operationId: op.operationId ?? key,
-        open: security === '[]',
-        hasRequestBody: op.requestBody !== undefined,
-        requiredQuery: (op.parameters ?? []).filter((p) => p.in === 'query' && p.required === true).map((p) => p.name),
-      });
-    }
+  for (const { key, method, path, operationId, doc: op } of documentOperations(parseOpenApi(yamlText))) {
+    const security = JSON.stringify(op.security);
+    if (security !== '[]' && security !== '[{"bearerAuth":[]}]') problems.push(`${key}: security ${security ?? 'missing'}`);
+    operations.push({
+      key,
+      method,
+      path,
+      operationId,
+      open: security === '[]',
+      hasRequestBody: op.requestBody !== undefined,
+      requiredQuery: (op.parameters ?? []).filter((p) => p.in === 'query' && p.required === true).map((p) => p.name),
+    });
   }
   return { operations, problems };
 }
@@ -312,10 +298,11 @@ export function toolOutcome(answer: Answer): ToolOutcome {
 }
 
 /**
- * What must be equal between naming another workspace's object and naming nothing: the status, the error
- * code and the message with the substituted ids written as their names.
+ * What a caller sees of a refusal, for comparing two refusals: the status, the error code and the message with
+ * the substituted ids written as their names. Naming another workspace's object and naming nothing must give the
+ * same one, or the answer tells that the object exists.
  */
-export function fingerprint(status: number, body: unknown, substituted: Partial<Ids>): string {
+export function refusalFingerprint(status: number, body: unknown, substituted: Partial<Ids>): string {
   if (!isErrorBody(body)) return `${status}`;
   let message = body.message;
   for (const [name, value] of Object.entries(substituted)) message = message.split(value).join(`<${name}>`);

@@ -2,13 +2,86 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
-interface OperationDoc {
-  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+/**
+ * The served /openapi.yaml as the tests read it: one reader of its operations (the authorization matrix and the
+ * fuzzer both start from it) and a checker of real answers against it.
+ */
+
+/** The part of JSON Schema the document's schemas use (zod's OpenAPI 3.1 output). */
+export interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  enum?: readonly unknown[];
+  format?: string;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
 }
-export interface OpenApiDoc {
+
+export interface ParameterDoc {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: JsonSchema;
+}
+
+/** An operation object as the document writes it. */
+export interface OperationDoc {
+  operationId?: string;
+  parameters?: ParameterDoc[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+  security?: Record<string, string[]>[];
+}
+
+export interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, OperationDoc>>;
-  components?: object;
+  components?: { schemas?: Record<string, JsonSchema> };
+}
+
+export function parseOpenApi(yamlText: string): OpenApiDocument {
+  return parse(yamlText) as OpenApiDocument;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** One operation of the document, named; `doc` is the operation object as written. */
+export interface DocumentOperation {
+  /** `METHOD /template`. */
+  key: string;
+  /** Upper case. */
+  method: string;
+  /** The OpenAPI template, e.g. `/api/v1/workspaces/{wsId}/brands`. */
+  path: string;
+  /** The document's operationId, else `key`. */
+  operationId: string;
+  doc: OperationDoc;
+}
+
+/** Every operation of the document, in the document's order (paths, then methods as written). */
+export function documentOperations(doc: OpenApiDocument): DocumentOperation[] {
+  const out: DocumentOperation[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!METHODS.includes(method)) continue;
+      const key = `${method.toUpperCase()} ${path}`;
+      out.push({ key, method: method.toUpperCase(), path, operationId: op.operationId ?? key, doc: op });
+    }
+  }
+  return out;
 }
 
 /** Checks real responses against the served OpenAPI document. */
@@ -17,7 +90,7 @@ export class ResponseConformance {
   private readonly cache = new Map<string, ValidateFunction>();
   private readonly templates: { template: string; regex: RegExp }[];
 
-  constructor(readonly doc: OpenApiDoc) {
+  constructor(readonly doc: OpenApiDocument) {
     (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
     this.templates = Object.keys(doc.paths).map((template) => ({
       template,
@@ -26,7 +99,7 @@ export class ResponseConformance {
   }
 
   static fromYaml(text: string): ResponseConformance {
-    return new ResponseConformance(parse(text) as OpenApiDoc);
+    return new ResponseConformance(parseOpenApi(text));
   }
 
   /** The operation template for a concrete path, or undefined if the document has none. */
@@ -43,7 +116,7 @@ export class ResponseConformance {
     if (!template) return [`${method} ${path}: path not in the document`];
     const op = this.doc.paths[template]?.[method.toLowerCase()];
     if (!op) return [`${method} ${template}: method not in the document`];
-    const response = op.responses[String(status)];
+    const response = op.responses?.[String(status)];
     if (!response) return [`${method} ${template}: status ${status} not documented`];
     const schema = response.content?.['application/json']?.schema;
     if (!schema) return body === undefined ? [] : [`${method} ${template} ${status}: body not documented`];
