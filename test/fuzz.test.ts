@@ -1,8 +1,8 @@
 /**
  * OWASP API4/API8 fuzzing of every operation of the served /openapi.yaml that takes a JSON body, query or path
  * parameters (the OAuth protocol endpoints, /mcp and the payment callback excepted): schema-generated inputs and
- * mutations of valid ones, judged by test/support/fuzz/fuzz.ts (no 5xx, spec error bodies, documented statuses, database
- * unchanged by rejected requests, server up).
+ * mutations of valid ones, judged by the fuzzer in test/support/fuzz/ (no 5xx, spec error bodies, documented
+ * statuses, database unchanged by rejected requests, server up).
  *
  * FUZZ_RUNS (default 200) generated cases per operation; FUZZ_RUNS_PG for the PostgreSQL run (default: the same);
  * FUZZ_SEED to replay a run; FUZZ_SLOW=0 skips the ~1 MB / 100,000-level / 16 KB-header cases.
@@ -17,24 +17,15 @@ import { createLogger } from '../src/observability/logger.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { ALL_PLATFORMS, brandWithConnections } from './support/factories.js';
 import { describeEachDb, startTestServer, type TestServer } from './support/server.js';
-import {
-  type Answer,
-  type ApiDocument,
-  type CaseContext,
-  caseArbitrary,
-  errorCodesOf,
-  type FuzzCase,
-  type Hints,
-  type JudgeContext,
-  fuzzOperation,
-  formatAnswers,
-  formatFailures,
-  type Operation,
-  operationsOf,
-  parseDocument,
-  slowCases,
-  validCaseArbitrary,
-} from './support/fuzz/fuzz.js';
+import { type Hints, validCaseArbitrary } from './support/fuzz/arbitraries.js';
+import type { CaseContext, FuzzCase } from './support/fuzz/case.js';
+import { errorCodesOf, type Operation, operationsTakingInput } from './support/fuzz/document.js';
+import type { JudgeContext } from './support/fuzz/judge.js';
+import { caseArbitrary } from './support/fuzz/mutations.js';
+import { formatAnswers, formatFailures, fuzzOperation } from './support/fuzz/runner.js';
+import type { Answer } from './support/fuzz/send.js';
+import { slowCases } from './support/fuzz/slow-cases.js';
+import { type OpenApiDocument, parseOpenApi } from './support/openapi.js';
 
 function count(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -56,12 +47,12 @@ function excluded(path: string): boolean {
 }
 
 /** The served document, read once at load so that each operation gets its own test. */
-async function servedDocument(): Promise<{ doc: ApiDocument }> {
+async function servedDocument(): Promise<{ doc: OpenApiDocument }> {
   const kind = testDatabaseKinds()[0];
   if (!kind) throw new Error('no test database');
   const server = await startTestServer(kind, {}, { workers: false });
   try {
-    return { doc: parseDocument(await (await fetch(`${server.url}/openapi.yaml`)).text()) };
+    return { doc: parseOpenApi(await (await fetch(`${server.url}/openapi.yaml`)).text()) };
   } finally {
     await server.stop();
   }
@@ -98,7 +89,7 @@ function explain(requestId: string): string | undefined {
 const findings = new Map<string, Set<string>>();
 
 const served = await servedDocument();
-const OPERATIONS = operationsOf(served.doc, excluded);
+const OPERATIONS = operationsTakingInput(served.doc, excluded);
 
 /** Every path parameter the fuzzer knows real ids for; an unknown one would only ever get random values. */
 const KNOWN_PATH_PARAMS = ['wsId', 'keyId', 'brandId', 'connId', 'contentId', 'whId', 'delId', 'clientId', 'platform'];
@@ -281,8 +272,8 @@ describeEachDb(
     });
 
     it('covers every operation that takes input, with real ids for every path parameter', async () => {
-      const doc = parseDocument(await (await fetch(`${server().url}/openapi.yaml`)).text());
-      expect(operationsOf(doc, excluded).map((op) => op.id)).toEqual(OPERATIONS.map((op) => op.id));
+      const doc = parseOpenApi(await (await fetch(`${server().url}/openapi.yaml`)).text());
+      expect(operationsTakingInput(doc, excluded).map((op) => op.id)).toEqual(OPERATIONS.map((op) => op.id));
       const params = new Set(OPERATIONS.flatMap((op) => op.pathParams.map((p) => p.name)));
       expect([...params].filter((p) => !KNOWN_PATH_PARAMS.includes(p))).toEqual([]);
       expect(OPERATIONS.map((op) => op.id)).toEqual(expect.arrayContaining(['createContent', 'createBrand', 'uploadMedia', 'verifyWebhookSignature', 'getWalletPrice']));
