@@ -16,7 +16,7 @@ function asText(value: object): CallToolResult['content'] {
  * An error result can never carry `structuredContent`: MCP says structured content conforms to the tool's
  * `outputSchema`, and the error body does not. SDK v1 clients (1.32, typescript-sdk#1943) and the MCP
  * Inspector validate it even on `isError` results and throw -32602 instead of showing the error, so the type
- * forbids the field and `test/mcp-clients.test.ts` calls every tool through those clients with a failing input.
+ * forbids the field and `test/mcp/clients.test.ts` calls every tool through those clients with a failing input.
  */
 export type ToolErrorResult = { isError: true; content: CallToolResult['content']; structuredContent?: never };
 

@@ -1,0 +1,130 @@
+import { expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { DashboardClient, textOf } from '../support/dashboard.js';
+import { describeEachDb } from '../support/server.js';
+
+const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
+
+function decode(attr: string): string {
+  return attr.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+describeEachDb(
+  'dashboard: wallet',
+  (server) => {
+    async function signedIn() {
+      const ws = await server().workspace();
+      const client = new DashboardClient(server().url);
+      await client.signIn(ws.api_key);
+      return { ws, client };
+    }
+
+    it('shows the balance, the batch and the ledger entry of a grant', async () => {
+      const { ws, client } = await signedIn();
+      const empty = await client.get('/dashboard/wallet');
+      expect(textOf(empty.html)).toContain('0 credits');
+      expect(textOf(empty.html)).toContain('No entries yet.');
+
+      const granted = await server().container.services.wallet.grant({ workspaceId: ws.workspace_id, amount: 100, source: 'grant', expiresAt: null });
+      const page = await client.get('/dashboard/wallet');
+      expect(page.status).toBe(200);
+      const text = textOf(page.html);
+      expect(page.html).toMatch(/<p class="big">100 <span class="unit">credits<\/span><\/p>/);
+      expect(page.html).toContain(`<code>${granted!.batchId}</code>`);
+      expect(text).toMatch(new RegExp(`${granted!.batchId} Grant 100 100 .+ never active`));
+      expect(text).toMatch(/Credits added \+100 — grant/);
+    });
+
+    it('an expired batch carries an expired badge and its expiry is in the ledger', async () => {
+      const { ws, client } = await signedIn();
+      await server().container.services.wallet.grant({ workspaceId: ws.workspace_id, amount: 40, source: 'promotion', expiresAt: clock.now() + 60_000 });
+      clock.advance(120_000);
+      const text = textOf((await client.get('/dashboard/wallet')).html);
+      expect(text).toMatch(/Promotion 40 0 .+ expired/);
+      expect(text).toMatch(/Expired -40 — —/);
+      expect(text).toContain('0 credits');
+    });
+
+    it('offers link to the same payment URLs as the REST offers', async () => {
+      const { ws, client } = await signedIn();
+      const rest = await server().request<{ data: { credits: number; payment_url: string }[] }>('GET', `/v1/workspaces/${ws.workspace_id}/wallet/offers`, { key: ws.api_key });
+      const page = await client.get('/dashboard/wallet');
+      const links = [...page.html.matchAll(/<a class="button" href="([^"]+)" rel="noopener noreferrer">Buy ([\d,]+) credits<\/a>/g)].map((m) => ({
+        url: decode(m[1]!),
+        credits: Number(m[2]!.replace(/,/g, '')),
+      }));
+      expect(links).toEqual(rest.body.data.map((o) => ({ url: o.payment_url, credits: o.credits })));
+      expect(links.length).toBeGreaterThan(0);
+      expect(textOf(page.html)).toContain('100 BRL 49.00 Buy 100 credits');
+    });
+
+    it('the price form shows what the REST price says for publicacao × 3', async () => {
+      const { ws, client } = await signedIn();
+      await server().container.services.wallet.grant({ workspaceId: ws.workspace_id, amount: 7, source: 'grant', expiresAt: null });
+      const rest = await server().request<{ preco_unitario: number; custo_estimado: number; saldo_disponivel: number; coberto_pelo_plano: boolean }>(
+        'GET',
+        `/v1/workspaces/${ws.workspace_id}/wallet/preco?operacao=publicacao&quantidade=3`,
+        { key: ws.api_key },
+      );
+      const page = await client.get('/dashboard/wallet?operation=publicacao&quantity=3');
+      expect(page.status).toBe(200);
+      const text = textOf(page.html);
+      expect(text).toContain(`Price per unit ${rest.body.preco_unitario} credits`);
+      expect(text).toContain(`Estimated cost ${rest.body.custo_estimado} credits`);
+      expect(text).toContain(`Available balance ${rest.body.saldo_disponivel} credits`);
+      expect(rest.body.coberto_pelo_plano).toBe(true);
+      expect(text).toContain('Covered by the plan Yes');
+      expect(text).toContain('Your plan still covers this quantity this cycle, so with modo plano it costs nothing');
+      // The form keeps the question; it offers the priced operations and nothing else.
+      expect(page.html).toContain('<option value="publicacao" selected>');
+      expect([...page.html.matchAll(/<option value="([^"]+)"/g)].map((m) => m[1])).toEqual(['publicacao', 'criacao_de_conteudo']);
+      expect(page.html).toContain('value="3"');
+    });
+
+    it('an operation without a price explains operacao_sem_preco next to the form, with 402', async () => {
+      const { client } = await signedIn();
+      const page = await client.get('/dashboard/wallet?operation=boost_post&quantity=1');
+      expect(page.status).toBe(402);
+      expect(page.html).toMatch(/<div class="error-banner" role="alert"><p>This operation has no published price, so it cannot be paid with credits\. Contact support\.<\/p><\/div>/);
+      expect(textOf(page.html)).toContain('Wallet');
+    });
+
+    it('garbage in the address gives a message and 400, never a 500', async () => {
+      const { client } = await signedIn();
+      const quantity = await client.get('/dashboard/wallet?operation=publicacao&quantity=abc');
+      expect(quantity.status).toBe(400);
+      expect(quantity.html).toContain('<p class="field-error" id="price-quantity-error">Enter a whole number from 1 to 100,000.</p>');
+      const tooMany = await client.get('/dashboard/wallet?operation=publicacao&quantity=100001');
+      expect(tooMany.status).toBe(400);
+      const cursor = await client.get('/dashboard/wallet?cursor=garbage');
+      expect(cursor.status).toBe(400);
+      expect(textOf(cursor.html)).toContain('The ledger position in the address is not one this page gave out.');
+      const limit = await client.get('/dashboard/wallet?limit=abc');
+      expect(limit.status).toBe(400);
+      expect(textOf(limit.html)).toContain('The page size in the address must be a whole number from 1 to 200.');
+    });
+
+    it('pages through the ledger with "Older entries"', async () => {
+      const { ws, client } = await signedIn();
+      for (let i = 1; i <= 5; i++) {
+        await server().container.services.wallet.grant({ workspaceId: ws.workspace_id, amount: i, source: 'grant', expiresAt: null, externalRef: `ref-${i}` });
+        clock.advance(1000);
+      }
+      const seen: string[] = [];
+      let path: string | null = '/dashboard/wallet?limit=2';
+      for (let pages = 0; path !== null; pages++) {
+        expect(pages).toBeLessThan(3);
+        const page = await client.get(path);
+        expect(page.status).toBe(200);
+        seen.push(...[...page.html.matchAll(/<code>(ref-\d)<\/code>/g)].map((m) => m[1]!));
+        const older = /<a href="([^"]+)">Older entries<\/a>/.exec(page.html)?.[1];
+        if (older) expect(decode(older)).toMatch(/^\/dashboard\/wallet\?limit=2&cursor=[\w-]+#ledger-h$/);
+        path = older ? decode(older) : null;
+      }
+      expect(seen).toEqual(['ref-5', 'ref-4', 'ref-3', 'ref-2', 'ref-1']);
+      expect(textOf((await client.get('/dashboard/wallet')).html)).toContain('15 credits');
+    });
+  },
+  {},
+  () => ({ clock }),
+);

@@ -1,0 +1,62 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { testDatabaseKinds } from '../support/databases.js';
+import { pkcePair } from '../support/oauth-browser.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer(testDatabaseKinds()[0]!);
+});
+afterAll(() => server.stop());
+
+// CI installs Debian's chromium (.ci/run); on a machine without it this test cannot run and says so.
+it.runIf(existsSync(CHROMIUM))('the consent page works in a real browser: wrong key, then approve, back to the client with a code', async () => {
+  const base = server.service.baseUrl;
+  const ws = await server.workspace();
+  const reg = await fetch(`${base}/api/oauth/mcp/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Browser Test Client', redirect_uris: ['http://127.0.0.1:9/callback'] }),
+  });
+  const clientId = ((await reg.json()) as { client_id: string }).client_id;
+  const { challenge } = pkcePair();
+  const url = `${base}/api/oauth/mcp/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: 'http://127.0.0.1:9/callback', response_type: 'code', scope: 'mcp', code_challenge: challenge, code_challenge_method: 'S256', state: 'b1' })}`;
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 390, height: 760 } });
+    let callback: string | null = null;
+    await page.route('http://127.0.0.1:9/**', async (route) => {
+      callback = route.request().url();
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client received the code' });
+    });
+    await page.goto(url);
+    expect(await page.textContent('h1')).toContain('Browser Test Client');
+    const input = page.getByLabel('Your API key');
+    await input.fill('svc_live_00000000000000000000000000000000');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForSelector('[role=alert]');
+    expect(await page.textContent('[role=alert]')).toContain('not valid');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'consent-page.png'), fullPage: true });
+
+    await page.getByLabel('Your API key').fill(ws.api_key);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForURL(/127\.0\.0\.1:9\/callback/);
+    expect(callback).not.toBeNull();
+    const params = new URL(callback!).searchParams;
+    expect(params.get('code')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(params.get('state')).toBe('b1');
+  } finally {
+    await browser.close();
+  }
+}, 60_000);

@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { brandWithConnections, startMediaHost } from '../support/factories.js';
+import { type ApiResponse, describeEachDb, type TestServer } from '../support/server.js';
+
+let media: Awaited<ReturnType<typeof startMediaHost>>;
+beforeAll(async () => {
+  media = await startMediaHost();
+});
+afterAll(() => media.close());
+
+const TINY_PLAN = { brands: 1, connections: 3, media_storage: 1000, webhooks: 1, inspiration_library: 1, criacao_de_conteudos: 2, publicacoes: 3 };
+
+function expectError(res: ApiResponse, status: number, code: string, extra: Record<string, unknown> = {}): void {
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual({ error: code, message: expect.any(String), request_id: res.headers.get('x-request-id'), ...extra });
+}
+
+async function countContents(server: TestServer, wsId: string): Promise<number> {
+  const rows = await server.container.db.kysely.selectFrom('contents').select('id').where('workspace_id', '=', wsId).execute();
+  return rows.length;
+}
+
+describeEachDb(
+  'content rules',
+  (server) => {
+    const post = (key: string, wsId: string, body: unknown, headers: Record<string, string> = {}, query = '') =>
+      server().request('POST', `/api/v1/workspaces/${wsId}/contents${query}`, { key, body, headers });
+
+    it('422 platform_not_supported when content_type does not fit a platform; nothing stored', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['instagram', 'linkedin']);
+      const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['linkedin', 'instagram'], content_type: 'text', text: 'hi' });
+      expectError(res, 422, 'platform_not_supported', { platform_slug: 'instagram' });
+      expect(res.body.message).toMatch(/instagram/i);
+      expect(await countContents(server(), ws.workspace_id)).toBe(0);
+    });
+
+    it('422 caption_too_long names the platform and its limit', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads']);
+      const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'x'.repeat(501) });
+      expectError(res, 422, 'caption_too_long', { platform_slug: 'threads', limit: 500 });
+      expect(res.body.message).toContain('500');
+      const title = await brandWithConnections(server(), ['youtube']);
+      const yt = await post(title.ws.api_key, title.ws.workspace_id, {
+        brand_id: title.brandId,
+        target_platforms: ['youtube'],
+        content_type: 'video',
+        title: 't'.repeat(101),
+        media: [{ url: `${media.url}/video.mp4` }],
+      });
+      expectError(yt, 422, 'caption_too_long', { platform_slug: 'youtube', limit: 100 });
+    });
+
+    it('422 connections_required lists the connections of each ambiguous platform, and target_connections resolves it', async () => {
+      const { ws, brandId, connections } = await brandWithConnections(server(), ['linkedin']);
+      const second = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands/${brandId}/connections`, {
+        key: ws.api_key,
+        body: { platform_slug: 'linkedin', mode: 'sandbox', name: 'second page' },
+      });
+      const body = { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'hi' };
+      const res = await post(ws.api_key, ws.workspace_id, body);
+      expectError(res, 422, 'connections_required', { connections: expect.any(Array) });
+      const listed = [...(res.body.connections as { id: string }[])].sort((a, b) => a.id.localeCompare(b.id));
+      expect(listed).toEqual(
+        [
+          { id: connections.linkedin, name: '@acme-linkedin', platform_slug: 'linkedin' },
+          { id: second.body.id, name: 'second page', platform_slug: 'linkedin' },
+        ].sort((a, b) => String(a.id).localeCompare(String(b.id))),
+      );
+      const chosen = await post(ws.api_key, ws.workspace_id, { ...body, target_connections: [second.body.id] });
+      expect(chosen.status).toBe(201);
+      expect((chosen.body.jobs as { connection_id: string }[])[0]?.connection_id).toBe(second.body.id);
+    });
+
+    it('422 media_too_large for a known size over the platform limit', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['instagram', 'facebook']);
+      const body = { brand_id: brandId, content_type: 'photo', media: [{ url: `${media.url}/big-photo.jpg` }] };
+      const res = await post(ws.api_key, ws.workspace_id, { ...body, target_platforms: ['facebook', 'instagram'] });
+      expectError(res, 422, 'media_too_large', { platform_slug: 'instagram', limit: 8 * 1024 * 1024, fields: [{ path: 'media[0].url', message: expect.stringMatching(/^is 9437184 bytes; /) }] });
+      // 9 MB fits the photo-and-page network's 30 MB.
+      expect((await post(ws.api_key, ws.workspace_id, { ...body, target_platforms: ['facebook'] })).status).toBe(201);
+    });
+
+    it('400 validation_failed names the field path', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['linkedin']);
+      const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['myspace'], content_type: 'text', text: 'hi' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('validation_failed');
+      expect(res.body.message).toMatch(/^target_platforms\[0\]: /);
+      const empty = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: [], content_type: 'text' });
+      expect(empty.body.message).toMatch(/target_platforms/);
+      const live = await post(ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: ['linkedin'],
+        content_type: 'text',
+        text: 'hi',
+        sandbox_outcomes: { threads: 'published' },
+      });
+      expect(live.body.message).toMatch(/^sandbox_outcomes\.threads: /);
+    });
+
+    it('404 not_found for a brand of another workspace', async () => {
+      const mine = await brandWithConnections(server(), ['linkedin']);
+      const theirs = await brandWithConnections(server(), ['linkedin']);
+      const res = await post(mine.ws.api_key, mine.ws.workspace_id, { brand_id: theirs.brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'hi' });
+      expectError(res, 404, 'not_found');
+      const read = await server().request('GET', `/api/v1/workspaces/${mine.ws.workspace_id}/brands/${theirs.brandId}`, { key: mine.ws.api_key });
+      expectError(read, 404, 'not_found');
+    });
+
+    it('403 limit_reached on a stock meter (brands) with resolve desativar_outra; deleting frees the slot', async () => {
+      const ws = await server().workspace();
+      await server().container.services.workspaces.setPlan(ws.workspace_id, 'tiny');
+      const first = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands`, { key: ws.api_key, body: { name: 'one' } });
+      expect(first.status).toBe(201);
+      const second = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands`, { key: ws.api_key, body: { name: 'two' } });
+      expectError(second, 403, 'limit_reached', { meter: 'brands', limit: 1, used: 1, resolve: 'desativar_outra' });
+      await server().request('DELETE', `/api/v1/workspaces/${ws.workspace_id}/brands/${first.body.id as string}`, { key: ws.api_key });
+      expect((await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands`, { key: ws.api_key, body: { name: 'two' } })).status).toBe(201);
+    });
+
+    it('403 limit_reached on a per-cycle meter (publicacoes) with resolve upgrade; the cycle rollover resets it', async () => {
+      const ws = await server().workspace();
+      await server().container.services.workspaces.setPlan(ws.workspace_id, 'tiny');
+      const { brandId } = await brandWithConnections(server(), ['threads', 'linkedin'], ws);
+      const two = { brand_id: brandId, target_platforms: ['threads', 'linkedin'], content_type: 'text', text: 'hi' };
+      expect((await post(ws.api_key, ws.workspace_id, two)).status).toBe(201);
+      const over = await post(ws.api_key, ws.workspace_id, two);
+      expectError(over, 403, 'limit_reached', { meter: 'publicacoes', limit: 3, used: 2, resolve: 'upgrade' });
+      expect(await countContents(server(), ws.workspace_id)).toBe(1);
+
+      const usage = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/usage`, { key: ws.api_key });
+      const meters = usage.body.meters as { meter: string; used: number; limit: number; cycle_end: string | null }[];
+      expect(meters.find((m) => m.meter === 'publicacoes')).toMatchObject({ used: 2, limit: 3 });
+      expect(meters.find((m) => m.meter === 'criacao_de_conteudos')).toMatchObject({ used: 1, limit: 2 });
+      expect(meters.find((m) => m.meter === 'brands')).toMatchObject({ used: 1, cycle_end: null });
+
+      const clock = server().container.clock as ManualClock;
+      const saved = clock.now();
+      clock.set(Date.parse(usage.body.cycle_end as string));
+      try {
+        expect((await post(ws.api_key, ws.workspace_id, two)).status).toBe(201);
+      } finally {
+        clock.set(saved);
+      }
+    });
+
+    it('two racing requests cannot both take the last slot', async () => {
+      const ws = await server().workspace();
+      await server().container.services.workspaces.setPlan(ws.workspace_id, 'tiny');
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands`, { key: ws.api_key, body: { name: `b${i}` } })),
+      );
+      expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+      expect(results.filter((r) => r.status === 403)).toHaveLength(5);
+    });
+
+    it('Idempotency-Key: 50 concurrent identical requests create one content; a different body gets 409', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['linkedin']);
+      const body = { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'once' };
+      const results = await Promise.all(Array.from({ length: 50 }, () => post(ws.api_key, ws.workspace_id, body, { 'idempotency-key': 'launch-1' })));
+      expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+      expect(new Set(results.map((r) => r.body.content_id)).size).toBe(1);
+      expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(49);
+      expect(await countContents(server(), ws.workspace_id)).toBe(1);
+
+      const conflict = await post(ws.api_key, ws.workspace_id, { ...body, text: 'twice' }, { 'idempotency-key': 'launch-1' });
+      expectError(conflict, 409, 'idempotency_conflict');
+      const sameKeyOtherWorkspace = await brandWithConnections(server(), ['linkedin']);
+      const other = await post(
+        sameKeyOtherWorkspace.ws.api_key,
+        sameKeyOtherWorkspace.ws.workspace_id,
+        { ...body, brand_id: sameKeyOtherWorkspace.brandId },
+        { 'idempotency-key': 'launch-1' },
+      );
+      expect(other.status).toBe(201);
+    });
+
+    it('Idempotency-Key: a rejected request is replayed with the same error', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads']);
+      const body = { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'x'.repeat(600) };
+      const first = await post(ws.api_key, ws.workspace_id, body, { 'idempotency-key': 'long-1' });
+      const again = await post(ws.api_key, ws.workspace_id, body, { 'idempotency-key': 'long-1' });
+      expect(first.status).toBe(422);
+      expect(again.status).toBe(422);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect({ ...again.body, request_id: null }).toEqual({ ...first.body, request_id: null });
+    });
+
+    it('dry_run previews jobs, the thread split and meter use without creating or charging anything', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads', 'linkedin']);
+      const sentence = 'This sentence is part of a long announcement. ';
+      const res = await post(
+        ws.api_key,
+        ws.workspace_id,
+        { brand_id: brandId, target_platforms: ['threads', 'linkedin'], content_type: 'text', text: sentence.repeat(30).trim(), thread_split: 'auto', thread_numbering: true },
+        {},
+        '?dry_run=true',
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.dry_run).toBe(true);
+      const jobs = res.body.jobs as { platform_slug: string; thread: string[] | null; text: string }[];
+      const thread = jobs.find((j) => j.platform_slug === 'threads')!.thread!;
+      expect(thread.length).toBeGreaterThan(2);
+      for (const [i, p] of thread.entries()) {
+        expect(Array.from(p).length).toBeLessThanOrEqual(500);
+        expect(p.endsWith(` ${i + 1}/${thread.length}`)).toBe(true);
+        expect(p.replace(/ \d+\/\d+$/, '').endsWith('.')).toBe(true);
+      }
+      expect(jobs.find((j) => j.platform_slug === 'linkedin')!.thread).toBeNull();
+      expect(res.body.meters).toEqual([
+        { meter: 'criacao_de_conteudos', used: 0, consumes: 1, limit: expect.any(Number) },
+        { meter: 'publicacoes', used: 0, consumes: 2, limit: expect.any(Number) },
+      ]);
+      expect(await countContents(server(), ws.workspace_id)).toBe(0);
+      const usage = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/usage`, { key: ws.api_key });
+      expect((usage.body.meters as { meter: string; used: number }[]).find((m) => m.meter === 'publicacoes')?.used).toBe(0);
+    });
+
+    it('thread_split auto publishes a long text as a chain on the short-post network', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads']);
+      const words = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
+      const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: words, thread_split: 'auto' });
+      expect(res.status).toBe(201);
+      await server().settle();
+      const content = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/contents/${res.body.content_id as string}`, { key: ws.api_key });
+      const thread = content.body.thread as string[];
+      expect(thread.join(' ')).toBe(words);
+      expect(content.body.status).toBe('published');
+    });
+
+    it('retry re-queues retryable failures only (force adds confirmation failures), counted on publicacoes', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads', 'linkedin', 'facebook']);
+      const created = await post(ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: ['threads', 'linkedin', 'facebook'],
+        content_type: 'text',
+        text: 'hi',
+        sandbox_outcomes: { threads: 'quota_exceeded', linkedin: 'post_inexistente' },
+      });
+      const id = created.body.content_id as string;
+      await server().settle();
+      const retried = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents/${id}/retry`, { key: ws.api_key, body: {} });
+      expect(retried.status).toBe(200);
+      expect((retried.body.requeued as { platform_slug: string }[]).map((j) => j.platform_slug)).toEqual(['threads']);
+      expect(retried.body.status).toBe('publishing');
+      const forced = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents/${id}/retry`, { key: ws.api_key, body: { force: true } });
+      expect((forced.body.requeued as { platform_slug: string }[]).map((j) => j.platform_slug)).toEqual(['linkedin']);
+      const usage = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/usage`, { key: ws.api_key });
+      expect((usage.body.meters as { meter: string; used: number }[]).find((m) => m.meter === 'publicacoes')?.used).toBe(5);
+    });
+
+    it('lists contents newest first with a cursor and a status filter', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['linkedin']);
+      const clock = server().container.clock as ManualClock;
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        clock.advance(1000);
+        const r = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: `n${i}` });
+        ids.push(r.body.content_id as string);
+      }
+      const first = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/contents?limit=2`, { key: ws.api_key });
+      expect((first.body.data as { content_id: string }[]).map((c) => c.content_id)).toEqual([ids[4], ids[3]]);
+      const second = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/contents?limit=2&cursor=${first.body.next_cursor as string}`, { key: ws.api_key });
+      expect((second.body.data as { content_id: string }[]).map((c) => c.content_id)).toEqual([ids[2], ids[1]]);
+      const filtered = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/contents?status=published`, { key: ws.api_key });
+      expect(filtered.body.data).toEqual([]);
+      const bad = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/contents?limit=0`, { key: ws.api_key });
+      expect(bad.status).toBe(400);
+    });
+
+    it('lists platforms with their kinds, content types and limits', async () => {
+      const res = await server().request('GET', '/api/v1/platforms');
+      expect(res.status).toBe(200);
+      const list = res.body.data as { slug: string; kind: string; content_types: string[]; limits: Record<string, number | null> }[];
+      expect(list.map((p) => p.slug)).toEqual(['instagram', 'facebook', 'threads', 'youtube', 'linkedin']);
+      expect(list.find((p) => p.slug === 'threads')).toMatchObject({ kind: 'short-post', limits: { text_max_chars: 500, thread_max_posts: 25 } });
+      expect(list.find((p) => p.slug === 'instagram')?.content_types).not.toContain('text');
+      expect(list.find((p) => p.slug === 'youtube')?.content_types).not.toContain('text');
+    });
+  },
+  { ALLOW_LOCAL_URLS: 'true', PLANS_JSON: JSON.stringify({ tiny: TINY_PLAN }) },
+  () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
+);
