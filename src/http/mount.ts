@@ -82,8 +82,11 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
         throw new ServiceError('invalid_request', 'This operation needs a JSON body (Content-Type: application/json).');
       }
       let status: number = route.success.status;
+      const principal = principalOf(res);
+      // The chain above authenticated every bearer route; an open route has no caller.
+      if (route.auth === 'bearer' && principal === null) throw new ServiceError('invalid_api_key', 'The API key is missing, malformed, revoked or unknown.');
       const result = await route.handle({
-        principal: principalOf(res),
+        principal: route.auth === 'bearer' ? principal : null,
         params: parseOrThrow(route.params, { ...req.params }, 'path'),
         query: parseOrThrow(route.query, { ...req.query }, 'query'),
         body: parseOrThrow(route.body, req.body, 'body'),

@@ -5,9 +5,13 @@ import type { Principal } from '../core/principal.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface RouteContext<P, Q, B> {
-  /** Null only on routes declared `auth: 'none'`. */
-  principal: Principal | null;
+type Auth = 'bearer' | 'none';
+
+/** Who is calling: always known on a bearer route (authentication ran before the handler), never on an open one. */
+export type PrincipalFor<A extends Auth> = A extends 'bearer' ? Principal : null;
+
+export interface RouteContext<P, Q, B, A extends Auth = Auth> {
+  principal: PrincipalFor<A>;
   params: P;
   query: Q;
   body: B;
@@ -26,7 +30,7 @@ export interface RouteContext<P, Q, B> {
  * One REST operation, declared once: the same object mounts the Express handler and renders its OpenAPI
  * entry, so a route cannot exist undocumented.
  */
-export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R> {
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R, A extends Auth = Auth> {
   operationId: string;
   method: Method;
   /** OpenAPI form, e.g. `/api/v1/workspaces/{wsId}/api-keys`. */
@@ -34,7 +38,7 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   summary: string;
   description?: string;
   tag: string;
-  auth: 'bearer' | 'none';
+  auth: A;
   params?: P;
   query?: Q;
   body?: B;
@@ -47,18 +51,19 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   headers?: z.ZodObject;
   /** Error codes this operation raises itself; auth, body and rate-limit codes are added automatically. */
   errors?: ErrorCode[];
-  handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<R>;
+  handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<R>;
 }
 
 // `handle` is declared as a method, so any concrete route is assignable here (method parameters are bivariant).
-export type AnyRoute = RouteSpec<z.ZodType, z.ZodType, z.ZodType, unknown>;
+export type AnyRoute = RouteSpec<z.ZodType, z.ZodType, z.ZodType, unknown, Auth>;
 
 export function defineRoute<
   P extends z.ZodType = z.ZodObject<Record<string, never>>,
   Q extends z.ZodType = z.ZodObject<Record<string, never>>,
   B extends z.ZodType = z.ZodUndefined,
   R = unknown,
->(spec: RouteSpec<P, Q, B, R>): AnyRoute {
+  A extends Auth = Auth,
+>(spec: RouteSpec<P, Q, B, R, A>): AnyRoute {
   return spec as unknown as AnyRoute;
 }
 

@@ -77,7 +77,7 @@ describeEachDb('OpenAPI document', (server) => {
       expect(schema!.additionalProperties, code).toBe(false);
     }
     // A status shared by several codes offers each code's body, chosen by `error`.
-    const created = doc.paths['/api/v1/workspaces/{wsId}/contents']?.post?.responses['403']?.content?.['application/json']?.schema as { oneOf: { $ref: string }[] };
+    const created = doc.paths['/api/v1/workspaces/{wsId}/contents']?.post?.responses?.['403']?.content?.['application/json']?.schema as { oneOf: { $ref: string }[] };
     expect(created.oneOf.map((s) => s.$ref).sort()).toEqual(['#/components/schemas/ForbiddenError', '#/components/schemas/LimitReachedError']);
   });
 

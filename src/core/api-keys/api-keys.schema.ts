@@ -2,8 +2,6 @@ import { z } from 'zod';
 
 /** Spec 2.1 and 4.1. */
 
-export const apiKeyIdSchema = z.string().regex(/^key_[0-9a-z]{20}$/, 'must be an API key id (key_…)');
-
 export const createApiKeyInputSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(100).describe('Label chosen by the caller, e.g. "zapier" or "ci". One key per use.'),

@@ -6,7 +6,7 @@ import {
 } from '../../core/api-keys/api-keys.schema.js';
 import type { ApiKeysService } from '../../core/api-keys/api-keys.service.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 const keyParams = workspaceParams.extend({ keyId: z.string().describe('API key id (key_…).') });
 
@@ -24,7 +24,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService) {
       params: workspaceParams,
       body: createApiKeyInputSchema,
       success: { status: 201, description: 'The new key, with its plaintext (shown once).', schema: createdApiKeySchema },
-      handle: ({ principal, params, body }) => apiKeys.create(requirePrincipal(principal), params.wsId, body),
+      handle: ({ principal, params, body }) => apiKeys.create(principal, params.wsId, body),
     }),
     defineRoute({
       operationId: 'listApiKeys',
@@ -36,7 +36,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The keys.', schema: apiKeyListSchema },
-      handle: async ({ principal, params }) => ({ data: await apiKeys.list(requirePrincipal(principal), params.wsId) }),
+      handle: async ({ principal, params }) => ({ data: await apiKeys.list(principal, params.wsId) }),
     }),
     defineRoute({
       operationId: 'revokeApiKey',
@@ -49,7 +49,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService) {
       params: keyParams,
       success: { status: 204, description: 'Revoked.' },
       errors: ['not_found'],
-      handle: ({ principal, params }) => apiKeys.revoke(requirePrincipal(principal), params.wsId, params.keyId),
+      handle: ({ principal, params }) => apiKeys.revoke(principal, params.wsId, params.keyId),
     }),
   ];
 }

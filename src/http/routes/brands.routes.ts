@@ -9,7 +9,7 @@ import {
 } from '../../core/connections/connections.schema.js';
 import type { ConnectionsService } from '../../core/connections/connections.service.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 const brandParams = workspaceParams.extend({ brandId: brandIdSchema });
 const connectionParams = workspaceParams.extend({ connId: connectionIdSchema });
@@ -28,7 +28,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       body: brandInputSchema,
       success: { status: 201, description: 'The brand.', schema: brandSchema },
       errors: ['limit_reached'],
-      handle: ({ principal, params, body }) => brands.create(requirePrincipal(principal), params.wsId, body),
+      handle: ({ principal, params, body }) => brands.create(principal, params.wsId, body),
     }),
     defineRoute({
       operationId: 'listBrands',
@@ -39,7 +39,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The brands, oldest first.', schema: brandListSchema },
-      handle: ({ principal, params }) => brands.list(requirePrincipal(principal), params.wsId),
+      handle: ({ principal, params }) => brands.list(principal, params.wsId),
     }),
     defineRoute({
       operationId: 'getBrand',
@@ -51,7 +51,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       params: brandParams,
       success: { status: 200, description: 'The brand.', schema: brandSchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => brands.get(requirePrincipal(principal), params.wsId, params.brandId),
+      handle: ({ principal, params }) => brands.get(principal, params.wsId, params.brandId),
     }),
     defineRoute({
       operationId: 'updateBrand',
@@ -64,7 +64,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       body: brandInputSchema,
       success: { status: 200, description: 'The brand.', schema: brandSchema },
       errors: ['not_found'],
-      handle: ({ principal, params, body }) => brands.update(requirePrincipal(principal), params.wsId, params.brandId, body),
+      handle: ({ principal, params, body }) => brands.update(principal, params.wsId, params.brandId, body),
     }),
     defineRoute({
       operationId: 'deleteBrand',
@@ -77,7 +77,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       params: brandParams,
       success: { status: 204, description: 'Deleted.' },
       errors: ['not_found'],
-      handle: ({ principal, params }) => brands.remove(requirePrincipal(principal), params.wsId, params.brandId),
+      handle: ({ principal, params }) => brands.remove(principal, params.wsId, params.brandId),
     }),
     defineRoute({
       operationId: 'createSandboxConnection',
@@ -91,7 +91,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       body: createSandboxConnectionInputSchema,
       success: { status: 201, description: 'The connection.', schema: connectionSchema },
       errors: ['not_found', 'limit_reached'],
-      handle: ({ principal, params, body }) => connections.createSandbox(requirePrincipal(principal), params.wsId, params.brandId, body),
+      handle: ({ principal, params, body }) => connections.createSandbox(principal, params.wsId, params.brandId, body),
     }),
     defineRoute({
       operationId: 'listConnections',
@@ -103,7 +103,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       params: workspaceParams,
       query: connectionListQuerySchema,
       success: { status: 200, description: 'The connections, oldest first.', schema: connectionListSchema },
-      handle: ({ principal, params, query }) => connections.list(requirePrincipal(principal), params.wsId, query),
+      handle: ({ principal, params, query }) => connections.list(principal, params.wsId, query),
     }),
     defineRoute({
       operationId: 'getConnection',
@@ -115,7 +115,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       params: connectionParams,
       success: { status: 200, description: 'The connection.', schema: connectionSchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => connections.get(requirePrincipal(principal), params.wsId, params.connId),
+      handle: ({ principal, params }) => connections.get(principal, params.wsId, params.connId),
     }),
     defineRoute({
       operationId: 'deactivateConnection',
@@ -128,7 +128,7 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       params: connectionParams,
       success: { status: 200, description: 'The connection, now inactive.', schema: connectionSchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => connections.deactivate(requirePrincipal(principal), params.wsId, params.connId),
+      handle: ({ principal, params }) => connections.deactivate(principal, params.wsId, params.connId),
     }),
   ];
 }

@@ -17,7 +17,7 @@ import type { MetersService } from '../../core/meters/meters.service.js';
 import { type PlatformList, platformListSchema } from '../../core/platforms.js';
 import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 const contentParams = workspaceParams.extend({ contentId: contentIdSchema });
 
@@ -65,7 +65,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       alternatives: [{ status: 200, description: 'Preview (dry_run=true).', schema: previewSchema }],
       errors: ['not_found', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
       handle: async ({ principal, params, query, body, header, setHeader, setStatus }) => {
-        const caller = requirePrincipal(principal);
+        const caller = principal;
         if (query.dry_run === 'true') {
           setStatus(200);
           return contents.preview(caller, params.wsId, body);
@@ -88,7 +88,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       params: workspaceParams,
       query: contentListQuerySchema,
       success: { status: 200, description: 'A page of contents with their jobs.', schema: contentListSchema },
-      handle: ({ principal, params, query }) => contents.list(requirePrincipal(principal), params.wsId, query),
+      handle: ({ principal, params, query }) => contents.list(principal, params.wsId, query),
     }),
     defineRoute({
       operationId: 'getContent',
@@ -100,7 +100,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       params: contentParams,
       success: { status: 200, description: 'The content.', schema: contentSchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => contents.get(requirePrincipal(principal), params.wsId, params.contentId),
+      handle: ({ principal, params }) => contents.get(principal, params.wsId, params.contentId),
     }),
     defineRoute({
       operationId: 'retryContent',
@@ -115,7 +115,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       body: retryInputSchema,
       success: { status: 200, description: 'The jobs re-queued (possibly none).', schema: retryResultSchema },
       errors: ['not_found', 'limit_reached'],
-      handle: ({ principal, params, body }) => contents.retry(requirePrincipal(principal), params.wsId, params.contentId, body),
+      handle: ({ principal, params, body }) => contents.retry(principal, params.wsId, params.contentId, body),
     }),
     defineRoute({
       operationId: 'getUsage',
@@ -128,7 +128,7 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       params: workspaceParams,
       success: { status: 200, description: 'The meters.', schema: usageSchema },
       handle: ({ principal, params }) => {
-        assertWorkspaceAccess(requirePrincipal(principal), params.wsId);
+        assertWorkspaceAccess(principal, params.wsId);
         return meters.usage(params.wsId);
       },
     }),

@@ -1,7 +1,7 @@
 import { UPLOAD_CONTENT_TYPES, uploadedMediaSchema } from '../../core/media/media.schema.js';
 import type { MediaService } from '../../core/media/media.service.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 export function mediaRoutes(media: MediaService) {
   return [
@@ -18,7 +18,7 @@ export function mediaRoutes(media: MediaService) {
       rawBody: { contentTypes: UPLOAD_CONTENT_TYPES, description: 'The file bytes.' },
       success: { status: 201, description: 'Stored.', schema: uploadedMediaSchema },
       errors: ['validation_failed', 'limit_reached'],
-      handle: ({ principal, params, header, raw }) => media.upload(requirePrincipal(principal), params.wsId, header('content-type') ?? '', raw!),
+      handle: ({ principal, params, header, raw }) => media.upload(principal, params.wsId, header('content-type') ?? '', raw!),
     }),
   ];
 }

@@ -3,7 +3,7 @@ import { connectionIdSchema, connectionSchema, platformSlugSchema, startedOAuthS
 import { brandIdSchema } from '../../core/brands/brands.schema.js';
 import type { NetworkConnectService } from '../../core/connections/network-connect.service.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 export function networkConnectionRoutes(connect: NetworkConnectService) {
   return [
@@ -19,7 +19,7 @@ export function networkConnectionRoutes(connect: NetworkConnectService) {
       body: z.strictObject({ platform_slug: platformSlugSchema }).meta({ id: 'StartOAuthConnectionInput' }),
       success: { status: 200, description: 'Where to send the user.', schema: startedOAuthSchema },
       errors: ['not_found', 'platform_not_supported'],
-      handle: ({ principal, params, body }) => connect.start(requirePrincipal(principal), params.wsId, params.brandId, body.platform_slug),
+      handle: ({ principal, params, body }) => connect.start(principal, params.wsId, params.brandId, body.platform_slug),
     }),
     defineRoute({
       operationId: 'reconnectOAuthConnection',
@@ -32,7 +32,7 @@ export function networkConnectionRoutes(connect: NetworkConnectService) {
       params: workspaceParams.extend({ connId: connectionIdSchema }),
       success: { status: 200, description: 'Where to send the user.', schema: startedOAuthSchema },
       errors: ['not_found', 'platform_not_supported'],
-      handle: ({ principal, params }) => connect.startReconnect(requirePrincipal(principal), params.wsId, params.connId),
+      handle: ({ principal, params }) => connect.startReconnect(principal, params.wsId, params.connId),
     }),
     defineRoute({
       operationId: 'networkOAuthCallback',

@@ -8,7 +8,7 @@ import {
 } from '../../core/oauth-clients/oauth-clients.schema.js';
 import type { OAuthClientsService } from '../../core/oauth-clients/oauth-clients.service.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 const clientParams = workspaceParams.extend({ clientId: z.string().describe('mcp_client_…') });
 
@@ -26,7 +26,7 @@ export function oauthClientRoutes(clients: OAuthClientsService) {
       params: workspaceParams,
       body: createOAuthClientInputSchema,
       success: { status: 201, description: 'The client and its secret.', schema: createdOAuthClientSchema },
-      handle: ({ principal, params, body }) => clients.create(requirePrincipal(principal), params.wsId, body),
+      handle: ({ principal, params, body }) => clients.create(principal, params.wsId, body),
     }),
     defineRoute({
       operationId: 'listOAuthClients',
@@ -37,7 +37,7 @@ export function oauthClientRoutes(clients: OAuthClientsService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The clients (never their secrets).', schema: oauthClientListSchema },
-      handle: async ({ principal, params }) => ({ data: await clients.list(requirePrincipal(principal), params.wsId) }),
+      handle: async ({ principal, params }) => ({ data: await clients.list(principal, params.wsId) }),
     }),
     defineRoute({
       operationId: 'getOAuthClient',
@@ -49,7 +49,7 @@ export function oauthClientRoutes(clients: OAuthClientsService) {
       params: clientParams,
       success: { status: 200, description: 'The client.', schema: oauthClientSchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => clients.get(requirePrincipal(principal), params.wsId, params.clientId),
+      handle: ({ principal, params }) => clients.get(principal, params.wsId, params.clientId),
     }),
     defineRoute({
       operationId: 'updateOAuthClient',
@@ -63,7 +63,7 @@ export function oauthClientRoutes(clients: OAuthClientsService) {
       body: updateOAuthClientInputSchema,
       success: { status: 200, description: 'The client.', schema: oauthClientSchema },
       errors: ['not_found'],
-      handle: ({ principal, params, body }) => clients.update(requirePrincipal(principal), params.wsId, params.clientId, body),
+      handle: ({ principal, params, body }) => clients.update(principal, params.wsId, params.clientId, body),
     }),
     defineRoute({
       operationId: 'deleteOAuthClient',
@@ -76,7 +76,7 @@ export function oauthClientRoutes(clients: OAuthClientsService) {
       params: clientParams,
       success: { status: 204, description: 'Deleted.' },
       errors: ['not_found'],
-      handle: ({ principal, params }) => clients.remove(requirePrincipal(principal), params.wsId, params.clientId),
+      handle: ({ principal, params }) => clients.remove(principal, params.wsId, params.clientId),
     }),
   ];
 }

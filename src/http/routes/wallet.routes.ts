@@ -4,7 +4,7 @@ import type { PaymentProvider } from '../../core/wallet/payment-provider.js';
 import { offerListSchema, priceQuerySchema, priceSchema, statementQuerySchema, statementSchema } from '../../core/wallet/wallet.schema.js';
 import type { WalletService } from '../../core/wallet/wallet.service.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 const MAX_CALLBACK_BYTES = 64 * 1024;
 
@@ -34,7 +34,7 @@ export function walletRoutes(wallet: WalletService, payments: PaymentProvider) {
       query: priceQuerySchema,
       success: { status: 200, description: 'The price and what it would cost now.', schema: priceSchema },
       errors: ['operacao_sem_preco'],
-      handle: ({ principal, params, query }) => wallet.price(requirePrincipal(principal), params.wsId, query),
+      handle: ({ principal, params, query }) => wallet.price(principal, params.wsId, query),
     }),
     defineRoute({
       operationId: 'getWallet',
@@ -47,7 +47,7 @@ export function walletRoutes(wallet: WalletService, payments: PaymentProvider) {
       params: workspaceParams,
       query: statementQuerySchema,
       success: { status: 200, description: 'The statement.', schema: statementSchema },
-      handle: ({ principal, params, query }) => wallet.statement(requirePrincipal(principal), params.wsId, query),
+      handle: ({ principal, params, query }) => wallet.statement(principal, params.wsId, query),
     }),
     defineRoute({
       operationId: 'listWalletOffers',
@@ -58,7 +58,7 @@ export function walletRoutes(wallet: WalletService, payments: PaymentProvider) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'Each package with a ready payment link.', schema: offerListSchema },
-      handle: async ({ principal, params }) => wallet.offers(requirePrincipal(principal), params.wsId),
+      handle: async ({ principal, params }) => wallet.offers(principal, params.wsId),
     }),
     defineRoute({
       operationId: 'paymentCallback',

@@ -14,7 +14,7 @@ import {
 } from '../../core/webhooks/webhooks.schema.js';
 import type { WebhooksService } from '../../core/webhooks/webhooks.service.js';
 import { defineRoute } from '../route.js';
-import { requirePrincipal, workspaceParams } from './common.js';
+import { workspaceParams } from './common.js';
 
 const webhookParams = workspaceParams.extend({ whId: webhookIdSchema });
 const deliveryParams = workspaceParams.extend({ delId: deliveryIdSchema });
@@ -38,7 +38,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       body: createWebhookInputSchema,
       success: { status: 201, description: 'The endpoint and its secret.', schema: createdWebhookSchema },
       errors: ['limit_reached'],
-      handle: ({ principal, params, body }) => webhooks.create(requirePrincipal(principal), params.wsId, body),
+      handle: ({ principal, params, body }) => webhooks.create(principal, params.wsId, body),
     }),
     defineRoute({
       operationId: 'listWebhooks',
@@ -49,7 +49,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The endpoints (never their secrets).', schema: webhookListSchema },
-      handle: ({ principal, params }) => webhooks.list(requirePrincipal(principal), params.wsId),
+      handle: ({ principal, params }) => webhooks.list(principal, params.wsId),
     }),
     defineRoute({
       operationId: 'getWebhook',
@@ -61,7 +61,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       params: webhookParams,
       success: { status: 200, description: 'The endpoint.', schema: webhookSchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => webhooks.get(requirePrincipal(principal), params.wsId, params.whId),
+      handle: ({ principal, params }) => webhooks.get(principal, params.wsId, params.whId),
     }),
     defineRoute({
       operationId: 'updateWebhook',
@@ -74,7 +74,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       body: updateWebhookInputSchema,
       success: { status: 200, description: 'The endpoint.', schema: webhookSchema },
       errors: ['not_found'],
-      handle: ({ principal, params, body }) => webhooks.update(requirePrincipal(principal), params.wsId, params.whId, body),
+      handle: ({ principal, params, body }) => webhooks.update(principal, params.wsId, params.whId, body),
     }),
     defineRoute({
       operationId: 'deleteWebhook',
@@ -87,7 +87,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       params: webhookParams,
       success: { status: 204, description: 'Deleted.' },
       errors: ['not_found'],
-      handle: ({ principal, params }) => webhooks.remove(requirePrincipal(principal), params.wsId, params.whId),
+      handle: ({ principal, params }) => webhooks.remove(principal, params.wsId, params.whId),
     }),
     defineRoute({
       operationId: 'listDeliveries',
@@ -101,7 +101,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       query: deliveryListQuerySchema,
       success: { status: 200, description: 'A page of deliveries.', schema: deliveryListSchema },
       errors: ['not_found'],
-      handle: ({ principal, params, query }) => webhooks.deliveries(requirePrincipal(principal), params.wsId, params.whId, query),
+      handle: ({ principal, params, query }) => webhooks.deliveries(principal, params.wsId, params.whId, query),
     }),
     defineRoute({
       operationId: 'getDelivery',
@@ -113,7 +113,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       params: deliveryParams,
       success: { status: 200, description: 'The delivery and its attempts.', schema: deliverySchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => webhooks.delivery(requirePrincipal(principal), params.wsId, params.delId),
+      handle: ({ principal, params }) => webhooks.delivery(principal, params.wsId, params.delId),
     }),
     defineRoute({
       operationId: 'redeliver',
@@ -126,7 +126,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       params: deliveryParams,
       success: { status: 202, description: 'The delivery, now pending.', schema: deliverySchema },
       errors: ['not_found'],
-      handle: ({ principal, params }) => webhooks.redeliver(requirePrincipal(principal), params.wsId, params.delId),
+      handle: ({ principal, params }) => webhooks.redeliver(principal, params.wsId, params.delId),
     }),
     defineRoute({
       operationId: 'verifyWebhookSignature',
