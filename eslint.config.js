@@ -8,7 +8,7 @@ const noDateNow = { object: 'Date', property: 'now', message: 'Use the injected 
 /** Each door, by the folder it lives in and the import patterns that name it. */
 const DOOR_PATTERNS = {
   'src/http': ['**/http/**'],
-  'src/mcp': ['**/mcp/**', '!**/tools/**'],
+  'src/mcp': ['**/mcp/**'],
   'src/dashboard': ['**/dashboard/**'],
   'tools': ['**/tools/**'],
   'oauth': ['**/oauth/**'],
@@ -17,10 +17,10 @@ const doors = Object.values(DOOR_PATTERNS).flat().filter((p) => !p.startsWith('!
 
 /**
  * Doors import the core, the vocabulary and the web kit, never each other, the networks or the database. The MCP
- * server lists the tools (src/mcp → tools), never the other way; tools use the MCP door's result mapping.
+ * server lists the tools (src/mcp → tools), never the other way.
  */
 function doorRules() {
-  const allowed = { 'src/mcp': ['tools'], 'tools': ['src/mcp'], 'oauth': [] };
+  const allowed = { 'src/mcp': ['tools'] };
   return Object.keys(DOOR_PATTERNS).map((door) => {
     const others = Object.entries(DOOR_PATTERNS)
       .filter(([name]) => name !== door && !(allowed[door] ?? []).includes(name))
