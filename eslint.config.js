@@ -71,7 +71,6 @@ export default tseslint.config(
   },
   {
     files: ['src/workers/**/*.ts', 'src/networks/**/*.ts'],
-    ignores: ['src/workers/maintenance.ts'],
     rules: { 'no-restricted-properties': ['error', noDateNow] },
   },
   {

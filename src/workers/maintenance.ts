@@ -15,6 +15,8 @@ export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; lo
   const sweep = async () => {
     try {
       await deleteExpiredIdempotencyKeys(deps.db, deps.clock.now());
+      // OAuth rows expire on the wall clock: oidc-provider sets their expiry from Date.now, not from our Clock.
+      // eslint-disable-next-line no-restricted-properties -- the provider's time, deliberately
       await deleteExpiredModels(deps.db, Date.now());
       await deps.sweepConnections();
       await deps.sweepSessions();
