@@ -1,4 +1,4 @@
-import { html, type Renderable, type SafeHtml } from './html.js';
+import { html, type Renderable, type SafeHtml } from '../web/html.js';
 
 /** The sections of the dashboard, in navigation order. */
 export const SECTIONS = [

@@ -9,7 +9,7 @@ import { locals } from '../web/request-context.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
 import { applyRateLimitHeaders } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../web/html.js';
 import { type SectionId, shell } from './layout.js';
 
 export const SESSION_COOKIE = 'svc_session';

@@ -1,7 +1,7 @@
 import { createApiKeyInputSchema } from '../../core/api-keys/api-keys.schema.js';
 import { ServiceError } from '../../core/errors.js';
 import { errorAt, check, type FieldErrors } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, secretOnce, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 

@@ -6,7 +6,7 @@ import { ServiceError } from '../../core/errors.js';
 import { PLATFORM_SLUGS, PLATFORMS } from '../../vocabulary/platforms.js';
 import { explainJobError, explainServiceError, meterLabel, platformName } from '../explain.js';
 import { check, errorAt, type FieldErrors } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 

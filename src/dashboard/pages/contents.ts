@@ -3,7 +3,7 @@ import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../vocabulary/jo
 import { ServiceError } from '../../core/errors.js';
 import { explainJobError, explainServiceError, platformName } from '../explain.js';
 import { check, errorAt, type FieldErrors, fieldErrorsOf, optional } from '../forms.js';
-import { html, list, type SafeHtml } from '../html.js';
+import { html, list, type SafeHtml } from '../../web/html.js';
 import { badge, csrfField, describedBy, errorBanner, field, isoDate, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 

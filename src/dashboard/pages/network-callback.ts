@@ -5,7 +5,7 @@ import { locals } from '../../web/request-context.js';
 import { PLATFORM_SLUGS, type PlatformSlug } from '../../vocabulary/platforms.js';
 import { readCookie, setCookie } from '../cookies.js';
 import { explainServiceError, platformName } from '../explain.js';
-import { html } from '../html.js';
+import { html } from '../../web/html.js';
 import { type DashboardDeps, FLASH_COOKIE, problemPage, sendPlainPage, SESSION_COOKIE } from '../page-router.js';
 
 const text = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.length <= max ? value : undefined);

@@ -2,7 +2,7 @@ import { ServiceError } from '../../core/errors.js';
 import { createOAuthClientInputSchema, type OAuthClient, updateOAuthClientInputSchema } from '../../core/oauth-clients/oauth-clients.schema.js';
 import { MCP_SCOPE, OAUTH_MOUNT } from '../../core/oauth-clients/oauth-clients.service.js';
 import { check, errorAt, type FieldErrors } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, csrfField, describedBy, errorBanner, field, isoDate, secretOnce, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 

@@ -1,4 +1,4 @@
-import { html } from '../html.js';
+import { html } from '../../web/html.js';
 import { badge, bytes, isoDate, number, table } from '../layout.js';
 import type { PageRouter } from '../page-router.js';
 import { meterLabel, platformName } from '../explain.js';

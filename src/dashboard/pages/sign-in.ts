@@ -4,7 +4,7 @@ import { ServiceError } from '../../core/errors.js';
 import { constantTimeEqual } from '../../core/ids.js';
 import { locals } from '../../web/request-context.js';
 import { clearCookie, readCookie, setCookie } from '../cookies.js';
-import { html } from '../html.js';
+import { html } from '../../web/html.js';
 import { describedBy, errorBanner, field } from '../layout.js';
 import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKIE, SIGN_IN_REASONS } from '../page-router.js';
 

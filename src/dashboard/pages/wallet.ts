@@ -3,7 +3,7 @@ import { OPERATION_METER } from '../../core/wallet/prices.js';
 import { type Price, priceQuerySchema, type Statement, statementQuerySchema } from '../../core/wallet/wallet.schema.js';
 import { explainServiceError } from '../explain.js';
 import { check, fieldErrorsOf } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { badge, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 

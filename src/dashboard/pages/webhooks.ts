@@ -11,7 +11,7 @@ import {
 } from '../../core/webhooks/webhooks.schema.js';
 import { explainServiceError } from '../explain.js';
 import { check, errorAt, type FieldErrors, fieldErrorsOf, optional } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, secretOnce, table } from '../layout.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 

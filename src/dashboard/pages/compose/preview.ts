@@ -1,6 +1,6 @@
 import type { Preview } from '../../../core/contents/contents.schema.js';
 import { meterLabel, platformName } from '../../explain.js';
-import { html, type SafeHtml } from '../../html.js';
+import { html, type SafeHtml } from '../../../web/html.js';
 import { number, table } from '../../layout.js';
 import type { Choices } from './form.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MODOS, type Modo } from '../../../core/wallet/wallet.schema.js';
 import { CONTENT_TYPES, type ContentType, PLATFORM_SLUGS, PLATFORMS } from '../../../vocabulary/platforms.js';
 import { platformName } from '../../explain.js';
-import { html, type SafeHtml } from '../../html.js';
+import { html, type SafeHtml } from '../../../web/html.js';
 import { csrfField, errorBanner, field, number } from '../../layout.js';
 import type { PageContext, PageResult } from '../../page-router.js';
 import { bannerOf, errorsUnder, indexOf, type Outcome } from './errors.js';
