@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.js';
 import { type TestDatabaseKind, testDatabaseKinds } from '../support/databases.js';
 import { type ServiceProcess, startServiceProcess } from '../support/process.js';
-import { type ApiResponse, type RequestOptions, startTestServerOn, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
+import { type ApiResponse, checkedRequest, type RequestOptions, startTestServerOn, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
 
 /**
  * The concurrency harness: every state change may run twice at once, in two processes on PostgreSQL
@@ -105,23 +105,8 @@ function door(name: string, url: string, server: TestServer): Door {
   return {
     name,
     url,
-    async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-      let body: string | undefined = options.rawBody;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await fetch(`${url}${path}`, { method, headers, body });
-      const text = await res.text();
-      const isJson = (res.headers.get('content-type') ?? '').includes('json');
-      const parsed = isJson && text.length > 0 ? (JSON.parse(text) as T) : (undefined as T);
-      if (!options.unchecked) {
-        const problems = (await server.openapi()).check(method, new URL(path, url).pathname, res.status, parsed);
-        expect(problems, `response conformance of ${method} ${path} (${name})`).toEqual([]);
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+    request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+      return checkedRequest<T>(url, () => server.openapi(), method, path, options, name);
     },
   };
 }

@@ -59,22 +59,7 @@ export class TestServer {
   }
 
   async request<T = Record<string, unknown>>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-    let body: string | undefined = options.rawBody;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(`${this.url}${path}`, { method, headers, body });
-    const text = await res.text();
-    const isJson = (res.headers.get('content-type') ?? '').includes('json');
-    const parsed = isJson && text.length > 0 ? (JSON.parse(text) as T) : (undefined as T);
-    if (!options.unchecked) {
-      const problems = (await this.openapi()).check(method, new URL(path, this.url).pathname, res.status, parsed);
-      expect(problems, `response conformance of ${method} ${path}`).toEqual([]);
-    }
-    return { status: res.status, headers: res.headers, body: parsed, text };
+    return checkedRequest<T>(this.url, () => this.openapi(), method, path, options);
   }
 
   /**
@@ -102,6 +87,36 @@ export class TestServer {
     await this.service.stop(1000);
     await this.database.drop();
   }
+}
+
+/**
+ * One HTTP request to `baseUrl`, its answer checked against the served /openapi.yaml unless `unchecked`. `label`
+ * names the process in a failure message when several serve the same database.
+ */
+export async function checkedRequest<T = Record<string, unknown>>(
+  baseUrl: string,
+  openapi: () => Promise<ResponseConformance>,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+  label?: string,
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await res.text();
+  const isJson = (res.headers.get('content-type') ?? '').includes('json');
+  const parsed = isJson && text.length > 0 ? (JSON.parse(text) as T) : (undefined as T);
+  if (!options.unchecked) {
+    const problems = (await openapi()).check(method, new URL(path, baseUrl).pathname, res.status, parsed);
+    expect(problems, `response conformance of ${method} ${path}${label === undefined ? '' : ` (${label})`}`).toEqual([]);
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
 export async function startTestServer(
