@@ -14,11 +14,14 @@ import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
 import { brandRoutes } from './http/routes/brands.routes.js';
+import { connectionRoutes } from './http/routes/connections.routes.js';
 import { contentRoutes } from './http/routes/contents.routes.js';
+import { deliveryRoutes } from './http/routes/deliveries.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
 import { oauthClientRoutes } from './http/routes/oauth-clients.routes.js';
+import { platformRoutes } from './http/routes/platforms.routes.js';
+import { usageRoutes } from './http/routes/usage.routes.js';
 import { walletRoutes } from './http/routes/wallet.routes.js';
-import { networkConnectionRoutes } from './http/routes/network-connections.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { hmacPaymentProvider } from './core/wallet/payment-provider.js';
 import { systemRoutes } from './http/routes/system.routes.js';
@@ -34,12 +37,15 @@ export function restRoutes(container: Container): AnyRoute[] {
   return [
     ...systemRoutes(services.health),
     ...apiKeyRoutes(services.apiKeys),
-    ...brandRoutes(services.brands, services.connections),
-    ...contentRoutes(services.contents, services.meters, () => services.networkConnect.platforms()),
+    ...brandRoutes(services.brands),
+    ...connectionRoutes(services.connections, services.networkConnect),
+    ...platformRoutes(() => services.networkConnect.platforms()),
+    ...contentRoutes(services.contents),
+    ...usageRoutes(services.meters),
     ...mediaRoutes(services.media),
     ...webhookRoutes(services.webhooks),
+    ...deliveryRoutes(services.webhooks),
     ...oauthClientRoutes(services.oauthClients),
-    ...networkConnectionRoutes(services.networkConnect),
     ...walletRoutes(services.wallet, hmacPaymentProvider(container.config.paymentWebhookSecret, container.clock)),
   ];
 }

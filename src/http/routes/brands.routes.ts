@@ -1,20 +1,11 @@
 import { brandIdSchema, brandInputSchema, brandListSchema, brandSchema } from '../../core/brands/brands.schema.js';
 import type { BrandsService } from '../../core/brands/brands.service.js';
-import {
-  connectionIdSchema,
-  connectionListQuerySchema,
-  connectionListSchema,
-  connectionSchema,
-  createSandboxConnectionInputSchema,
-} from '../../core/connections/connections.schema.js';
-import type { ConnectionsService } from '../../core/connections/connections.service.js';
 import { defineRoute } from '../route.js';
 import { workspaceParams } from './common.js';
 
 const brandParams = workspaceParams.extend({ brandId: brandIdSchema });
-const connectionParams = workspaceParams.extend({ connId: connectionIdSchema });
 
-export function brandRoutes(brands: BrandsService, connections: ConnectionsService) {
+export function brandRoutes(brands: BrandsService) {
   return [
     defineRoute({
       operationId: 'createBrand',
@@ -78,57 +69,6 @@ export function brandRoutes(brands: BrandsService, connections: ConnectionsServi
       success: { status: 204, description: 'Deleted.' },
       errors: ['not_found'],
       handle: ({ principal, params }) => brands.remove(principal, params.wsId, params.brandId),
-    }),
-    defineRoute({
-      operationId: 'createSandboxConnection',
-      method: 'post',
-      path: '/api/v1/workspaces/{wsId}/brands/{brandId}/connections',
-      tag: 'Connections',
-      summary: 'Create a sandbox connection',
-      description: 'A connection to the sandbox network for one platform. Counted on the `connections` stock meter.',
-      auth: 'bearer',
-      params: brandParams,
-      body: createSandboxConnectionInputSchema,
-      success: { status: 201, description: 'The connection.', schema: connectionSchema },
-      errors: ['not_found', 'limit_reached'],
-      handle: ({ principal, params, body }) => connections.createSandbox(principal, params.wsId, params.brandId, body),
-    }),
-    defineRoute({
-      operationId: 'listConnections',
-      method: 'get',
-      path: '/api/v1/workspaces/{wsId}/connections',
-      tag: 'Connections',
-      summary: 'List connections',
-      auth: 'bearer',
-      params: workspaceParams,
-      query: connectionListQuerySchema,
-      success: { status: 200, description: 'The connections, oldest first.', schema: connectionListSchema },
-      handle: ({ principal, params, query }) => connections.list(principal, params.wsId, query),
-    }),
-    defineRoute({
-      operationId: 'getConnection',
-      method: 'get',
-      path: '/api/v1/workspaces/{wsId}/connections/{connId}',
-      tag: 'Connections',
-      summary: 'Get a connection',
-      auth: 'bearer',
-      params: connectionParams,
-      success: { status: 200, description: 'The connection.', schema: connectionSchema },
-      errors: ['not_found'],
-      handle: ({ principal, params }) => connections.get(principal, params.wsId, params.connId),
-    }),
-    defineRoute({
-      operationId: 'deactivateConnection',
-      method: 'post',
-      path: '/api/v1/workspaces/{wsId}/connections/{connId}/deactivate',
-      tag: 'Connections',
-      summary: 'Deactivate a connection',
-      description: 'Frees its slot on the connections meter (limit_reached resolve `desativar_outra`). Jobs on it fail with token_expired.',
-      auth: 'bearer',
-      params: connectionParams,
-      success: { status: 200, description: 'The connection, now inactive.', schema: connectionSchema },
-      errors: ['not_found'],
-      handle: ({ principal, params }) => connections.deactivate(principal, params.wsId, params.connId),
     }),
   ];
 }

@@ -12,10 +12,6 @@ import {
 } from '../../core/contents/contents.schema.js';
 import type { ContentsService } from '../../core/contents/contents.service.js';
 import { idempotencyKeySchema, parseIdempotencyKey } from '../../core/idempotency/idempotency.schema.js';
-import { usageSchema } from '../../core/meters/meters.schema.js';
-import type { MetersService } from '../../core/meters/meters.service.js';
-import { type PlatformList, platformListSchema } from '../../core/platforms.js';
-import { assertWorkspaceAccess } from '../../core/workspaces/access.js';
 import { defineRoute } from '../route.js';
 import { workspaceParams } from './common.js';
 
@@ -28,21 +24,8 @@ const createQuery = z.strictObject({
     .describe('true: run every check and answer 200 with what would happen; nothing is created, charged or published.'),
 });
 
-
-/** `platforms` is the network-connect service's catalogue, the one MCP's list_platforms answers from too. */
-export function contentRoutes(contents: ContentsService, meters: MetersService, platforms: () => PlatformList) {
+export function contentRoutes(contents: ContentsService) {
   return [
-    defineRoute({
-      operationId: 'listPlatforms',
-      method: 'get',
-      path: '/api/v1/platforms',
-      tag: 'Platforms',
-      summary: 'List platforms',
-      description: 'Each platform with its kind of network, content types, limits, and whether live connections are available.',
-      auth: 'none',
-      success: { status: 200, description: 'The platforms.', schema: platformListSchema },
-      handle: async () => platforms(),
-    }),
     defineRoute({
       operationId: 'createContent',
       method: 'post',
@@ -116,21 +99,6 @@ export function contentRoutes(contents: ContentsService, meters: MetersService, 
       success: { status: 200, description: 'The jobs re-queued (possibly none).', schema: retryResultSchema },
       errors: ['not_found', 'limit_reached'],
       handle: ({ principal, params, body }) => contents.retry(principal, params.wsId, params.contentId, body),
-    }),
-    defineRoute({
-      operationId: 'getUsage',
-      method: 'get',
-      path: '/api/v1/workspaces/{wsId}/usage',
-      tag: 'Usage',
-      summary: 'Plan meters',
-      description: 'Every meter of spec 7.3 with its limit, use and, for per-cycle meters, the end of the cycle.',
-      auth: 'bearer',
-      params: workspaceParams,
-      success: { status: 200, description: 'The meters.', schema: usageSchema },
-      handle: ({ principal, params }) => {
-        assertWorkspaceAccess(principal, params.wsId);
-        return meters.usage(params.wsId);
-      },
     }),
   ];
 }

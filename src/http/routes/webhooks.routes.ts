@@ -1,10 +1,6 @@
 import {
   createdWebhookSchema,
   createWebhookInputSchema,
-  deliveryIdSchema,
-  deliveryListQuerySchema,
-  deliveryListSchema,
-  deliverySchema,
   updateWebhookInputSchema,
   verifyInputSchema,
   verifyResultSchema,
@@ -17,7 +13,6 @@ import { defineRoute } from '../route.js';
 import { workspaceParams } from './common.js';
 
 const webhookParams = workspaceParams.extend({ whId: webhookIdSchema });
-const deliveryParams = workspaceParams.extend({ delId: deliveryIdSchema });
 
 const SIGNING =
   'Each event is POSTed as JSON with headers Content-Type, Service-Timestamp (Unix seconds), Service-Signature (`sha256=` + lowercase hex HMAC-SHA256 of `{timestamp}.{raw body}` keyed by the secret), Service-Webhook-Id and Service-Delivery-Id. ' +
@@ -88,45 +83,6 @@ export function webhookRoutes(webhooks: WebhooksService) {
       success: { status: 204, description: 'Deleted.' },
       errors: ['not_found'],
       handle: ({ principal, params }) => webhooks.remove(principal, params.wsId, params.whId),
-    }),
-    defineRoute({
-      operationId: 'listDeliveries',
-      method: 'get',
-      path: '/api/v1/workspaces/{wsId}/webhooks/{whId}/deliveries',
-      tag: 'Webhooks',
-      summary: 'List deliveries of an endpoint',
-      description: 'Newest first, with every attempt. `status=failed` returns failed (stopped by a 4xx) and dead (6 attempts) deliveries.',
-      auth: 'bearer',
-      params: webhookParams,
-      query: deliveryListQuerySchema,
-      success: { status: 200, description: 'A page of deliveries.', schema: deliveryListSchema },
-      errors: ['not_found'],
-      handle: ({ principal, params, query }) => webhooks.deliveries(principal, params.wsId, params.whId, query),
-    }),
-    defineRoute({
-      operationId: 'getDelivery',
-      method: 'get',
-      path: '/api/v1/workspaces/{wsId}/deliveries/{delId}',
-      tag: 'Webhooks',
-      summary: 'Get a delivery',
-      auth: 'bearer',
-      params: deliveryParams,
-      success: { status: 200, description: 'The delivery and its attempts.', schema: deliverySchema },
-      errors: ['not_found'],
-      handle: ({ principal, params }) => webhooks.delivery(principal, params.wsId, params.delId),
-    }),
-    defineRoute({
-      operationId: 'redeliver',
-      method: 'post',
-      path: '/api/v1/workspaces/{wsId}/deliveries/{delId}/redeliver',
-      tag: 'Webhooks',
-      summary: 'Redeliver now',
-      description: 'Queues a new attempt now, whatever the status (dead deliveries above all), with the same delivery id. No body.',
-      auth: 'bearer',
-      params: deliveryParams,
-      success: { status: 202, description: 'The delivery, now pending.', schema: deliverySchema },
-      errors: ['not_found'],
-      handle: ({ principal, params }) => webhooks.redeliver(principal, params.wsId, params.delId),
     }),
     defineRoute({
       operationId: 'verifyWebhookSignature',
