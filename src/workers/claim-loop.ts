@@ -1,20 +1,56 @@
+import type { Clock } from '../core/clock.js';
+import { newId } from '../core/ids.js';
 import type { Logger } from '../observability/logger.js';
 
+/** One claim: the rows it takes are leased under `lease` until `lockedUntil`, at most `limit` of them. */
+export interface Claim {
+  now: number;
+  limit: number;
+  lease: string;
+  lockedUntil: number;
+}
+
 /**
- * The polling shared by the workers: call `tick` every `pollMs` and again while it finds work, and also as soon
- * as a slot frees (`refill`), so throughput is not bounded by the poll interval.
+ * The claiming shared by the workers. A tick claims only while the worker is not stopping and has room, under a
+ * fresh lease token (`<workerId>:<random>`, so a lease names the worker that holds it) valid for `leaseMs`;
+ * `claim` takes the rows and says how many it took on. The loop calls `tick` every `pollMs` and again while it
+ * finds work, and also as soon as a slot frees (`refill`), so throughput is not bounded by the poll interval.
  */
-export function createClaimLoop(args: { tick(): Promise<number>; pollMs: number; logger: Logger; what: string }) {
+export function createClaimLoop(args: {
+  /** Prefix of this worker's id (`wrk_`, `whd_`). */
+  idPrefix: string;
+  what: string;
+  clock: Clock;
+  logger: Logger;
+  pollMs: number;
+  leaseMs: number;
+  /** How many more rows this worker can take on now. */
+  room(): number;
+  /** Claims and starts up to `claim.limit` rows; returns how many it took on. */
+  claim(claim: Claim): Promise<number>;
+}) {
+  const workerId = newId(args.idPrefix, 8);
   let timer: NodeJS.Timeout | undefined;
   let running = false;
+  let stopping = false;
   let refilling = false;
 
   const fail = (err: unknown) => args.logger.error({ err }, `claiming ${args.what} failed`);
 
+  /** Claims what fits in the free room; returns how many rows were taken on. Tests and drains call it directly. */
+  async function tick(): Promise<number> {
+    if (stopping) return 0;
+    const limit = args.room();
+    if (limit <= 0) return 0;
+    const lease = `${workerId}:${newId('', 10)}`;
+    const now = args.clock.now();
+    return args.claim({ now, limit, lease, lockedUntil: now + args.leaseMs });
+  }
+
   function schedule(): void {
     timer = setTimeout(async () => {
       try {
-        while (running && (await args.tick()) > 0) {
+        while (running && (await tick()) > 0) {
           /* keep claiming while there is work and room */
         }
       } catch (err) {
@@ -25,14 +61,19 @@ export function createClaimLoop(args: { tick(): Promise<number>; pollMs: number;
   }
 
   return {
-    get running() {
-      return running;
+    workerId,
+    tick,
+    /** Set by `stop` until the next `start`: no claim is made, and work in hand is not taken up again. */
+    get stopping() {
+      return stopping;
     },
     start(): void {
+      stopping = false;
       running = true;
       schedule();
     },
     stop(): void {
+      stopping = true;
       running = false;
       if (timer) clearTimeout(timer);
     },
@@ -42,7 +83,7 @@ export function createClaimLoop(args: { tick(): Promise<number>; pollMs: number;
       refilling = true;
       setImmediate(() => {
         refilling = false;
-        args.tick().catch(fail);
+        tick().catch(fail);
       });
     },
   };

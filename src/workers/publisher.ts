@@ -5,7 +5,6 @@ import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnder
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import { recordConnectionExpired } from '../core/events/events.js';
-import { newId } from '../core/ids.js';
 import {
   afterConfirm,
   afterNetworkFailure,
@@ -20,7 +19,7 @@ import {
 } from '../core/jobs/job-policy.js';
 import { refreshContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../observability/logger.js';
-import { createClaimLoop } from './claim-loop.js';
+import { type Claim, createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
 import { buildJobRequest } from './job-request.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
@@ -86,15 +85,22 @@ interface Held {
  */
 export function createPublisher(deps: PublisherDeps) {
   const { db, clock, logger, settings } = deps;
-  const workerId = newId('wrk_', 8);
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
   const held = new Map<string, Held>();
   const renewEveryMs = settings.renewEveryMs ?? Math.max(1, Math.floor(settings.leaseMs / 3));
   const requestDeps = { db, clock, leaseMs: settings.leaseMs, credentialsFor: deps.credentialsFor, publicMediaUrl: deps.publicMediaUrl };
-  let stopping = false;
-  const loop = createClaimLoop({ tick: () => tick(), pollMs: settings.pollMs, logger, what: 'jobs' });
+  const loop = createClaimLoop({
+    idPrefix: 'wrk_',
+    what: 'jobs',
+    clock,
+    logger,
+    pollMs: settings.pollMs,
+    leaseMs: settings.leaseMs,
+    room: () => settings.concurrency - queue.size - queue.pending,
+    claim,
+  });
 
   const connectionQueue = (id: string) => {
     let q = perConnection.get(id);
@@ -285,7 +291,7 @@ export function createPublisher(deps: PublisherDeps) {
       logger.error({ err, job_id: h.id }, 'job run failed; it will be retried when its lease ends');
     } finally {
       held.delete(h.id);
-      if (h.next && !stopping) enqueue({ id: h.id, lease: h.next.lease, job: h.next.job, started: false, next: null });
+      if (h.next && !loop.stopping) enqueue({ id: h.id, lease: h.next.lease, job: h.next.job, started: false, next: null });
       else if (h.next) await releaseLease(db, h.id, h.next.lease).catch(() => undefined);
       loop.refill();
     }
@@ -296,46 +302,37 @@ export function createPublisher(deps: PublisherDeps) {
     void queue.add(() => connectionQueue(h.job.connectionId).add(() => run(h)));
   }
 
-
-  /** Claims what fits in the free capacity and queues it; returns how many jobs were claimed. */
-  async function tick(): Promise<number> {
-    if (stopping) return 0;
-    const free = settings.concurrency - queue.size - queue.pending;
-    if (free <= 0) return 0;
-    const lease = `${workerId}:${newId('', 10)}`;
-    const now = clock.now();
-    const jobs = await claimDueJobs(db, deps.dialect, { now, limit: free, lease, lockedUntil: now + settings.leaseMs });
+  /** Queues the jobs of one claim; returns how many were claimed. */
+  async function claim(c: Claim): Promise<number> {
+    const jobs = await claimDueJobs(db, deps.dialect, c);
     for (const job of jobs) {
       const mine = held.get(job.id);
-      if (mine === undefined) enqueue({ id: job.id, lease, job, started: false, next: null });
+      if (mine === undefined) enqueue({ id: job.id, lease: c.lease, job, started: false, next: null });
       // Our own entry, still waiting, whose claim ran out: it keeps its place and runs under the new claim,
       // from the row as it is now (another worker may have moved the job on meanwhile).
-      else if (!mine.started) Object.assign(mine, { lease, job });
+      else if (!mine.started) Object.assign(mine, { lease: c.lease, job });
       // Running here with a lapsed lease (renewals failed): its writes now fail; run again once it has stopped.
-      else mine.next = { lease, job };
+      else mine.next = { lease: c.lease, job };
     }
     return jobs.length;
   }
 
-
   return {
-    workerId,
-    tick,
+    workerId: loop.workerId,
+    tick: loop.tick,
     /** Runs due jobs until none is due (tests and CLI use it with a controlled clock). */
     async drain(): Promise<void> {
       for (;;) {
-        const claimed = await tick();
+        const claimed = await loop.tick();
         await queue.onIdle();
         if (claimed === 0) return;
       }
     },
     start(): void {
-      stopping = false;
       loop.start();
     },
     /** Stops claiming, lets running jobs finish (up to `graceMs`), then releases the leases still held. */
     async stop(graceMs = 10_000): Promise<void> {
-      stopping = true;
       loop.stop();
       queue.clear();
       await Promise.race([queue.onIdle(), new Promise((r) => setTimeout(r, graceMs))]);

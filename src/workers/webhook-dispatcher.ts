@@ -9,7 +9,7 @@ import { newId } from '../core/ids.js';
 import { open } from '../core/secret-box.js';
 import { type AttemptResult, type TransportError, afterAttempt, classify, describeAttempt } from '../core/webhooks/retry-policy.js';
 import type { Logger } from '../observability/logger.js';
-import { createClaimLoop } from './claim-loop.js';
+import { type Claim, createClaimLoop } from './claim-loop.js';
 import { signPayload } from '../webhooks/verify.js';
 
 export interface DispatcherSettings {
@@ -55,12 +55,19 @@ function transportError(err: unknown): TransportError {
  */
 export function createWebhookDispatcher(deps: DispatcherDeps) {
   const { db, clock, logger, settings } = deps;
-  const workerId = newId('whd_', 8);
   const global = new PQueue({ concurrency: settings.concurrency });
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
-  let stopping = false;
-  const loop = createClaimLoop({ tick: () => tick(), pollMs: settings.pollMs, logger, what: 'deliveries' });
+  const loop = createClaimLoop({
+    idPrefix: 'whd_',
+    what: 'deliveries',
+    clock,
+    logger,
+    pollMs: settings.pollMs,
+    leaseMs: settings.leaseMs,
+    room: () => settings.concurrency - running.size,
+    claim,
+  });
   /**
    * Endpoints and their opened secrets, kept briefly: a burst of deliveries to one endpoint then costs one read
    * and one decryption, not one per attempt. A change (URL, pause, delete) is seen within ENDPOINT_TTL_MS.
@@ -165,19 +172,13 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     running.add(task);
   }
 
-
-  /** Claims what fits (overall and per endpoint) and starts it; returns how many were started. */
-  async function tick(): Promise<number> {
-    if (stopping) return 0;
-    const free = settings.concurrency - running.size;
-    if (free <= 0) return 0;
+  /** Starts what one claim took, within each endpoint's room; returns how many were started. */
+  async function claim(c: Claim): Promise<number> {
     const busy = [...perEndpoint].filter(([, n]) => n >= settings.perEndpoint).map(([id]) => id);
-    const lease = `${workerId}:${newId('', 10)}`;
-    const now = clock.now();
     // At most one endpoint's worth per claim: rows an endpoint has no room for are released again, and claiming
     // many of them only to release them is write traffic for nothing.
-    const limit = Math.min(free, settings.perEndpoint);
-    const claimed = await claimDueDeliveries(db, deps.dialect, { now, limit, lease, lockedUntil: now + settings.leaseMs, busyWebhooks: busy });
+    const limit = Math.min(c.limit, settings.perEndpoint);
+    const claimed = await claimDueDeliveries(db, deps.dialect, { ...c, limit, busyWebhooks: busy });
     const extra: string[] = [];
     let started = 0;
     for (const d of claimed) {
@@ -185,31 +186,28 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         extra.push(d.id);
         continue;
       }
-      track(d, lease);
+      track(d, c.lease);
       started += 1;
     }
-    await releaseDeliveries(db, extra, lease);
+    await releaseDeliveries(db, extra, c.lease);
     return started;
   }
 
-
   return {
-    tick,
+    tick: loop.tick,
     /** Attempts every due delivery until none is due (tests drive the clock with it). */
     async drain(): Promise<void> {
       for (;;) {
-        const started = await tick();
+        const started = await loop.tick();
         await Promise.all([...running]);
         if (started === 0 && running.size === 0) return;
       }
     },
     start(): void {
-      stopping = false;
       loop.start();
     },
     /** Stops claiming and waits for attempts in flight (each ends within the response timeout). */
     async stop(): Promise<void> {
-      stopping = true;
       loop.stop();
       await Promise.all([...running]);
     },
