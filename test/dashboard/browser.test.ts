@@ -253,7 +253,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     await page.evaluate(`document.querySelectorAll('main input[name=csrf]').forEach((i) => i.remove())`);
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('This form could not be accepted');
-    const keys = await server.container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id);
+    const { data: keys } = await server.container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id);
     expect(keys.map((k) => k.name)).not.toContain('forged');
     await audit('csrf-refused');
   });

@@ -105,7 +105,7 @@ describeEachDb(
       const foreign = await client.post('/dashboard/api-keys', { name: 'forged' }, { csrf: other.csrf! });
       expect(foreign.status).toBe(403);
       const after = await server().container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id);
-      expect(after).toHaveLength(before.length);
+      expect(after.data).toHaveLength(before.data.length);
       // The sign-in form is protected too (double-submit cookie).
       const fresh = new DashboardClient(server().url);
       const noCookie = await fresh.post('/dashboard/sign-in', { api_key: ws.api_key, csrf: 'x'.repeat(32) });

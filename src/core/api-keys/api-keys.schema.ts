@@ -42,3 +42,4 @@ export const apiKeyListSchema = z.object({ data: z.array(apiKeySchema) }).meta({
 export type CreateApiKeyInput = z.infer<typeof createApiKeyInputSchema>;
 export type ApiKey = z.infer<typeof apiKeySchema>;
 export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
+export type ApiKeyList = z.infer<typeof apiKeyListSchema>;

@@ -17,7 +17,7 @@ import { ServiceError } from '../errors.js';
 import { API_KEY_PATTERN, newApiKey, newId, sha256Hex } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
-import type { ApiKey, CreateApiKeyInput, CreatedApiKey } from './api-keys.schema.js';
+import type { ApiKey, ApiKeyList, CreateApiKeyInput, CreatedApiKey } from './api-keys.schema.js';
 
 /** `last_used_at` is kept to the minute so that authentication is not a write on every request. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -123,10 +123,10 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       });
     },
 
-    /** Lists the workspace's keys, newest first, never with their plaintext. */
-    async list(principal: Principal, workspaceId: string): Promise<ApiKey[]> {
+    /** Lists the workspace's keys, newest first, never with their plaintext, in the list envelope every door sends (`{data}`). */
+    async list(principal: Principal, workspaceId: string): Promise<ApiKeyList> {
       assertWorkspaceAccess(principal, workspaceId);
-      return (await listApiKeys(db, workspaceId)).map(render);
+      return { data: (await listApiKeys(db, workspaceId)).map(render) };
     },
 
     /**

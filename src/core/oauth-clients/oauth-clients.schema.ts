@@ -58,3 +58,4 @@ export type CreateOAuthClientInput = z.infer<typeof createOAuthClientInputSchema
 export type UpdateOAuthClientInput = z.infer<typeof updateOAuthClientInputSchema>;
 export type OAuthClient = z.infer<typeof oauthClientSchema>;
 export type CreatedOAuthClient = z.infer<typeof createdOAuthClientSchema>;
+export type OAuthClientList = z.infer<typeof oauthClientListSchema>;

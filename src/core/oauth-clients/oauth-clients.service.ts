@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.js';
 import { newId, newSecret, sha256Hex } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
-import type { CreatedOAuthClient, CreateOAuthClientInput, OAuthClient, UpdateOAuthClientInput } from './oauth-clients.schema.js';
+import type { CreatedOAuthClient, CreateOAuthClientInput, OAuthClient, OAuthClientList, UpdateOAuthClientInput } from './oauth-clients.schema.js';
 
 export const MCP_SCOPE = 'mcp';
 /** Where the authorization server lives under the base URL (spec 2.2: endpoints end with /api/oauth/mcp/…). */
@@ -80,9 +80,10 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
       return { ...render(row), client_secret: secret };
     },
 
-    async list(principal: Principal, workspaceId: string): Promise<OAuthClient[]> {
+    /** The workspace's confidential clients (never their secrets), in the list envelope every door sends (`{data}`). */
+    async list(principal: Principal, workspaceId: string): Promise<OAuthClientList> {
       assertWorkspaceAccess(principal, workspaceId);
-      return (await listClients(db, workspaceId)).map(render);
+      return { data: (await listClients(db, workspaceId)).map(render) };
     },
 
     async get(principal: Principal, workspaceId: string, clientId: string): Promise<OAuthClient> {

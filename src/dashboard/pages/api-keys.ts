@@ -8,7 +8,7 @@ import type { PageContext, PageRouter } from '../page-router.js';
 /** API keys (spec 4.1): create (shown once), revoke, rotate with `revoke_others`. */
 export function apiKeyPages(pages: PageRouter): void {
   async function render(ctx: PageContext, extra: { created?: SafeHtml; errors?: FieldErrors; values?: { name: string; revokeOthers: boolean }; status?: number } = {}) {
-    const keys = await ctx.deps.services.apiKeys.list(ctx.principal, ctx.workspaceId);
+    const { data: keys } = await ctx.deps.services.apiKeys.list(ctx.principal, ctx.workspaceId);
     const nameError = errorAt(extra.errors, 'name');
     const rows = keys.map((k) => {
       const own = k.id === ctx.principal.keyId;

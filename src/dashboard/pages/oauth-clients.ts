@@ -86,7 +86,7 @@ function endpoints(baseUrl: string): SafeHtml {
 /** Confidential OAuth clients (spec 4.2) for assistant builders: create (secret shown once), edit, delete. */
 export function oauthClientPages(pages: PageRouter): void {
   async function renderList(ctx: PageContext, extra: { created?: SafeHtml; errors?: FieldErrors; values?: ClientValues; status?: number } = {}) {
-    const clients = await ctx.deps.services.oauthClients.list(ctx.principal, ctx.workspaceId);
+    const { data: clients } = await ctx.deps.services.oauthClients.list(ctx.principal, ctx.workspaceId);
     const rows = clients.map(
       (c) => html`<tr>
   <th scope="row">${c.client_name}</th>

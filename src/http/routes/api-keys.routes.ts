@@ -36,7 +36,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The keys.', schema: apiKeyListSchema },
-      handle: async ({ principal, params }) => ({ data: await apiKeys.list(principal, params.wsId) }),
+      handle: ({ principal, params }) => apiKeys.list(principal, params.wsId),
     }),
     defineRoute({
       operationId: 'revokeApiKey',

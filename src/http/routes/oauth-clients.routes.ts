@@ -37,7 +37,7 @@ export function oauthClientRoutes(clients: OAuthClientsService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The clients (never their secrets).', schema: oauthClientListSchema },
-      handle: async ({ principal, params }) => ({ data: await clients.list(principal, params.wsId) }),
+      handle: ({ principal, params }) => clients.list(principal, params.wsId),
     }),
     defineRoute({
       operationId: 'getOAuthClient',
