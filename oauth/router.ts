@@ -5,7 +5,8 @@ import { ServiceError } from '../src/core/errors.js';
 import { constantTimeEqual } from '../src/core/ids.js';
 import { deriveKey, sign } from '../src/core/secret-box.js';
 import { accountIdFor, MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
-import { renderConsentPage } from './consent-page.js';
+import { setPageHeaders } from '../src/web/page-policy.js';
+import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH, renderConsentPage } from './consent-page.js';
 import { oauthError, oauthErrorHandler } from './errors.js';
 import { authorizationServerMetadata, authorizationServerMetadataPaths, protectedResourceMetadata } from './metadata.js';
 import { canonicalResource, issuerOf, mcpResourceOf, OAUTH_MOUNT } from './provider.js';
@@ -173,10 +174,12 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
   // the old login when a second workspace signs in in the same browser, stays reachable.
   router.all(`${OAUTH_MOUNT}/session/end`, (req, res) => oauthError(res, 404, 'invalid_request', `unrecognized route or not allowed method (${req.method} on ${OAUTH_MOUNT}/session/end)`));
 
-  const noStore = (res: Response) => {
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Frame-Options', 'DENY');
-  };
+  // The consent page's stylesheet: a file of ours, so the page's policy allows `style-src 'self'` and no inline
+  // style. Express answers it with an ETag and 304 when unchanged; `no-cache` makes browsers ask each time.
+  router.get(CONSENT_STYLESHEET_PATH, (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('css').send(CONSENT_STYLESHEET);
+  });
 
   async function showConsent(req: Request, res: Response, error: string | null, status = 200): Promise<void> {
     const details = await provider.interactionDetails(req, res);
@@ -184,9 +187,8 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
     const client = await provider.Client.find(clientId);
     const redirect = new URL(String(details.params.redirect_uri));
     const target = redirect.protocol === 'https:' || redirect.protocol === 'http:' ? redirect.origin : `${redirect.protocol}`;
-    noStore(res);
     // form-action covers the redirects that follow the form post, up to the client's callback.
-    res.setHeader('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${target}; frame-ancestors 'none'; base-uri 'none'`);
+    setPageHeaders(res, { style: ["'self'"], formTargets: [target] });
     res.status(status).type('html').send(
       renderConsentPage({
         uid: details.uid,
@@ -195,7 +197,7 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
         scope: MCP_SCOPE,
         csrf: csrfFor(details.uid),
         error,
-      }),
+      }).text,
     );
   }
 

@@ -10,6 +10,7 @@ import type { RateLimiter } from '../web/rate-limiter.js';
 import { applyRateLimitHeaders } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from '../web/html.js';
+import { setPageHeaders } from '../web/page-policy.js';
 import { type SectionId, shell } from './layout.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -99,23 +100,9 @@ export function csrfKeys(secretKey: Buffer) {
   };
 }
 
-export function contentSecurityPolicy(formTargets: readonly string[]): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    `form-action 'self' ${formTargets.join(' ')}`.trim(),
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
-}
-
+/** The dashboard's pages load their stylesheet, their one script and images from us (src/web/page-policy.ts). */
 export function htmlHeaders(res: Response, deps: DashboardDeps): void {
-  res.setHeader('Content-Security-Policy', contentSecurityPolicy(deps.formTargets));
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Frame-Options', 'DENY');
+  setPageHeaders(res, { script: ["'self'"], style: ["'self'"], img: ["'self'", 'data:'], connect: ["'self'"], formTargets: deps.formTargets });
   res.setHeader('Referrer-Policy', 'same-origin');
 }
 

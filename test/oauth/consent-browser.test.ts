@@ -39,8 +39,14 @@ it.runIf(existsSync(CHROMIUM))('the consent page works in a real browser: wrong 
       callback = route.request().url();
       await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client received the code' });
     });
+    const violations: string[] = [];
+    page.on('console', (msg) => {
+      if (/Content.Security.Policy/i.test(msg.text())) violations.push(msg.text());
+    });
     await page.goto(url);
     expect(await page.textContent('h1')).toContain('Browser Test Client');
+    // The page is styled by its stylesheet under a policy without 'unsafe-inline', and the browser blocked nothing.
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('button.primary')).backgroundColor")).toBe('rgb(23, 70, 162)');
     const input = page.getByLabel('Your API key');
     await input.fill('svc_live_00000000000000000000000000000000');
     await page.getByRole('button', { name: 'Approve' }).click();
@@ -56,6 +62,7 @@ it.runIf(existsSync(CHROMIUM))('the consent page works in a real browser: wrong 
     const params = new URL(callback!).searchParams;
     expect(params.get('code')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(params.get('state')).toBe('b1');
+    expect(violations).toEqual([]);
   } finally {
     await browser.close();
   }
