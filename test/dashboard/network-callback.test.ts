@@ -49,6 +49,24 @@ describeEachDb('a browser back from a network consent screen', (server) => {
     expect(text).toContain('was already used');
   });
 
+  it('both doors read the query with one schema: a state at its limit is looked up, one past it is refused (REST) or absent (the page)', async () => {
+    const callback = (state: string) => `/api/v1/oauth/networks/threads/callback?code=c&state=${state}`;
+    const page = async (state: string) => {
+      const res = await fetch(`${server().url}${callback(state)}`, { headers: { accept: BROWSER_ACCEPT } });
+      return { status: res.status, text: textOf(await res.text()) };
+    };
+    const atLimit = await page('s'.repeat(200));
+    expect(atLimit.status).toBe(400);
+    expect(atLimit.text).toContain('is unknown');
+    const pastLimit = await page('s'.repeat(201));
+    expect(pastLimit.status).toBe(400);
+    expect(pastLimit.text).toContain('is required');
+    const program = await server().request<{ error: string; fields: { path: string }[] }>('GET', callback('s'.repeat(201)));
+    expect(program.status).toBe(400);
+    expect(program.body.error).toBe('validation_failed');
+    expect(program.body.fields.map((f) => f.path)).toEqual(['state']);
+  });
+
   it('programs asking for JSON still get the REST answer', async () => {
     const ws = await server().workspace();
     const callback = await started(ws.api_key, ws.workspace_id);

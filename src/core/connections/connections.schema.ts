@@ -50,8 +50,20 @@ export const startedOAuthSchema = z
   })
   .meta({ id: 'StartedNetworkOAuth' });
 
+/**
+ * What a network's OAuth redirect carries back to the callback (RFC 6749 §4.1.2 and §4.1.2.1): `code` and
+ * `state`, or `error`. One schema for every door that receives it (the REST route and the dashboard's page).
+ */
+export const networkCallbackQuerySchema = z.object({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(200).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(2000).optional(),
+});
+
 export type CreateSandboxConnectionInput = z.infer<typeof createSandboxConnectionInputSchema>;
 export type Connection = z.infer<typeof connectionSchema>;
 export type ConnectionList = z.infer<typeof connectionListSchema>;
 export type ConnectionListQuery = z.infer<typeof connectionListQuerySchema>;
 export type StartedOAuth = z.infer<typeof startedOAuthSchema>;
+export type NetworkCallbackQuery = z.infer<typeof networkCallbackQuerySchema>;

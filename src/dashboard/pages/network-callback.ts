@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { type NetworkCallbackQuery, networkCallbackQuerySchema } from '../../core/connections/connections.schema.js';
 import { ServiceError } from '../../core/errors.js';
 import type { SessionPrincipal } from '../../core/sessions/sessions.service.js';
 import { locals } from '../../web/request-context.js';
@@ -8,7 +9,18 @@ import { explainServiceError, platformName } from '../explain.js';
 import { html } from '../../web/html.js';
 import { type DashboardDeps, FLASH_COOKIE, problemPage, sendPlainPage, SESSION_COOKIE } from '../page-router.js';
 
-const text = (value: unknown, max: number): string | undefined => (typeof value === 'string' && value.length <= max ? value : undefined);
+/**
+ * The callback's query read with the core's schema, field by field: a malformed field (too long, repeated) counts
+ * as absent, and the core then says what is missing, on the page the person sees.
+ */
+function callbackQuery(query: Request['query']): NetworkCallbackQuery {
+  const shape = networkCallbackQuerySchema.shape;
+  const read = (key: keyof NetworkCallbackQuery): string | undefined => {
+    const field = shape[key].safeParse(query[key]);
+    return field.success ? field.data : undefined;
+  };
+  return { code: read('code'), state: read('state'), error: read('error'), error_description: read('error_description') };
+}
 
 /**
  * The networks send the person's browser back to the REST callback. A browser (it asks for HTML) gets a page,
@@ -24,11 +36,7 @@ export function networkCallbackForBrowsers(deps: DashboardDeps) {
     const slug = platform as PlatformSlug;
     const { requestId } = locals(res);
     try {
-      const connection = await deps.services.networkConnect.callback(slug, {
-        code: text(req.query.code, 4096),
-        state: text(req.query.state, 200),
-        error: text(req.query.error, 200),
-      });
+      const connection = await deps.services.networkConnect.callback(slug, callbackQuery(req.query));
       const message = `Connected the ${platformName(slug)} account “${connection.name}”.`;
       const session = await deps.services.sessions.resolve(readCookie(req, SESSION_COOKIE) ?? '');
       if (session.state === 'active' && (await isTheirs(deps, session.principal, connection.id))) {

@@ -6,6 +6,7 @@ import {
   connectionListSchema,
   connectionSchema,
   createSandboxConnectionInputSchema,
+  networkCallbackQuerySchema,
   platformSlugSchema,
   startedOAuthSchema,
 } from '../../core/connections/connections.schema.js';
@@ -109,7 +110,7 @@ export function connectionRoutes(connections: ConnectionsService, connect: Netwo
         'A request that prefers HTML (a browser) gets a page saying what happened instead, or a redirect to the dashboard when a dashboard session of that workspace is signed in; this JSON answer is for programs.',
       auth: 'none',
       params: z.object({ platform: platformSlugSchema }),
-      query: z.object({ code: z.string().max(4096).optional(), state: z.string().max(200).optional(), error: z.string().max(200).optional(), error_description: z.string().max(2000).optional() }),
+      query: networkCallbackQuerySchema,
       success: { status: 200, description: 'The connection, active.', schema: connectionSchema },
       errors: ['not_found', 'platform_not_supported', 'limit_reached'],
       handle: ({ params, query }) => connect.callback(params.platform, query),
