@@ -97,7 +97,7 @@ export const errorCatalogue = {
   caption_too_long: {
     status: 422,
     description: 'The text exceeds the platform limit.',
-    extra: z.object({ platform_slug: platformSlug, limit: z.number().int().describe('The most characters accepted.') }),
+    extra: z.object({ platform_slug: platformSlug, limit: z.number().int().describe('The most characters accepted.'), fields: fieldsSchema }),
   },
   rate_limited: { status: 429, description: 'More than the allowed requests per minute for the workspace; see Retry-After.', extra: none },
   server_error: { status: 500, description: 'Internal fault; retry with backoff and quote request_id.', extra: none },

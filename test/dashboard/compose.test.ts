@@ -239,6 +239,21 @@ describeEachDb('dashboard compose', (server) => {
     expect(await contents()).toHaveLength(1);
   });
 
+  it('a title over the video network\'s limit is refused next to Title with 422, from the path the core names', async () => {
+    const { brand, send, contents } = await composer(server(), [['youtube', 'Acme videos']]);
+    const sent = await send([
+      ['brand_id', brand.id],
+      ['target_platforms', 'youtube'],
+      ['content_type', 'video'],
+      ['title', 't'.repeat(101)],
+      ['media_file', new Blob([Buffer.from('fake mp4')], { type: 'video/mp4' }), 'clip.mp4'],
+    ]);
+    expect(sent.status).toBe(422);
+    expect(byId(sent.html, 'title-error')).toBe('The title is too long for YouTube: 101 characters, the limit is 100.');
+    expect(byId(sent.html, 'text-error')).toBeUndefined();
+    expect(await contents()).toHaveLength(0);
+  });
+
   it('an upload kept across a failed submit is sent again; an unsupported file is refused next to the upload', async () => {
     const { brand, send, mediaRows, contents } = await composer(server(), [['facebook', 'Acme page'], ['youtube', 'Acme videos']]);
     // YouTube needs a title: the upload is stored, and the form offers to reuse it.

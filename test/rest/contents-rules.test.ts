@@ -35,10 +35,14 @@ describeEachDb(
       expect(await countContents(server(), ws.workspace_id)).toBe(0);
     });
 
-    it('422 caption_too_long names the platform and its limit', async () => {
+    it('422 caption_too_long names the platform, its limit and the field path in fields', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
       const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'x'.repeat(501) });
-      expectError(res, 422, 'caption_too_long', { platform_slug: 'threads', limit: 500 });
+      expectError(res, 422, 'caption_too_long', {
+        platform_slug: 'threads',
+        limit: 500,
+        fields: [{ path: 'text', message: 'has 501 characters; the limit for Threads (threads) is 500. Reduce it, or send thread_split: "auto" to publish it as a thread.' }],
+      });
       expect(res.body.message).toContain('500');
       const title = await brandWithConnections(server(), ['youtube']);
       const yt = await post(title.ws.api_key, title.ws.workspace_id, {
@@ -48,7 +52,35 @@ describeEachDb(
         title: 't'.repeat(101),
         media: [{ url: `${media.url}/video.mp4` }],
       });
-      expectError(yt, 422, 'caption_too_long', { platform_slug: 'youtube', limit: 100 });
+      expectError(yt, 422, 'caption_too_long', { platform_slug: 'youtube', limit: 100, fields: [{ path: 'title', message: 'has 101 characters; the limit for YouTube (youtube) is 100.' }] });
+      expect(await countContents(server(), ws.workspace_id)).toBe(0);
+    });
+
+    it('422 caption_too_long names thread[i] for a chained post, and overrides.<platform>.text when the text came from an override', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads', 'linkedin']);
+      const thread = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'thread', thread: ['first', 'y'.repeat(501)] });
+      expectError(thread, 422, 'caption_too_long', { platform_slug: 'threads', limit: 500, fields: [{ path: 'thread[1]', message: 'has 501 characters; the limit for Threads (threads) is 500.' }] });
+      const overridden = await post(ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: ['linkedin', 'threads'],
+        content_type: 'text',
+        text: 'x'.repeat(600),
+        overrides: { threads: { text: 'z'.repeat(502) } },
+      });
+      expectError(overridden, 422, 'caption_too_long', {
+        platform_slug: 'threads',
+        limit: 500,
+        fields: [{ path: 'overrides.threads.text', message: 'has 502 characters; the limit for Threads (threads) is 500. Reduce it, or send thread_split: "auto" to publish it as a thread.' }],
+      });
+      // The override alone is measured: the shared text, over the short network's limit, is not what it publishes.
+      const fits = await post(ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: ['linkedin', 'threads'],
+        content_type: 'text',
+        text: 'x'.repeat(600),
+        overrides: { threads: { text: 'short' } },
+      });
+      expect(fits.status).toBe(201);
     });
 
     it('422 connections_required lists the connections of each ambiguous platform, and target_connections resolves it', async () => {

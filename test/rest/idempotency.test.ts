@@ -382,7 +382,7 @@ describeEachDb('Idempotency claims in the database: fenced by the owner token, a
     await expect(svc.run(ws, 'pay', 'h1', fail(new Error('boom')))).rejects.toThrow('boom');
     expect(await svc.run(ws, 'pay', 'h1', effect(server().container.db.kysely, 'pay', 'paid'))).toEqual({ replayed: false, outcome: { ok: true, value: 'paid' } });
 
-    const kept = await svc.run(ws, 'long', 'h1', fail(new ServiceError('caption_too_long', 'too long', { platform_slug: 'threads', limit: 500 })));
+    const kept = await svc.run(ws, 'long', 'h1', fail(new ServiceError('caption_too_long', 'too long', { platform_slug: 'threads', limit: 500, fields: [{ path: 'text', message: 'too long' }] })));
     expect(kept.replayed).toBe(false);
     expect(await svc.run(ws, 'long', 'h1', effect(server().container.db.kysely, 'long', 'never'))).toMatchObject({ replayed: true, outcome: { ok: false, error: { code: 'caption_too_long' } } });
     expect(await effects('long')).toEqual([]);

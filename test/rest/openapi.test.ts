@@ -67,7 +67,7 @@ describeEachDb('OpenAPI document', (server) => {
       connections_required: ['connections'],
       platform_not_supported: ['platform_slug'],
       media_too_large: ['platform_slug', 'limit', 'fields'],
-      caption_too_long: ['platform_slug', 'limit'],
+      caption_too_long: ['platform_slug', 'limit', 'fields'],
     };
     for (const code of ERROR_CODES) {
       const name = `${code.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase())}Error`;
@@ -76,6 +76,8 @@ describeEachDb('OpenAPI document', (server) => {
       expect(Object.keys(schema!.properties).sort(), code).toEqual(['error', 'message', 'request_id', ...(extras[code] ?? [])].sort());
       expect(schema!.additionalProperties, code).toBe(false);
     }
+    // The refusals about one field always name its path, so a client can place them without reading the message.
+    for (const name of ['MediaTooLargeError', 'CaptionTooLongError']) expect(schemas[name]!.required, name).toContain('fields');
     // A status shared by several codes offers each code's body, chosen by `error`.
     const created = doc.paths['/api/v1/workspaces/{wsId}/contents']?.post?.responses?.['403']?.content?.['application/json']?.schema as { oneOf: { $ref: string }[] };
     expect(created.oneOf.map((s) => s.$ref).sort()).toEqual(['#/components/schemas/ForbiddenError', '#/components/schemas/LimitReachedError']);

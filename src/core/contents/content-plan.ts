@@ -57,11 +57,17 @@ export interface ContentPlan {
 
 const chars = (s: string) => Array.from(s).length;
 
-function tooLong(platform: PlatformSlug, what: string, limit: number, length: number, hint = ''): ServiceError {
+/**
+ * Spec 7.2 `caption_too_long`. The offending field's path goes in `fields`, as `validation_failed` and
+ * `media_too_large` name theirs, so a client places the refusal without reading the message: `text`, `title`,
+ * `thread[i]`, or `overrides.<platform>.text` / `.title` when the value came from that platform's override.
+ */
+function tooLong(platform: PlatformSlug, what: string, path: string, limit: number, length: number, hint = ''): ServiceError {
+  const why = `has ${length} characters; the limit for ${PLATFORMS[platform].name} (${platform}) is ${limit}.${hint}`;
   return new ServiceError(
     'caption_too_long',
     `The ${what} for ${PLATFORMS[platform].name} (${platform}) has ${length} characters; the limit is ${limit}.${hint}`,
-    { platform_slug: platform, limit },
+    { platform_slug: platform, limit, fields: [{ path, message: why }] },
   );
 }
 
@@ -105,6 +111,8 @@ function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: s
   const override = input.overrides?.[platform];
   const text = override?.text ?? input.text ?? null;
   const title = override?.title ?? input.title ?? null;
+  const textPath = override?.text !== undefined ? `overrides.${platform}.text` : 'text';
+  const titlePath = override?.title !== undefined ? `overrides.${platform}.title` : 'title';
   let thread: string[] | null = null;
 
   if (input.content_type === 'thread') {
@@ -112,25 +120,25 @@ function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: s
     thread = input.thread ?? null;
     if (thread === null && text !== null && input.thread_split === 'auto') {
       thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, maxPosts: max, numbering: input.thread_numbering === true });
-      if (thread === null) throw tooLong(platform, 'text', info.limits.textMaxChars * max, chars(text), ` Even split, it needs more than ${max} posts.`);
+      if (thread === null) throw tooLong(platform, 'text', textPath, info.limits.textMaxChars * max, chars(text), ` Even split, it needs more than ${max} posts.`);
     }
     if (thread === null) throw invalid('thread', 'content_type thread needs `thread` (or `text` with thread_split auto)');
     if (thread.length > max) throw invalid('thread', `at most ${max} posts`);
     thread.forEach((post, i) => {
-      if (chars(post) > info.limits.textMaxChars) throw tooLong(platform, `post ${i + 1} of the thread`, info.limits.textMaxChars, chars(post));
+      if (chars(post) > info.limits.textMaxChars) throw tooLong(platform, `post ${i + 1} of the thread`, `thread[${i}]`, info.limits.textMaxChars, chars(post));
     });
   } else if (text !== null && chars(text) > info.limits.textMaxChars) {
     const splittable = info.limits.threadMaxPosts !== null;
     if (splittable && input.thread_split === 'auto') {
       thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, maxPosts: info.limits.threadMaxPosts ?? 1, numbering: input.thread_numbering === true });
-      if (thread === null) throw tooLong(platform, 'text', info.limits.textMaxChars, chars(text), ' It is too long even for a full thread.');
+      if (thread === null) throw tooLong(platform, 'text', textPath, info.limits.textMaxChars, chars(text), ' It is too long even for a full thread.');
     } else {
-      throw tooLong(platform, 'text', info.limits.textMaxChars, chars(text), splittable ? ' Reduce it, or send thread_split: "auto" to publish it as a thread.' : ' Reduce it.');
+      throw tooLong(platform, 'text', textPath, info.limits.textMaxChars, chars(text), splittable ? ' Reduce it, or send thread_split: "auto" to publish it as a thread.' : ' Reduce it.');
     }
   }
   if (info.titleRequired && (title === null || title.trim() === '')) throw invalid('title', `${info.name} needs a title`);
   if (info.limits.titleMaxChars !== null && title !== null && chars(title) > info.limits.titleMaxChars) {
-    throw tooLong(platform, 'title', info.limits.titleMaxChars, chars(title));
+    throw tooLong(platform, 'title', titlePath, info.limits.titleMaxChars, chars(title));
   }
   return { text, title, thread };
 }

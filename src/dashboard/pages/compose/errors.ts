@@ -58,23 +58,31 @@ export function friendlier(errors: FieldErrors, values: ComposeValues): FieldErr
   return out;
 }
 
-/** Where a caption_too_long belongs and what to say, from the request itself (the core names the platform). */
+/** The request's value at a field path the core named (`text`, `title`, `thread[2]`, `overrides.threads.text`). */
+function valueAt(input: CreateContentInput, path: string): string | undefined {
+  const post = indexOf(path, 'thread');
+  if (post !== null) return input.thread?.[post];
+  const override = /^overrides\.([a-z]+)\.(text|title)$/.exec(path);
+  if (override) return input.overrides?.[override[1] as PlatformSlug]?.[override[2] as 'text' | 'title'];
+  return path === 'title' ? input.title : path === 'text' ? input.text : undefined;
+}
+
+/**
+ * A caption_too_long in words for the person at the form, at the field the core names in `fields` (spec 7.2);
+ * the platform and its limit come with the error, the length from the value at that path.
+ */
 function captionError(err: ServiceError, input: CreateContentInput): FieldErrors {
+  const path = fieldPathsOf(err)[0];
+  if (path === undefined) return { _: err.message };
   const slug = err.extra.platform_slug;
-  if (typeof slug !== 'string' || !(slug in PLATFORMS)) return { [input.content_type === 'thread' ? 'thread' : 'text']: err.message };
+  const limit = err.extra.limit;
+  const value = valueAt(input, path);
+  if (typeof slug !== 'string' || !(slug in PLATFORMS) || typeof limit !== 'number' || value === undefined) return { [path]: err.message };
   const info = PLATFORMS[slug as PlatformSlug];
-  const titleMax = info.limits.titleMaxChars;
-  if (input.title !== undefined && titleMax !== null && chars(input.title) > titleMax) {
-    return { title: `The title is too long for ${info.name}: ${number(chars(input.title))} characters, the limit is ${number(titleMax)}.` };
-  }
-  const limit = info.limits.textMaxChars;
-  if (input.content_type === 'thread' && input.thread) {
-    const i = input.thread.findIndex((p) => chars(p) > limit);
-    if (i >= 0) return { [`thread[${i}]`]: `Post ${i + 1} is too long for ${info.name}: ${number(chars(input.thread[i]!))} characters, the limit is ${number(limit)}.` };
-    return { thread: err.message };
-  }
-  const length = input.text === undefined ? 0 : chars(input.text);
-  if (length <= limit) return { [input.content_type === 'thread' ? 'thread' : 'text']: err.message };
+  const counted = `${number(chars(value))} characters, the limit is ${number(limit)}.`;
+  const post = indexOf(path, 'thread');
+  if (post !== null) return { [path]: `Post ${post + 1} is too long for ${info.name}: ${counted}` };
+  if (path.endsWith('title')) return { [path]: `The title is too long for ${info.name}: ${counted}` };
   const split = info.limits.threadMaxPosts !== null;
   const how =
     split && input.thread_split === 'auto'
@@ -82,10 +90,10 @@ function captionError(err: ServiceError, input: CreateContentInput): FieldErrors
       : split
         ? ' Shorten it, or tick “Split long text into a thread” to publish it as a chain of posts.'
         : ' Shorten it, or untick this network.';
-  return { text: `Too long for ${info.name}: ${number(length)} characters, the limit is ${number(limit)}.${how}` };
+  return { [path]: `Too long for ${info.name}: ${counted}${how}` };
 }
 
-/** The field paths a refusal names in its `fields` (validation_failed, media_too_large), in order. */
+/** The field paths a refusal names in its `fields` (validation_failed, media_too_large, caption_too_long), in order. */
 function fieldPathsOf(err: ServiceError): string[] {
   const fields: unknown = err.extra.fields;
   if (!Array.isArray(fields)) return [];
