@@ -64,7 +64,8 @@ async function gatedHost(): Promise<GatedHost> {
   };
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+// Generous: on a loaded two-core machine a renewal or a database write can take seconds; the wait ends as soon as it happens.
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = performance.now() + timeoutMs;
   while (!(await check())) {
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
