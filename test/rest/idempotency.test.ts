@@ -253,6 +253,10 @@ class ManualTimers implements Timers {
   beat(): void {
     for (const tick of this.ticks) tick();
   }
+  /** Heartbeats registered: a holder registers its own right after its claim commits, a moment later. */
+  get running(): number {
+    return this.ticks.size;
+  }
 }
 
 const deferred = <T = void>() => {
@@ -306,10 +310,14 @@ describeEachDb('Idempotency claims in the database: fenced by the owner token, a
     const gate = deferred();
     const first = a.run(ws, 'beat', 'h1', effect(server().container.db.kysely, 'beat', 'first', gate.promise));
     await until('the claim', async () => (await lockedUntil(server().container.db.kysely, ws, 'beat')) > 0);
+    await until('the holder to start its heartbeat', () => timers.running === 1);
     for (let i = 0; i < 10; i++) {
       clock.advance(LOCK_MS / 2);
-      timers.beat();
-      await until('the renewal', async () => (await lockedUntil(server().container.db.kysely, ws, 'beat')) >= clock.now() + LOCK_MS);
+      // Beats until the renewal lands: a beat that comes while the previous renewal is still settling is skipped.
+      await until('the renewal', async () => {
+        timers.beat();
+        return (await lockedUntil(server().container.db.kysely, ws, 'beat')) >= clock.now() + LOCK_MS;
+      });
     }
     await expect(b.run(ws, 'beat', 'h1', effect(second.kysely, 'beat', 'retry'))).rejects.toThrow(/still in progress/);
     await expect(b.run(ws, 'beat', 'h2', effect(second.kysely, 'beat', 'other'))).rejects.toThrow(/different request body/);
@@ -346,18 +354,22 @@ describeEachDb('Idempotency claims in the database: fenced by the owner token, a
     const clock = new ManualClock();
     const timersA = new ManualTimers();
     const timersB = new ManualTimers();
-    const a = createIdempotencyService({ db: server().container.db.kysely, clock, timers: timersA, settings: { ...settings, waitMs: 5_000 } });
-    const b = createIdempotencyService({ db: second.kysely, clock, timers: timersB, settings: { ...settings, waitMs: 5_000 } });
+    // The duplicates wait (in real time) for as long as the test holds the first run, however loaded the machine.
+    const a = createIdempotencyService({ db: server().container.db.kysely, clock, timers: timersA, settings: { ...settings, waitMs: 60_000 } });
+    const b = createIdempotencyService({ db: second.kysely, clock, timers: timersB, settings: { ...settings, waitMs: 60_000 } });
     const gate = deferred();
     const runs = Array.from({ length: 20 }, (_, i) =>
       (i % 2 === 0 ? a : b).run(ws, 'par', 'h1', effect(i % 2 === 0 ? server().container.db.kysely : second.kysely, 'par', `run${i}`, gate.promise)),
     );
     await until('the claim', async () => (await lockedUntil(server().container.db.kysely, ws, 'par')) > 0);
+    await until('the holder to start its heartbeat', () => timersA.running + timersB.running === 1);
     for (let i = 0; i < 6; i++) {
       clock.advance(LOCK_MS / 2);
-      timersA.beat();
-      timersB.beat();
-      await until('the renewal', async () => (await lockedUntil(server().container.db.kysely, ws, 'par')) >= clock.now() + LOCK_MS);
+      await until('the renewal', async () => {
+        timersA.beat();
+        timersB.beat();
+        return (await lockedUntil(server().container.db.kysely, ws, 'par')) >= clock.now() + LOCK_MS;
+      });
     }
     gate.resolve();
     const results = await Promise.all(runs);
