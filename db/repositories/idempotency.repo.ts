@@ -28,21 +28,24 @@ export interface IdempotencyClaim {
   expiresAt: number;
 }
 
+/** The columns of a fresh in-flight claim, the same whether the key is new or taken over. */
+function claimColumns(claim: IdempotencyClaim, now: number) {
+  return {
+    request_hash: claim.requestHash,
+    state: 'in_flight' as const,
+    outcome: null,
+    locked_until: claim.lockedUntil,
+    expires_at: claim.expiresAt,
+    created_at: now,
+    owner_token: claim.ownerToken,
+  };
+}
+
 /** Takes a key nobody holds; false when a row already exists (the primary key decides between racers). */
 export async function tryInsertIdempotencyKey(db: Kysely<Database>, claim: IdempotencyClaim, now: number): Promise<boolean> {
   const result = await db
     .insertInto('idempotency_keys')
-    .values({
-      workspace_id: claim.workspaceId,
-      key: claim.key,
-      request_hash: claim.requestHash,
-      state: 'in_flight',
-      outcome: null,
-      locked_until: claim.lockedUntil,
-      expires_at: claim.expiresAt,
-      created_at: now,
-      owner_token: claim.ownerToken,
-    })
+    .values({ workspace_id: claim.workspaceId, key: claim.key, ...claimColumns(claim, now) })
     .onConflict((oc) => oc.columns(['workspace_id', 'key']).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
@@ -74,15 +77,7 @@ export async function findIdempotencyKey(db: Kysely<Database>, workspaceId: stri
 export async function takeOverIdempotencyKey(db: Kysely<Database>, claim: IdempotencyClaim, now: number): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
-    .set({
-      request_hash: claim.requestHash,
-      state: 'in_flight',
-      outcome: null,
-      locked_until: claim.lockedUntil,
-      expires_at: claim.expiresAt,
-      created_at: now,
-      owner_token: claim.ownerToken,
-    })
+    .set(claimColumns(claim, now))
     .where('workspace_id', '=', claim.workspaceId)
     .where('key', '=', claim.key)
     .where((eb) =>
