@@ -277,7 +277,17 @@ export interface DashboardSessionsTable {
   ends_at: Millis;
 }
 
+/** A brand's publishing queue; `slots` is JSON text of `[{days, time}]`. */
+export interface BrandQueuesTable {
+  brand_id: string;
+  workspace_id: string;
+  time_zone: string;
+  slots: string;
+  updated_at: Millis;
+}
+
 export interface Database {
+  brand_queues: BrandQueuesTable;
   dashboard_sessions: DashboardSessionsTable;
   network_oauth_states: NetworkOAuthStatesTable;
   credit_batches: CreditBatchesTable;

@@ -20,6 +20,7 @@ import { deliveryRoutes } from './http/routes/deliveries.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
 import { oauthClientRoutes } from './http/routes/oauth-clients.routes.js';
 import { platformRoutes } from './http/routes/platforms.routes.js';
+import { queueRoutes } from './http/routes/queue.routes.js';
 import { usageRoutes } from './http/routes/usage.routes.js';
 import { walletRoutes } from './http/routes/wallet.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
@@ -38,6 +39,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...systemRoutes(services.health),
     ...apiKeyRoutes(services.apiKeys),
     ...brandRoutes(services.brands),
+    ...queueRoutes(services.queue),
     ...connectionRoutes(services.connections, services.networkConnect),
     ...platformRoutes(() => services.networkConnect.platforms()),
     ...contentRoutes(services.contents),

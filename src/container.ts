@@ -11,6 +11,7 @@ import { createHealthService } from './core/health.js';
 import { createWorkspacesService } from './core/workspaces/workspaces.service.js';
 import type { Dispatcher } from 'undici';
 import { createBrandsService } from './core/brands/brands.service.js';
+import { createQueueService, type QueueService } from './core/scheduling/queue.service.js';
 import { createConnectionsService } from './core/connections/connections.service.js';
 import { createContentsService } from './core/contents/contents.service.js';
 import { createIdempotencyService, type IdempotencySettings } from './core/idempotency/idempotency.service.js';
@@ -47,6 +48,7 @@ export interface Services {
   health: ReturnType<typeof createHealthService>;
   meters: MetersService;
   brands: ReturnType<typeof createBrandsService>;
+  queue: QueueService;
   connections: ReturnType<typeof createConnectionsService>;
   contents: ReturnType<typeof createContentsService>;
   media: ReturnType<typeof createMediaService>;
@@ -205,6 +207,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         health: createHealthService(deps),
         meters,
         brands: createBrandsService({ ...deps, meters }),
+        queue: createQueueService(deps),
         connections: createConnectionsService({ ...deps, meters }),
         contents: createContentsService({
           ...deps,

@@ -5,6 +5,7 @@ import type { NetworkConnectService } from '../src/core/connections/network-conn
 import type { ContentsService } from '../src/core/contents/contents.service.js';
 import type { MetersService } from '../src/core/meters/meters.service.js';
 import type { Principal } from '../src/core/principal.js';
+import type { QueueService } from '../src/core/scheduling/queue.service.js';
 import type { WalletService } from '../src/core/wallet/wallet.service.js';
 import type { WebhooksService } from '../src/core/webhooks/webhooks.service.js';
 
@@ -12,6 +13,7 @@ import type { WebhooksService } from '../src/core/webhooks/webhooks.service.js';
 export interface ToolServices {
   contents: ContentsService;
   brands: BrandsService;
+  queue: QueueService;
   connections: ConnectionsService;
   webhooks: WebhooksService;
   meters: MetersService;

@@ -1,6 +1,7 @@
 import type { AnyTool } from './define-tool.js';
 import { createWebhookTool } from './create-webhook.js';
 import { getContentTool } from './get-content.js';
+import { getQueueTool } from './get-queue.js';
 import { getUsageTool } from './get-usage.js';
 import { getWalletPriceTool } from './get-wallet-price.js';
 import { getWalletTool } from './get-wallet.js';
@@ -15,6 +16,7 @@ import { previewContentTool } from './preview-content.js';
 import { publishContentTool } from './publish-content.js';
 import { redeliverDeliveryTool } from './redeliver-delivery.js';
 import { retryFailedTargetsTool } from './retry-failed-targets.js';
+import { setQueueTool } from './set-queue.js';
 import { startConnectionOauthTool } from './start-connection-oauth.js';
 import { verifyWebhookSignatureTool } from './verify-webhook-signature.js';
 
@@ -30,6 +32,8 @@ export const tools: readonly AnyTool[] = [
   listContentsTool,
   listPlatformsTool,
   listBrandsTool,
+  getQueueTool,
+  setQueueTool,
   listConnectionsTool,
   startConnectionOauthTool,
   createWebhookTool,

@@ -55,6 +55,8 @@ function failingCalls(brandId: string): Record<string, { args: Record<string, un
     list_contents: { args: { limit: 0 }, error: 'validation_failed' },
     list_platforms: { args: { unexpected: true }, error: 'validation_failed' },
     list_brands: { args: { unexpected: true }, error: 'validation_failed' },
+    get_queue: { args: { brand_id: 'brand_unknown' }, error: 'not_found' },
+    set_queue: { args: { brand_id: 'brand_unknown', time_zone: 'Mars/Olympus', slots: [] }, error: 'validation_failed' },
     list_connections: { args: { status: 'sleeping' }, error: 'validation_failed' },
     start_connection_oauth: { args: { connection_id: 'conn_unknown' }, error: 'not_found' },
     create_webhook: { args: { url: 'not a url', enabled_events: ['content.published'] }, error: 'validation_failed' },

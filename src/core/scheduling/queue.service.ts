@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import { findBrandQueue, upsertBrandQueue } from '../../../db/repositories/brand-queues.repo.js';
+import { findBrand } from '../../../db/repositories/brands.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { brandNotFound } from '../brands/brands.service.js';
+import type { Clock } from '../clock.js';
+import type { Principal } from '../principal.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { nextSlots, type QueueDefinition } from './queue-slots.js';
+import { NEXT_SLOTS_SHOWN, type Queue, type QueueInput, queueInputSchema } from './queue.schema.js';
+import { canonicalTimeZone, localOf } from './zoned-time.js';
+
+/** The zone of a brand that has no queue yet: an empty queue has no slot, so the zone only names a default. */
+const DEFAULT_TIME_ZONE = 'UTC';
+
+export type QueueService = ReturnType<typeof createQueueService>;
+
+/** Renders a queue with its next free slots after `now`, each as an RFC 3339 instant with the zone's offset. */
+function renderQueue(brandId: string, queue: QueueDefinition, now: number): Queue {
+  const next = nextSlots(queue, now, NEXT_SLOTS_SHOWN).map((instant) => {
+    const local = localOf(instant, queue.time_zone);
+    // Slot instants are whole minutes, so the local date and time with the offset name the instant exactly.
+    return { at: `${local.date}T${local.time}:00${local.offset}`, local_date: local.date, local_time: local.time };
+  });
+  return { brand_id: brandId, time_zone: queue.time_zone, slots: queue.slots.map((s) => ({ days: [...s.days], time: s.time })), next_slots: next };
+}
+
+export function createQueueService(deps: { db: Kysely<Database>; clock: Clock }) {
+  const { db, clock } = deps;
+
+  async function requireBrand(principal: Principal, workspaceId: string, brandId: string): Promise<void> {
+    assertWorkspaceAccess(principal, workspaceId);
+    if (!(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
+  }
+
+  return {
+    /**
+     * Replaces a brand's queue (issue 16). The zone is checked and stored in its canonical spelling; the slots are
+     * stored as given (validated by `queueInputSchema`). One upsert: concurrent writers leave exactly one body.
+     * @throws ServiceError `forbidden` (another workspace), `not_found` (brand), `validation_failed` (zone, time, day).
+     */
+    async setQueue(principal: Principal, workspaceId: string, brandId: string, input: QueueInput): Promise<Queue> {
+      await requireBrand(principal, workspaceId, brandId);
+      const queue: QueueDefinition = { time_zone: canonicalTimeZone(input.time_zone), slots: input.slots };
+      const now = clock.now();
+      // Computing the next slots first checks every time and day again with the core's own rules.
+      const answer = renderQueue(brandId, queue, now);
+      await upsertBrandQueue(db, { brandId, workspaceId, timeZone: queue.time_zone, slots: JSON.stringify(answer.slots), updatedAt: now });
+      return answer;
+    },
+
+    /**
+     * A brand's queue with its next free slots after the clock's now. A brand without a queue answers an empty
+     * queue in UTC (no slots), so every brand has a queue to read.
+     * @throws ServiceError `forbidden` (another workspace), `not_found` (brand).
+     */
+    async getQueue(principal: Principal, workspaceId: string, brandId: string): Promise<Queue> {
+      await requireBrand(principal, workspaceId, brandId);
+      const row = await findBrandQueue(db, workspaceId, brandId);
+      const queue: QueueDefinition = row ? { time_zone: row.timeZone, slots: queueInputSchema.shape.slots.parse(JSON.parse(row.slots)) } : { time_zone: DEFAULT_TIME_ZONE, slots: [] };
+      return renderQueue(brandId, queue, clock.now());
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { brandIdSchema } from '../../core/brands/brands.schema.js';
+import { queueInputSchema, queueSchema } from '../../core/scheduling/queue.schema.js';
+import type { QueueService } from '../../core/scheduling/queue.service.js';
+import { defineRoute } from '../route.js';
+import { workspaceParams } from './common.js';
+
+const brandParams = workspaceParams.extend({ brandId: brandIdSchema });
+
+const ZONE_NOTE =
+  'Slot times are local wall-clock times in the queue\'s IANA time zone (checked; stored in its canonical spelling). ' +
+  'A local time skipped by a daylight-saving change yields the first instant after the gap; one that occurs twice yields its first occurrence.';
+
+/** A brand's publishing queue (issue 16): weekly local times in one IANA zone, and its next free slots. */
+export function queueRoutes(queue: QueueService) {
+  return [
+    defineRoute({
+      operationId: 'setBrandQueue',
+      method: 'put',
+      path: '/api/v1/workspaces/{wsId}/brands/{brandId}/queue',
+      tag: 'Brands',
+      summary: 'Set a brand\'s publishing queue',
+      description: `Replaces the whole queue. ${ZONE_NOTE} Answers the stored queue with its next 10 free slots.`,
+      auth: 'bearer',
+      params: brandParams,
+      body: queueInputSchema,
+      success: { status: 200, description: 'The queue.', schema: queueSchema },
+      errors: ['not_found'],
+      handle: ({ principal, params, body }) => queue.setQueue(principal, params.wsId, params.brandId, body),
+    }),
+    defineRoute({
+      operationId: 'getBrandQueue',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/brands/{brandId}/queue',
+      tag: 'Brands',
+      summary: 'Get a brand\'s publishing queue',
+      description: `${ZONE_NOTE} \`next_slots\` lists the next 10 free slots after now. A brand whose queue was never set answers an empty queue in UTC.`,
+      auth: 'bearer',
+      params: brandParams,
+      success: { status: 200, description: 'The queue.', schema: queueSchema },
+      errors: ['not_found'],
+      handle: ({ principal, params }) => queue.getQueue(principal, params.wsId, params.brandId),
+    }),
+  ];
+}
