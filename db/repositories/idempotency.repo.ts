@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis } from './rows.js';
 
@@ -90,15 +90,18 @@ export async function takeOverIdempotencyKey(db: Kysely<Database>, claim: Idempo
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** The fence of every write a holder makes: the key is still this holder's, and still in flight. */
+function heldBy(workspaceId: string, key: string, ownerToken: string) {
+  return (eb: ExpressionBuilder<Database, 'idempotency_keys'>) =>
+    eb.and([eb('workspace_id', '=', workspaceId), eb('key', '=', key), eb('owner_token', '=', ownerToken), eb('state', '=', 'in_flight')]);
+}
+
 /** Extends the holder's lease; false when `ownerToken` no longer holds the key in flight (taken over or finished). */
 export async function renewIdempotencyKey(db: Kysely<Database>, workspaceId: string, key: string, ownerToken: string, lockedUntil: number): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
     .set({ locked_until: lockedUntil })
-    .where('workspace_id', '=', workspaceId)
-    .where('key', '=', key)
-    .where('owner_token', '=', ownerToken)
-    .where('state', '=', 'in_flight')
+    .where(heldBy(workspaceId, key, ownerToken))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -111,10 +114,7 @@ export async function completeIdempotencyKey(db: Kysely<Database>, workspaceId: 
   const result = await db
     .updateTable('idempotency_keys')
     .set({ state: 'done', outcome })
-    .where('workspace_id', '=', workspaceId)
-    .where('key', '=', key)
-    .where('owner_token', '=', ownerToken)
-    .where('state', '=', 'in_flight')
+    .where(heldBy(workspaceId, key, ownerToken))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -123,10 +123,7 @@ export async function completeIdempotencyKey(db: Kysely<Database>, workspaceId: 
 export async function releaseIdempotencyKey(db: Kysely<Database>, workspaceId: string, key: string, ownerToken: string): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('workspace_id', '=', workspaceId)
-    .where('key', '=', key)
-    .where('owner_token', '=', ownerToken)
-    .where('state', '=', 'in_flight')
+    .where(heldBy(workspaceId, key, ownerToken))
     .execute();
 }
 
