@@ -52,6 +52,16 @@ export interface ContentsTable {
   created_at: Millis;
   updated_at: Millis;
   completed_at: NullableMillis;
+  /** The publication instant: scheduled, or when publishing started; null for a draft without a time. */
+  publish_at: NullableMillis;
+  /** IANA zone the time was meant in, and the local wall time (`YYYY-MM-DDTHH:MM`) meant there. */
+  time_zone: string | null;
+  local_publish_at: string | null;
+  /** The brand queue slot (an instant) this content holds while scheduled from the queue. */
+  queue_slot: NullableMillis;
+  /** JSON of the content fields as validated (what an edit merges into); null for rows older than drafts. */
+  input: string | null;
+  version: Generated<number>;
 }
 
 export interface JobsTable {

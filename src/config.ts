@@ -5,6 +5,7 @@ import type { DatabaseTarget } from '../db/connect.js';
 import { DEFAULT_PLANS, type Plan, planSchema } from './core/meters/plans.js';
 import { DEFAULT_OFFERS, DEFAULT_PRICES, type Offer, offerSchema, type PriceTable, priceTableSchema } from './core/wallet/prices.js';
 import type { PublisherSettings } from './workers/publisher.js';
+import type { SchedulerSettings } from './workers/scheduler.js';
 import type { DispatcherSettings } from './workers/webhook-dispatcher.js';
 import { PLATFORM_SLUGS, type PlatformSlug } from './vocabulary/platforms.js';
 import type { NetworkSettings } from './networks/network-deps.js';
@@ -71,6 +72,8 @@ const envSchema = z.object({
   WORKER_CONCURRENCY: positiveInt(8),
   WORKER_PER_CONNECTION: positiveInt(2),
   WORKER_POLL_MS: ms(500),
+  SCHEDULE_GRACE_MS: ms(3_600_000),
+  SCHEDULER_LANES: z.coerce.number().int().min(1).max(32).default(4),
   SANDBOX_DELAY_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int().min(0).default(50),
   MEDIA_DIR: z.string().min(1).optional(),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(86_400),
@@ -115,6 +118,8 @@ export interface Config {
   openRateLimitPerMinute: number;
   bodyLimit: string;
   publisher: PublisherSettings;
+  /** Scheduled contents: how late a due one may still start (SCHEDULE_GRACE_MS), and the worker's mechanics. */
+  scheduler: SchedulerSettings & { graceMs: number };
   dispatcher: DispatcherSettings;
   /** Access tokens live this long; there is no refresh grant, so clients authorize again after it. */
   oauthAccessTokenTtlSeconds: number;
@@ -298,6 +303,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       retryDelaysMs: e.JOB_RETRY_DELAYS_MS.split(',').map(Number),
       publishDeadlineMs: e.PUBLISH_DEADLINE_MS,
     },
+    scheduler: { graceMs: e.SCHEDULE_GRACE_MS, pollMs: e.WORKER_POLL_MS, lanes: e.SCHEDULER_LANES, perTick: 500 },
     dispatcher: {
       concurrency: e.WEBHOOK_CONCURRENCY,
       perEndpoint: e.WEBHOOK_PER_ENDPOINT,

@@ -37,6 +37,8 @@ import { createSessionsService, type SessionsService } from './core/sessions/ses
 import { publicUrlProblem } from './media/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
+import { createScheduler } from './workers/scheduler.js';
+import { createScheduledStart } from './core/scheduling/scheduled-start.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { queueStats } from '../db/repositories/queue-stats.repo.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
@@ -73,6 +75,8 @@ export interface Container {
   networks: NetworkRegistry;
   metrics: Metrics;
   publisher: ReturnType<typeof createPublisher>;
+  /** Starts scheduled contents when due (tests drive `tick` with a controlled clock). */
+  scheduler: ReturnType<typeof createScheduler>;
   dispatcher: ReturnType<typeof createWebhookDispatcher>;
   /** Starts the background workers (not done by `createContainer`, so tests and the CLI can drive them). */
   startWorkers(): void;
@@ -173,6 +177,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
         return fetched.ok ? { ok: true } : { ok: false, tooLarge: fetched.reason === 'too_large' };
       },
     });
+    const scheduler = createScheduler({
+      start: createScheduledStart({ ...deps, wallet, graceMs: config.scheduler.graceMs }),
+      dialect: db.dialect,
+      clock,
+      logger,
+      settings: config.scheduler,
+      onStarted: () => publisher.nudge(),
+    });
     const dispatcher = createWebhookDispatcher({
       ...deps,
       dialect: db.dialect,
@@ -227,14 +239,17 @@ export async function createContainer(config: Config, options: ContainerOptions 
       networks,
       metrics,
       publisher,
+      scheduler,
       dispatcher,
       startWorkers: () => {
+        scheduler.start();
         publisher.start();
         dispatcher.start();
         maintenance.start();
       },
       close: async () => {
         maintenance.stop();
+        scheduler.stop();
         await publisher.stop();
         await dispatcher.stop();
         await net.dispatcher.close();

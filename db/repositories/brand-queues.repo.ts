@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis } from './rows.js';
 
@@ -30,6 +30,22 @@ export async function findBrandQueue(db: Kysely<Database>, workspaceId: string, 
     .select(['brand_id', 'workspace_id', 'time_zone', 'slots', 'updated_at'])
     .where('workspace_id', '=', workspaceId)
     .where('brand_id', '=', brandId)
+    .executeTakeFirst();
+  return r && { brandId: r.brand_id, workspaceId: r.workspace_id, timeZone: r.time_zone, slots: r.slots, updatedAt: toMillis(r.updated_at) };
+}
+
+/**
+ * Reads a brand's queue and takes its row lock for the rest of the transaction (a no-op update works on both
+ * dialects; on SQLite it takes the write lock), so requests taking the brand's next free slot run one after
+ * another, each seeing the slots the previous ones took. Undefined when the brand has no queue.
+ */
+export async function lockBrandQueue(db: Kysely<Database>, workspaceId: string, brandId: string): Promise<BrandQueueRow | undefined> {
+  const r = await db
+    .updateTable('brand_queues')
+    .set({ updated_at: sql<number>`updated_at` })
+    .where('workspace_id', '=', workspaceId)
+    .where('brand_id', '=', brandId)
+    .returning(['brand_id', 'workspace_id', 'time_zone', 'slots', 'updated_at'])
     .executeTakeFirst();
   return r && { brandId: r.brand_id, workspaceId: r.workspace_id, timeZone: r.time_zone, slots: r.slots, updatedAt: toMillis(r.updated_at) };
 }

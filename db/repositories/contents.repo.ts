@@ -12,6 +12,13 @@ export interface ContentRow {
   createdAt: number;
   updatedAt: number;
   completedAt: number | null;
+  publishAt: number | null;
+  timeZone: string | null;
+  localPublishAt: string | null;
+  queueSlot: number | null;
+  /** JSON of the content fields as validated; null for contents stored before drafts existed. */
+  input: string | null;
+  version: number;
 }
 
 
@@ -26,10 +33,16 @@ function toRow(r: Selectable<ContentsTable>): ContentRow {
     createdAt: toMillis(r.created_at),
     updatedAt: toMillis(r.updated_at),
     completedAt: toMillisOrNull(r.completed_at),
+    publishAt: toMillisOrNull(r.publish_at),
+    timeZone: r.time_zone,
+    localPublishAt: r.local_publish_at,
+    queueSlot: toMillisOrNull(r.queue_slot),
+    input: r.input,
+    version: Number(r.version),
   };
 }
 
-export async function insertContent(db: Kysely<Database>, row: ContentRow): Promise<void> {
+export async function insertContent(db: Kysely<Database>, row: Omit<ContentRow, 'version'>): Promise<void> {
   await db
     .insertInto('contents')
     .values({
@@ -42,6 +55,11 @@ export async function insertContent(db: Kysely<Database>, row: ContentRow): Prom
       created_at: row.createdAt,
       updated_at: row.updatedAt,
       completed_at: row.completedAt,
+      publish_at: row.publishAt,
+      time_zone: row.timeZone,
+      local_publish_at: row.localPublishAt,
+      queue_slot: row.queueSlot,
+      input: row.input,
     })
     .execute();
 }
@@ -91,4 +109,133 @@ export async function updateContentStatus(db: Kysely<Database>, id: string, stat
  */
 export async function lockContent(db: Kysely<Database>, id: string): Promise<void> {
   await db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', id).execute();
+}
+
+/** The statuses in which a content may still be edited, canceled or published now (issue 16). */
+export const EDITABLE_STATUSES = ['draft', 'scheduled'] as const;
+
+/** The fields an edit or a transition of a waiting content may change. */
+export interface ContentChanges {
+  status?: string;
+  request?: string;
+  input?: string;
+  contentType?: string;
+  publishAt?: number | null;
+  timeZone?: string | null;
+  localPublishAt?: string | null;
+  queueSlot?: number | null;
+  completedAt?: number | null;
+}
+
+/**
+ * Changes a content only if it is still in one of `from` (and, when given, still at `version`), bumping its
+ * version; returns the row as written, or undefined when the condition no longer held. The condition is the
+ * decision: on PostgreSQL a concurrent writer waits for the row lock and then re-checks it against the committed
+ * row, so of an edit, a cancel and the scheduler racing for one content exactly one moves it out of a status.
+ */
+export async function transitionContent(
+  db: Kysely<Database>,
+  args: { workspaceId: string; id: string; from: readonly string[]; version?: number; now: number; set: ContentChanges },
+): Promise<ContentRow | undefined> {
+  const c = args.set;
+  let query = db
+    .updateTable('contents')
+    .set({
+      ...(c.status !== undefined ? { status: c.status } : {}),
+      ...(c.request !== undefined ? { request: c.request } : {}),
+      ...(c.input !== undefined ? { input: c.input } : {}),
+      ...(c.contentType !== undefined ? { content_type: c.contentType } : {}),
+      ...(c.publishAt !== undefined ? { publish_at: c.publishAt } : {}),
+      ...(c.timeZone !== undefined ? { time_zone: c.timeZone } : {}),
+      ...(c.localPublishAt !== undefined ? { local_publish_at: c.localPublishAt } : {}),
+      ...(c.queueSlot !== undefined ? { queue_slot: c.queueSlot } : {}),
+      ...(c.completedAt !== undefined ? { completed_at: c.completedAt } : {}),
+      version: sql<number>`version + 1`,
+      updated_at: args.now,
+    })
+    .where('workspace_id', '=', args.workspaceId)
+    .where('id', '=', args.id)
+    .where('status', 'in', [...args.from]);
+  if (args.version !== undefined) query = query.where('version', '=', args.version);
+  const row = await query.returningAll().executeTakeFirst();
+  return row && toRow(row);
+}
+
+/**
+ * Takes the earliest due scheduled content (publish_at at or before `now`) and marks it publishing, in one
+ * statement; undefined when none is due. On PostgreSQL the inner select skips contents another process (or an
+ * edit or cancel) holds, and re-checks the status of the row it locks, so each due content is taken exactly once
+ * and never after a cancel that committed first. SQLite has a single writer.
+ */
+export async function takeDueContent(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', now: number): Promise<ContentRow | undefined> {
+  let due = db
+    .selectFrom('contents')
+    .select('id')
+    .where('status', '=', 'scheduled')
+    .where('publish_at', '<=', now)
+    .orderBy('publish_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(1);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  // `=` with a scalar subquery: evaluated once (an InitPlan). Under `in`, PostgreSQL may run a SKIP LOCKED
+  // subquery once per outer row, each run seeing other locks, and so update more than the one row it returns.
+  const rows = await db
+    .updateTable('contents')
+    .set({ status: 'publishing', version: sql<number>`version + 1`, updated_at: now })
+    .where('id', '=', due)
+    .where('status', '=', 'scheduled')
+    .where('publish_at', '<=', now)
+    .returningAll()
+    .execute();
+  if (rows.length > 1) throw new Error(`takeDueContent took ${rows.length} contents at once`);
+  const row = rows[0];
+  return row && toRow(row);
+}
+
+export interface WindowPageQuery {
+  status?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+  /** Keyset position: rows strictly after (publish_at, id) in ascending order. */
+  after?: { at: number; id: string } | undefined;
+  limit: number;
+}
+
+/** The calendar feed: contents whose publication instant is in [from, to), earliest first, keyset-paginated. */
+export async function listContentsByPublishAt(db: Kysely<Database>, workspaceId: string, q: WindowPageQuery): Promise<ContentRow[]> {
+  let query = db.selectFrom('contents').selectAll().where('workspace_id', '=', workspaceId).where('publish_at', 'is not', null);
+  if (q.status !== undefined) query = query.where('status', '=', q.status);
+  if (q.from !== undefined) query = query.where('publish_at', '>=', q.from);
+  if (q.to !== undefined) query = query.where('publish_at', '<', q.to);
+  const after = q.after;
+  if (after !== undefined) {
+    query = query.where((eb) => eb.or([eb('publish_at', '>', after.at), eb.and([eb('publish_at', '=', after.at), eb('id', '>', after.id)])]));
+  }
+  const rows = await query.orderBy('publish_at', 'asc').orderBy('id', 'asc').limit(q.limit).execute();
+  return rows.map(toRow);
+}
+
+/** The queue slots of a brand held by scheduled contents, after `after`. */
+export async function heldQueueSlots(db: Kysely<Database>, brandId: string, after: number): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('contents')
+    .select('queue_slot')
+    .where('brand_id', '=', brandId)
+    .where('status', '=', 'scheduled')
+    .where('queue_slot', '>', after)
+    .execute();
+  return new Set(rows.map((r) => Number(r.queue_slot)));
+}
+
+/** Cancels every draft and scheduled content of a brand (the brand is being deleted); returns their ids. */
+export async function cancelBrandContents(db: Kysely<Database>, workspaceId: string, brandId: string, now: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('contents')
+    .set({ status: 'canceled', queue_slot: null, version: sql<number>`version + 1`, updated_at: now, completed_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('brand_id', '=', brandId)
+    .where('status', 'in', [...EDITABLE_STATUSES])
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -66,6 +66,8 @@ function toRow(r: Selectable<JobsTable>): JobRow {
 export async function insertJobs(
   db: Kysely<Database>,
   rows: { id: string; contentId: string; workspaceId: string; connectionId: string; platformSlug: string; sandboxOutcome: string | null; now: number }[],
+  /** A scheduled content's jobs wait, not claimable, until the scheduler starts the content. */
+  scheduledFor: number | null = null,
 ): Promise<void> {
   if (rows.length === 0) return;
   await db
@@ -77,7 +79,8 @@ export async function insertJobs(
         workspace_id: r.workspaceId,
         connection_id: r.connectionId,
         platform_slug: r.platformSlug,
-        status: 'queued',
+        status: scheduledFor === null ? 'queued' : 'scheduled',
+        active: scheduledFor === null ? 1 : 0,
         sandbox_outcome: r.sandboxOutcome,
         error_code: null,
         error_message: null,
@@ -85,7 +88,7 @@ export async function insertJobs(
         external_container_id: null,
         external_post_id: null,
         external_post_url: null,
-        run_at: r.now,
+        run_at: scheduledFor ?? r.now,
         locked_by: null,
         created_at: r.now,
         updated_at: r.now,
@@ -193,4 +196,32 @@ export async function requeueFailedJobs(
   }
   const rows = (await query.returningAll().execute()).map(toRow);
   return rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Makes a started content's scheduled jobs claimable now; returns them in creation order. */
+export async function startScheduledJobs(db: Kysely<Database>, contentId: string, now: number): Promise<JobRow[]> {
+  const rows = await db
+    .updateTable('jobs')
+    .set({ status: 'queued', active: 1, run_at: now, updated_at: now })
+    .where('content_id', '=', contentId)
+    .where('status', '=', 'scheduled')
+    .returningAll()
+    .execute();
+  return rows.map(toRow).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Fails a content's scheduled jobs with one code (a missed schedule, a charge refused at publishing time). */
+export async function failScheduledJobs(db: Kysely<Database>, contentId: string, code: string, message: string, now: number): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'failed', error_code: code, error_message: message, active: 0, updated_at: now })
+    .where('content_id', '=', contentId)
+    .where('status', '=', 'scheduled')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Removes a waiting content's scheduled jobs (it was edited, turned back into a draft or canceled). */
+export async function deleteScheduledJobs(db: Kysely<Database>, contentId: string): Promise<void> {
+  await db.deleteFrom('jobs').where('content_id', '=', contentId).where('status', '=', 'scheduled').execute();
 }

@@ -74,6 +74,11 @@ export const errorCatalogue = {
   },
   not_found: { status: 404, description: 'The resource does not exist or is not the caller\'s.', extra: none },
   idempotency_conflict: { status: 409, description: 'Idempotency-Key reused with a different body.', extra: none },
+  content_not_editable: {
+    status: 409,
+    description: 'The content is no longer a draft or scheduled (publishing started, it finished, or it was canceled): it cannot be edited, canceled or published now.',
+    extra: z.object({ status: z.string().describe('The content status that refused the change.') }),
+  },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.', extra: none },
   connections_required: {
     status: 422,

@@ -78,7 +78,8 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
       if (route.rawBody !== undefined && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
         throw new ServiceError('invalid_request', 'This operation needs the file as the request body.');
       }
-      if (route.body !== undefined && req.body === undefined) {
+      // A body schema that accepts undefined (`.optional()`) makes the body optional: no body is then no fields.
+      if (route.body !== undefined && req.body === undefined && !route.body.safeParse(undefined).success) {
         throw new ServiceError('invalid_request', 'This operation needs a JSON body (Content-Type: application/json).');
       }
       let status: number = route.success.status;

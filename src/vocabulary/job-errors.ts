@@ -1,5 +1,5 @@
-/** The spec's job error codes (7.4), shared by the networks that produce them, the core and every door. */
-export const JOB_ERROR_CODES = [
+/** The spec's job error codes (7.4): what a network's answer can fail a job with. */
+export const NETWORK_ERROR_CODES = [
   'token_expired',
   'permission_revoked',
   'media_unsupported_format',
@@ -10,6 +10,20 @@ export const JOB_ERROR_CODES = [
   'confirmacao_esgotada',
   'confirmacao_indisponivel',
   'post_inexistente',
+] as const;
+export type NetworkErrorCode = (typeof NETWORK_ERROR_CODES)[number];
+
+/**
+ * Every code a job can fail with, shared by the core and every door: the networks' (7.4), then the scheduler's
+ * (issue 16): a content missed beyond the grace period, or refused by the charge at its time (the 7.2 code).
+ */
+export const JOB_ERROR_CODES = [
+  ...NETWORK_ERROR_CODES,
+  'schedule_missed',
+  'limit_reached',
+  'saldo_insuficiente',
+  'saldo_fragmentado',
+  'operacao_sem_preco',
 ] as const;
 export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
 
@@ -28,4 +42,12 @@ export const JOB_ERROR_MESSAGES: Record<JobErrorCode, string> = {
   confirmacao_esgotada: 'The network did not confirm the post before the deadline. It may be live: check before republishing.',
   confirmacao_indisponivel: 'The network could not be asked about the post before the deadline. It may be live: check before republishing.',
   post_inexistente: 'The post was not found on two consecutive checks. It may still appear: check before republishing.',
+  schedule_missed: 'The service was down at the scheduled time and for longer than the grace period, so the post was not published late. Publish or schedule it again.',
+  limit_reached: "At its scheduled time the plan's meter was at its ceiling, so nothing was published or charged.",
+  saldo_insuficiente: 'At its scheduled time the credit balance did not cover it, so nothing was published or charged.',
+  saldo_fragmentado: 'At its scheduled time no single credit batch covered it, so nothing was published or charged.',
+  operacao_sem_preco: 'At its scheduled time the operation had no published price, so nothing was published or charged.',
 };
+
+/** The charge refusals (spec 7.2) a scheduled content's jobs fail with when the content cannot be paid at its time. */
+export const CHARGE_ERROR_CODES: readonly JobErrorCode[] = ['limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'operacao_sem_preco'];

@@ -1,10 +1,10 @@
-import { JOB_ERROR_CODES } from './job-errors.js';
+import { NETWORK_ERROR_CODES } from './job-errors.js';
 
 /**
  * Outcomes an integrator can force on a sandbox connection with `sandbox_outcomes` (documented in the README
  * and the OpenAPI document).
  */
-export const SANDBOX_OUTCOMES = ['published', ...JOB_ERROR_CODES, 'upstream_5xx_then_published', 'late_confirmation'] as const;
+export const SANDBOX_OUTCOMES = ['published', ...NETWORK_ERROR_CODES, 'upstream_5xx_then_published', 'late_confirmation'] as const;
 export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
 
 export const SANDBOX_OUTCOME_DESCRIPTIONS: Record<SandboxOutcome, string> = {

@@ -331,6 +331,10 @@ export function createPublisher(deps: PublisherDeps) {
     start(): void {
       loop.start();
     },
+    /** New jobs were queued (the scheduler started contents): claim now rather than at the next poll. */
+    nudge(): void {
+      loop.refill();
+    },
     /** Stops claiming, lets running jobs finish (up to `graceMs`), then releases the leases still held. */
     async stop(graceMs = 10_000): Promise<void> {
       loop.stop();

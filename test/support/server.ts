@@ -71,6 +71,8 @@ export class TestServer {
     const clock = this.container.clock;
     if (!(clock instanceof ManualClock)) throw new Error('settle() needs a ManualClock');
     for (let step = 0; step < maxSteps; step++) {
+      // Scheduled contents due at the clock's now start first (their jobs become due); later ones wait.
+      await this.container.scheduler.drain();
       await this.container.publisher.drain();
       const next = await this.container.db.kysely
         .selectFrom('jobs')

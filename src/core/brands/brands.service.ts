@@ -1,3 +1,5 @@
+import { cancelBrandContents } from '../../../db/repositories/contents.repo.js';
+import { deleteScheduledJobs } from '../../../db/repositories/jobs.repo.js';
 import type { Kysely } from 'kysely';
 import { type BrandRow, deleteBrand, findBrand, insertBrand, listBrands, renameBrand } from '../../../db/repositories/brands.repo.js';
 import { listConnections, transitionConnection } from '../../../db/repositories/connections.repo.js';
@@ -63,7 +65,8 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
     },
 
     /**
-     * Deletes a brand and deactivates its connections, freeing their slots; its contents remain readable.
+     * Deletes a brand and deactivates its connections, freeing their slots; its contents remain readable, and its
+     * drafts and scheduled contents are canceled in the same transaction (a deleted brand never publishes).
      * @throws ServiceError `not_found`.
      */
     async remove(principal: Principal, workspaceId: string, brandId: string): Promise<void> {
@@ -72,6 +75,7 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
       await db.transaction().execute(async (tx) => {
         if (!(await deleteBrand(tx, workspaceId, brandId, now))) throw brandNotFound(brandId);
         await meters.release(tx, workspaceId, 'brands', 1);
+        for (const contentId of await cancelBrandContents(tx, workspaceId, brandId, now)) await deleteScheduledJobs(tx, contentId);
         for (const conn of await listConnections(tx, workspaceId, { brandId, statuses: ['active', 'expired'] })) {
           if (await transitionConnection(tx, conn.id, ['active', 'expired'], 'inactive', 'brand_deleted', now)) {
             await meters.release(tx, workspaceId, 'connections', 1);

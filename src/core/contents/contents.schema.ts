@@ -10,8 +10,8 @@ export const contentIdSchema = z.string().describe('Content id (UUID), as return
 
 /** Spec 2.6, 2.7, 4.3. */
 
-export const JOB_STATUSES = ['queued', 'publishing', 'confirming', 'published', 'failed'] as const;
-export const CONTENT_STATUSES = ['publishing', 'published', 'partial', 'failed'] as const;
+export const JOB_STATUSES = ['scheduled', 'queued', 'publishing', 'confirming', 'published', 'failed'] as const;
+export const CONTENT_STATUSES = ['draft', 'scheduled', 'publishing', 'published', 'partial', 'failed', 'canceled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];
 
@@ -89,8 +89,8 @@ function refuseBlankPosts(input: PostTextFields, ctx: z.RefinementCtx): void {
   }
 }
 
-export const createContentInputSchema = z
-  .strictObject({
+/** The fields of a content (what is published, where and how); shared by creation and edits. */
+const contentFields = {
     brand_id: z.string().describe('Brand whose connections publish the content.'),
     target_platforms: z
       .array(platformSlugSchema)
@@ -131,11 +131,87 @@ export const createContentInputSchema = z
       .partialRecord(z.enum(PLATFORM_SLUGS), sandboxOutcomeSchema)
       .optional()
       .describe('Force an outcome per platform; accepted only when that platform publishes through a sandbox connection.'),
-  })
+  };
+
+/** Spec 4.3 fields without the timing: what an edit merges into and what is stored to re-check. */
+export const contentFieldsSchema = z.strictObject(contentFields).superRefine(refuseBlankPosts);
+export type ContentFields = z.infer<typeof contentFieldsSchema>;
+
+/** Longest accepted `publish_at` text: an RFC 3339 date-time with nanoseconds and an offset. */
+const PUBLISH_AT_MAX = 40;
+
+const timingFields = {
+  publish_at: z
+    .string()
+    .max(PUBLISH_AT_MAX)
+    .optional()
+    .describe(
+      'When to publish, at most 365 days ahead and in the future. An RFC 3339 date-time with an offset (`2026-11-24T09:00:00-05:00`, or `Z` for UTC) names the instant. ' +
+        'Without an offset (`2026-11-24T09:00`) it is a local wall time in `time_zone` (or, when absent, the brand queue\'s zone, else UTC): a local time that does not exist (spring forward) publishes at the first instant after the gap, one that occurs twice (fall back) at its first occurrence.',
+    ),
+  time_zone: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('IANA time zone (`America/New_York`) the time is meant in; shown back with the local time. Only with publish_at.'),
+  queue: z.boolean().optional().describe("true: publish at the brand's next free queue slot (see GET …/brands/{brandId}/queue)."),
+  draft: z.boolean().optional().describe('true: save as a draft; nothing is charged or published until it is scheduled or published.'),
+};
+
+/** The timing of a request: at most one of publish_at, queue and draft; time_zone only with publish_at. */
+interface TimingFields {
+  publish_at?: string | undefined;
+  time_zone?: string | undefined;
+  queue?: boolean | undefined;
+  draft?: boolean | undefined;
+}
+
+function refuseMixedTiming(input: TimingFields, ctx: z.RefinementCtx): void {
+  const chosen = [input.publish_at !== undefined ? 'publish_at' : null, input.queue === true ? 'queue' : null, input.draft === true ? 'draft' : null].filter((x) => x !== null);
+  if (chosen.length > 1) ctx.addIssue({ code: 'custom', path: [chosen[1]!], message: `send at most one of publish_at, queue and draft (got ${chosen.join(' and ')})` });
+  if (input.time_zone !== undefined && input.publish_at === undefined) ctx.addIssue({ code: 'custom', path: ['time_zone'], message: 'only with publish_at' });
+}
+
+export const createContentInputSchema = z
+  .strictObject({ ...contentFields, ...timingFields })
   .superRefine(refuseBlankPosts)
+  .superRefine(refuseMixedTiming)
   .meta({ id: 'CreateContentInput' });
 
 export type CreateContentInput = z.infer<typeof createContentInputSchema>;
+
+/** Fields an edit may clear with `null` (they are optional at creation). */
+const CLEARABLE = ['target_connections', 'text', 'title', 'media', 'thread', 'thread_split', 'thread_numbering', 'overrides', 'sandbox_outcomes'] as const;
+
+/** Every content field but the brand (a content stays with the brand it was made for), each optional in an edit. */
+const editable = {
+  target_platforms: contentFields.target_platforms.optional(),
+  content_type: contentFields.content_type.optional(),
+  modo: contentFields.modo,
+};
+
+export const updateContentInputSchema = z
+  .strictObject({
+    ...editable,
+    ...Object.fromEntries(CLEARABLE.map((k) => [k, contentFields[k].nullable()])),
+    ...timingFields,
+    publish_at: timingFields.publish_at.describe(
+      'A new time (same forms as at creation). A draft given a time becomes scheduled; a scheduled content moves to it (and leaves its queue slot).',
+    ),
+    queue: timingFields.queue.describe("true: move to the brand's next free queue slot (a draft becomes scheduled)."),
+    draft: timingFields.draft.describe('true: turn a scheduled content back into a draft (its time and queue slot are let go).'),
+  } as typeof editable & { [K in (typeof CLEARABLE)[number]]: z.ZodNullable<(typeof contentFields)[K]> } & typeof timingFields)
+  .superRefine(refuseMixedTiming)
+  .refine((input) => Object.keys(input).length > 0, { message: 'send at least one field to change' })
+  .meta({
+    id: 'UpdateContentInput',
+    description:
+      'Changes a draft or scheduled content: the fields sent replace the stored ones (`null` clears an optional one); the result is checked again as at creation. brand_id cannot change.',
+  });
+export type UpdateContentInput = z.infer<typeof updateContentInputSchema>;
+
+/** Body of cancel and publish-now: nothing to send (an empty object, or no body). */
+export const contentActionInputSchema = z.strictObject({}).meta({ id: 'ContentActionInput' });
 
 export const createdJobSchema = z.object({
   job_id: z.string(),
@@ -144,10 +220,25 @@ export const createdJobSchema = z.object({
   status: z.enum(JOB_STATUSES),
 });
 
+/** Where and when a content is meant to publish (issue 16); null fields for a draft without a time. */
+const whenFields = {
+  publish_at: z.iso
+    .datetime()
+    .nullable()
+    .describe('The publication instant (UTC): the scheduled time, or when publishing started; null for a draft.'),
+  time_zone: z.string().nullable().describe('IANA zone the time was meant in.'),
+  local_publish_at: z
+    .string()
+    .nullable()
+    .describe('The local wall time meant in time_zone (`YYYY-MM-DDTHH:MM`); for a nonexistent local time, the time asked, not the instant after the gap.'),
+  queued: z.boolean().describe("Whether the content holds one of its brand's queue slots."),
+};
+
 export const createdContentSchema = z
   .object({
     content_id: z.uuid().describe('Identifier of the content.'),
-    status: z.enum(CONTENT_STATUSES),
+    status: z.enum(CONTENT_STATUSES).describe('publishing (now), scheduled (publish_at) or draft.'),
+    ...whenFields,
     created_at: z.iso.datetime(),
     jobs: z.array(createdJobSchema),
   })
@@ -159,7 +250,7 @@ export const jobSchema = z
     job_id: z.string(),
     platform_slug: platformSlugSchema,
     connection_id: z.string(),
-    status: z.enum(JOB_STATUSES).describe('queued → publishing → confirming → published | failed.'),
+    status: z.enum(JOB_STATUSES).describe('scheduled (waits for publish_at) → queued → publishing → confirming → published | failed.'),
     error_code: z.enum(JOB_ERROR_CODES).nullable().describe('Spec 7.4 code when failed.'),
     error_message: z.string().nullable(),
     external_post_url: z.string().nullable().describe('Public URL of the post once published.'),
@@ -177,7 +268,11 @@ export const contentSchema = z
     content_id: z.uuid(),
     brand_id: z.string(),
     content_type: z.enum(CONTENT_TYPES),
-    status: z.enum(CONTENT_STATUSES).describe('publishing until every job is final, then published, partial or failed.'),
+    status: z
+      .enum(CONTENT_STATUSES)
+      .describe('draft or scheduled while waiting (editable); publishing until every job is final, then published, partial or failed; canceled.'),
+    target_platforms: z.array(platformSlugSchema),
+    ...whenFields,
     text: z.string().nullable(),
     title: z.string().nullable(),
     thread: z.array(z.string()).nullable().describe('The chain published on the short-post network, after any automatic split.'),
@@ -191,6 +286,11 @@ export type Content = z.infer<typeof contentSchema>;
 
 export const contentListQuerySchema = z.strictObject({
   status: z.enum(CONTENT_STATUSES).optional(),
+  from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Calendar feed: only contents whose publish_at is at or after; with from or to the list is ordered by publish_at, earliest first.'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Calendar feed: only contents whose publish_at is before.'),
   created_after: z.iso.datetime().optional().describe('ISO 8601; only contents created at or after.'),
   created_before: z.iso.datetime().optional().describe('ISO 8601; only contents created before.'),
   limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { findBrandQueue, upsertBrandQueue } from '../../../db/repositories/brand-queues.repo.js';
+import { type BrandQueueRow, findBrandQueue, upsertBrandQueue } from '../../../db/repositories/brand-queues.repo.js';
+import { heldQueueSlots } from '../../../db/repositories/contents.repo.js';
 import { findBrand } from '../../../db/repositories/brands.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { brandNotFound } from '../brands/brands.service.js';
@@ -15,9 +16,19 @@ const DEFAULT_TIME_ZONE = 'UTC';
 
 export type QueueService = ReturnType<typeof createQueueService>;
 
-/** Renders a queue with its next free slots after `now`, each as an RFC 3339 instant with the zone's offset. */
-function renderQueue(brandId: string, queue: QueueDefinition, now: number): Queue {
-  const next = nextSlots(queue, now, NEXT_SLOTS_SHOWN).map((instant) => {
+/** The zone of a brand: its queue's, else UTC. */
+export function brandTimeZone(row: BrandQueueRow | undefined): string {
+  return row?.timeZone ?? DEFAULT_TIME_ZONE;
+}
+
+/** A stored queue row read back (its slots were validated before they were written). */
+export function storedQueue(row: BrandQueueRow): QueueDefinition {
+  return { time_zone: row.timeZone, slots: queueInputSchema.shape.slots.parse(JSON.parse(row.slots)) };
+}
+
+/** Renders a queue with its next free slots after `now` (not held by a scheduled content), each as an RFC 3339 instant with the zone's offset. */
+function renderQueue(brandId: string, queue: QueueDefinition, now: number, held: ReadonlySet<number> = new Set()): Queue {
+  const next = nextSlots(queue, now, NEXT_SLOTS_SHOWN, held).map((instant) => {
     const local = localOf(instant, queue.time_zone);
     // Slot instants are whole minutes, so the local date and time with the offset name the instant exactly.
     return { at: `${local.date}T${local.time}:00${local.offset}`, local_date: local.date, local_time: local.time };
@@ -44,7 +55,7 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
       const queue: QueueDefinition = { time_zone: canonicalTimeZone(input.time_zone), slots: input.slots };
       const now = clock.now();
       // Computing the next slots first checks every time and day again with the core's own rules.
-      const answer = renderQueue(brandId, queue, now);
+      const answer = renderQueue(brandId, queue, now, await heldQueueSlots(db, brandId, now));
       await upsertBrandQueue(db, { brandId, workspaceId, timeZone: queue.time_zone, slots: JSON.stringify(answer.slots), updatedAt: now });
       return answer;
     },
@@ -57,8 +68,9 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
     async getQueue(principal: Principal, workspaceId: string, brandId: string): Promise<Queue> {
       await requireBrand(principal, workspaceId, brandId);
       const row = await findBrandQueue(db, workspaceId, brandId);
-      const queue: QueueDefinition = row ? { time_zone: row.timeZone, slots: queueInputSchema.shape.slots.parse(JSON.parse(row.slots)) } : { time_zone: DEFAULT_TIME_ZONE, slots: [] };
-      return renderQueue(brandId, queue, clock.now());
+      const queue: QueueDefinition = row ? storedQueue(row) : { time_zone: DEFAULT_TIME_ZONE, slots: [] };
+      const now = clock.now();
+      return renderQueue(brandId, queue, now, await heldQueueSlots(db, brandId, now));
     },
   };
 }

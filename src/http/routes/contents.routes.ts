@@ -7,11 +7,14 @@ import {
   createContentInputSchema,
   createdContentSchema,
   previewSchema,
+  contentActionInputSchema,
   retryInputSchema,
   retryResultSchema,
+  updateContentInputSchema,
 } from '../../core/contents/contents.schema.js';
 import type { ContentsService } from '../../core/contents/contents.service.js';
 import { idempotencyKeySchema, parseIdempotencyKey } from '../../core/idempotency/idempotency.schema.js';
+import type { IdempotentResult } from '../../core/idempotency/idempotency.service.js';
 import { defineRoute } from '../route.js';
 import { workspaceParams } from './common.js';
 
@@ -24,6 +27,15 @@ const createQuery = z.strictObject({
     .describe('true: run every check and answer 200 with what would happen; nothing is created, charged or published.'),
 });
 
+const idempotencyHeaders = z.object({ 'Idempotency-Key': idempotencyKeySchema.optional() });
+
+/** Answers an idempotent outcome: the replay header, then the value or the first error again. */
+function replay<T>(result: IdempotentResult<T>, setHeader: (name: string, value: string) => void): T {
+  if (result.replayed) setHeader('Idempotent-Replayed', 'true');
+  if (!result.outcome.ok) throw result.outcome.error;
+  return result.outcome.value;
+}
+
 export function contentRoutes(contents: ContentsService) {
   return [
     defineRoute({
@@ -31,20 +43,20 @@ export function contentRoutes(contents: ContentsService) {
       method: 'post',
       path: '/api/v1/workspaces/{wsId}/contents',
       tag: 'Contents',
-      summary: 'Create and publish content',
+      summary: 'Create content: publish now, schedule, queue or save a draft',
       description:
-        'Checks everything first (nothing is stored or charged on failure), then stores the content and queues one job per target platform. ' +
-        'Counts 1 on criacao_de_conteudos and 1 per platform on publicacoes. With `Idempotency-Key`, the same key and body replay the first answer ' +
+        'Checks everything first (nothing is stored or charged on failure), then stores the content. Without a timing it publishes now: one job per target platform is queued. ' +
+        'With `publish_at` it is scheduled (status `scheduled`, jobs `scheduled`) and starts at that instant; with `queue: true` it takes the brand\'s next free queue slot; with `draft: true` it is saved as a draft (no jobs). ' +
+        'Charging happens when publishing starts, never at scheduling: then it counts 1 on criacao_de_conteudos and 1 per platform on publicacoes, in the cycle it publishes in; a scheduled content that cannot be paid at its time fails with the refusal\'s code on each job and a content.failed event. ' +
+        'With `Idempotency-Key`, the same key and body replay the first answer ' +
         '(header `Idempotent-Replayed: true`); a different body answers 409 idempotency_conflict. Keys are kept 24 hours. ' +
         'With `?dry_run=true` the answer is 200 with a preview.',
       auth: 'bearer',
       params: workspaceParams,
       query: createQuery,
-      headers: z.object({
-        'Idempotency-Key': idempotencyKeySchema.optional(),
-      }),
+      headers: idempotencyHeaders,
       body: createContentInputSchema,
-      success: { status: 201, description: 'Created; jobs are queued.', schema: createdContentSchema },
+      success: { status: 201, description: 'Created: publishing (jobs queued), scheduled (jobs wait for publish_at) or draft.', schema: createdContentSchema },
       alternatives: [{ status: 200, description: 'Preview (dry_run=true).', schema: previewSchema }],
       errors: ['not_found', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
       handle: async ({ principal, params, query, body, header, setHeader, setStatus }) => {
@@ -54,10 +66,7 @@ export function contentRoutes(contents: ContentsService) {
           return contents.preview(caller, params.wsId, body);
         }
         const key = parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key');
-        const result = await contents.create(caller, params.wsId, body, key);
-        if (result.replayed) setHeader('Idempotent-Replayed', 'true');
-        if (!result.outcome.ok) throw result.outcome.error;
-        return result.outcome.value;
+        return replay(await contents.create(caller, params.wsId, body, key), setHeader);
       },
     }),
     defineRoute({
@@ -66,7 +75,8 @@ export function contentRoutes(contents: ContentsService) {
       path: '/api/v1/workspaces/{wsId}/contents',
       tag: 'Contents',
       summary: 'List contents',
-      description: 'Newest first; pass next_cursor as cursor for the next page.',
+      description:
+        'Newest first; pass next_cursor as cursor for the next page. With `from` and/or `to` it is the calendar feed: contents whose publish_at falls in [from, to), earliest first (for example `?status=scheduled&from=…&to=…`).',
       auth: 'bearer',
       params: workspaceParams,
       query: contentListQuerySchema,
@@ -84,6 +94,58 @@ export function contentRoutes(contents: ContentsService) {
       success: { status: 200, description: 'The content.', schema: contentSchema },
       errors: ['not_found'],
       handle: ({ principal, params }) => contents.get(principal, params.wsId, params.contentId),
+    }),
+    defineRoute({
+      operationId: 'updateContent',
+      method: 'patch',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}',
+      tag: 'Contents',
+      summary: 'Edit a draft or scheduled content',
+      description:
+        'Changes text, title, media, targets, per-network overrides or the time (`publish_at`, `queue`, `draft`) of a draft or scheduled content; the result is checked again as at creation and its jobs are rebuilt. ' +
+        'Charges nothing. Once publishing has started (or the content was canceled) it answers 409 content_not_editable. `Idempotency-Key` replays the first answer.',
+      auth: 'bearer',
+      params: contentParams,
+      headers: idempotencyHeaders,
+      body: updateContentInputSchema,
+      success: { status: 200, description: 'The content as edited.', schema: contentSchema },
+      errors: ['not_found', 'content_not_editable', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
+      handle: async ({ principal, params, body, header, setHeader }) =>
+        replay(await contents.update(principal, params.wsId, params.contentId, body, parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key')), setHeader),
+    }),
+    defineRoute({
+      operationId: 'cancelContent',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/cancel',
+      tag: 'Contents',
+      summary: 'Cancel a draft or scheduled content',
+      description:
+        'The content will never publish; its queue slot is free at once; nothing was charged for it. Canceling a canceled content answers it again. Once publishing has started it answers 409 content_not_editable.',
+      auth: 'bearer',
+      params: contentParams,
+      headers: idempotencyHeaders,
+      body: contentActionInputSchema.optional(),
+      success: { status: 200, description: 'The canceled content.', schema: contentSchema },
+      errors: ['not_found', 'content_not_editable', 'idempotency_conflict'],
+      handle: async ({ principal, params, header, setHeader }) =>
+        replay(await contents.cancel(principal, params.wsId, params.contentId, parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key')), setHeader),
+    }),
+    defineRoute({
+      operationId: 'publishContentNow',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/publish',
+      tag: 'Contents',
+      summary: 'Publish a draft or scheduled content now',
+      description:
+        'Starts publishing at once (a draft is checked again first) and charges it as a content publishing now. Once publishing has started it answers 409 content_not_editable.',
+      auth: 'bearer',
+      params: contentParams,
+      headers: idempotencyHeaders,
+      body: contentActionInputSchema.optional(),
+      success: { status: 200, description: 'The content, publishing.', schema: contentSchema },
+      errors: ['not_found', 'content_not_editable', 'idempotency_conflict', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
+      handle: async ({ principal, params, header, setHeader }) =>
+        replay(await contents.publishNow(principal, params.wsId, params.contentId, parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key')), setHeader),
     }),
     defineRoute({
       operationId: 'retryContent',

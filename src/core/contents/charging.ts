@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/schema.js';
+import type { WalletService } from '../wallet/wallet.service.js';
+import type { Modo } from '../wallet/wallet.schema.js';
+
+/**
+ * Charges a content when it starts publishing (issue 16's rule: at publishing, never at scheduling), inside the
+ * transaction that starts it: 1 on criacao_de_conteudos and one publication per job, in the cycle of that
+ * instant; in modo creditos or misto what the plan does not cover is paid in credits, and each paid job records
+ * its share so a failure gives it back.
+ * @throws ServiceError `limit_reached`, `saldo_insuficiente`, `saldo_fragmentado`, `lote_vencido`,
+ *   `operacao_sem_preco`; the caller's transaction then rolls back whole.
+ */
+export async function chargeStart(
+  tx: Kysely<Database>,
+  wallet: WalletService,
+  args: { workspaceId: string; modo: Modo; contentId: string; jobIds: readonly string[] },
+): Promise<void> {
+  const charge = await wallet.chargeContent(tx, { workspaceId: args.workspaceId, modo: args.modo, publications: args.jobIds.length, reference: args.contentId });
+  // The last `paidPublications` jobs were paid in credits: each records its share, refundable on failure.
+  if (charge.creditBatchId === null || charge.publicationPrice <= 0) return;
+  for (const jobId of args.jobIds.slice(args.jobIds.length - charge.paidPublications)) {
+    await wallet.recordJobCredit(tx, jobId, charge.creditBatchId, charge.publicationPrice);
+  }
+}

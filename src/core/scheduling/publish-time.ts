@@ -1,0 +1,82 @@
+import { ServiceError } from '../errors.js';
+import { canonicalTimeZone, instantOf, localOf, requireTimeZone } from './zoned-time.js';
+
+/** How far ahead a content may be scheduled (issue 16). */
+export const MAX_SCHEDULE_AHEAD_MS = 365 * 86_400_000;
+
+/** A publication time as stored: the instant, the zone it was meant in and the local wall time meant there. */
+export interface PublishTime {
+  instant: number;
+  zone: string;
+  /** `YYYY-MM-DDTHH:MM`: the local time asked for (for a nonexistent one, as asked, not the instant after the gap). */
+  local: string;
+}
+
+/** What a request asks for: publish now, save a draft, publish at a time, or take the brand's next queue slot. */
+export type Timing = { kind: 'now' } | { kind: 'draft' } | { kind: 'at'; time: PublishTime } | { kind: 'queue' };
+
+const WITH_OFFSET = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const LOCAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::00)?$/;
+
+function refuse(path: string, message: string): never {
+  throw new ServiceError('validation_failed', `${path}: ${message}`, { fields: [{ path, message }] });
+}
+
+/** Whether an instant's UTC date and time are the ones written (Date.parse rolls 2026-02-30 over on some inputs). */
+function sameWallTime(instant: number, offset: string, date: string, hh: string, mm: string): boolean {
+  const minutes = offset.toUpperCase() === 'Z' ? 0 : (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+  const wall = new Date(instant + minutes * 60_000).toISOString();
+  return wall.slice(0, 10) === date && wall.slice(11, 13) === hh && wall.slice(14, 16) === mm;
+}
+
+/**
+ * Reads `publish_at` as the contract allows: an RFC 3339 date-time with an offset names the instant; a local
+ * date-time without one (`2026-11-24T09:00`) is a wall time in `zone`, resolved with the zone's rules (a time in a
+ * spring-forward gap → the first instant after it; a repeated one → its first occurrence). The time must be in
+ * the future and at most 365 days ahead of `now`.
+ * @throws ServiceError validation_failed naming `publish_at` or `time_zone`.
+ */
+export function resolvePublishAt(text: string, zone: string, now: number, path = 'publish_at'): PublishTime {
+  requireTimeZone(zone);
+  const canonical = canonicalTimeZone(zone);
+  let instant: number;
+  let local: string;
+  const withOffset = WITH_OFFSET.exec(text);
+  const plain = withOffset ? null : LOCAL.exec(text);
+  if (withOffset) {
+    instant = Date.parse(text);
+    const [, date, hh, mm, , offset] = withOffset;
+    if (!Number.isFinite(instant) || !sameWallTime(instant, offset!, date!, hh!, mm!)) refuse(path, `${JSON.stringify(text)} is not a valid date-time`);
+    const l = localOf(instant, canonical);
+    local = `${l.date}T${l.time}`;
+  } else if (plain) {
+    instant = instantOf(plain[1]!, plain[2]!, canonical);
+    local = `${plain[1]}T${plain[2]}`;
+  } else {
+    refuse(path, `expected an RFC 3339 date-time with an offset (2026-11-24T09:00:00-05:00) or a local one to read in time_zone (2026-11-24T09:00), got ${JSON.stringify(text)}`);
+  }
+  if (instant <= now) refuse(path, `must be in the future (it is ${new Date(instant).toISOString()}; now is ${new Date(now).toISOString()})`);
+  if (instant > now + MAX_SCHEDULE_AHEAD_MS) refuse(path, 'must be at most 365 days ahead');
+  return { instant, zone: canonical, local };
+}
+
+/** The local wall time of a queue slot in its zone, as stored with the content that takes it. */
+export function slotTime(instant: number, zone: string): PublishTime {
+  const l = localOf(instant, zone);
+  return { instant, zone, local: `${l.date}T${l.time}` };
+}
+
+/**
+ * The timing a request asks for. `defaultZone` reads a local `publish_at` when the request names no zone (the
+ * brand queue's zone, else UTC).
+ */
+export function timingOf(
+  input: { publish_at?: string | undefined; time_zone?: string | undefined; queue?: boolean | undefined; draft?: boolean | undefined },
+  defaultZone: string,
+  now: number,
+): Timing {
+  if (input.draft === true) return { kind: 'draft' };
+  if (input.queue === true) return { kind: 'queue' };
+  if (input.publish_at !== undefined) return { kind: 'at', time: resolvePublishAt(input.publish_at, input.time_zone ?? defaultZone, now) };
+  return { kind: 'now' };
+}

@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import { takeDueContent, transitionContent } from '../../../db/repositories/contents.repo.js';
+import { failScheduledJobs, startScheduledJobs } from '../../../db/repositories/jobs.repo.js';
+import type { Database } from '../../../db/schema.js';
+import { CHARGE_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+import type { Clock } from '../clock.js';
+import { chargeStart } from '../contents/charging.js';
+import { contentFieldsSchema } from '../contents/contents.schema.js';
+import { ServiceError } from '../errors.js';
+import { refreshContentOutcome } from '../jobs/outcome.js';
+import type { WalletService } from '../wallet/wallet.service.js';
+
+/** How long after its time a content due while the service was down still publishes (issue 16; SCHEDULE_GRACE_MS). */
+export const DEFAULT_SCHEDULE_GRACE_MS = 3_600_000;
+
+/** What starting the next due content did. */
+export type StartOutcome =
+  | { kind: 'idle' }
+  | { kind: 'started'; contentId: string; publishAt: number; jobs: number }
+  | { kind: 'missed'; contentId: string; publishAt: number }
+  | { kind: 'unpaid'; contentId: string; code: string }
+  /** The charge hit a transient race (a credit batch expired while chosen): nothing changed; it is tried again. */
+  | { kind: 'retry'; contentId: string };
+
+export type ScheduledStart = ReturnType<typeof createScheduledStart>;
+
+/**
+ * Starts scheduled contents when they are due: the scheduler's one step, run by every worker process. A content is
+ * taken by one conditional statement (see `takeDueContent`), so with several processes each due content starts
+ * once, never before its time, and never after a cancel or edit that committed first. In the same transaction:
+ * - due longer ago than the grace (the service was down): its jobs fail with `schedule_missed` and
+ *   `content.failed` is recorded; nothing is charged;
+ * - otherwise it is charged as a content publishing now (the rule: at publishing, in that cycle) and its jobs are
+ *   queued for the publisher.
+ * A charge the plan or the wallet refuses rolls that transaction back; a second one fails the jobs with the
+ * refusal's code (spec 7.2) and records `content.failed`, so an unpaid content is never silently dropped.
+ */
+export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock; wallet: WalletService; graceMs: number }) {
+  const { db, clock, wallet, graceMs } = deps;
+
+  async function failUnpaid(contentId: string, workspaceId: string, error: ServiceError): Promise<boolean> {
+    const now = clock.now();
+    const code = error.code as JobErrorCode;
+    return db.transaction().execute(async (tx) => {
+      // Still waiting? A cancel, an edit or another process may have moved it meanwhile; then it is theirs.
+      const row = await transitionContent(tx, { workspaceId, id: contentId, from: ['scheduled'], now, set: { status: 'publishing' } });
+      if (!row) return false;
+      await failScheduledJobs(tx, contentId, code, `${JOB_ERROR_MESSAGES[code]} ${error.message}`, now);
+      await refreshContentOutcome(tx, contentId, now);
+      return true;
+    });
+  }
+
+  return {
+    /** Starts (or reports missed) the earliest due content, if any. */
+    async startNextDue(dialect: 'sqlite' | 'postgres'): Promise<StartOutcome> {
+      const now = clock.now();
+      let taken: { id: string; workspaceId: string } | null = null;
+      try {
+        return await db.transaction().execute(async (tx): Promise<StartOutcome> => {
+          const row = await takeDueContent(tx, dialect, now);
+          if (!row) return { kind: 'idle' };
+          taken = { id: row.id, workspaceId: row.workspaceId };
+          const publishAt = row.publishAt ?? now;
+          if (publishAt < now - graceMs) {
+            await failScheduledJobs(tx, row.id, 'schedule_missed', JOB_ERROR_MESSAGES.schedule_missed, now);
+            await refreshContentOutcome(tx, row.id, now);
+            return { kind: 'missed', contentId: row.id, publishAt };
+          }
+          const jobs = await startScheduledJobs(tx, row.id, now);
+          const modo = row.input === null ? 'plano' : (contentFieldsSchema.parse(JSON.parse(row.input)).modo ?? 'plano');
+          await chargeStart(tx, wallet, { workspaceId: row.workspaceId, modo, contentId: row.id, jobIds: jobs.map((j) => j.id) });
+          return { kind: 'started', contentId: row.id, publishAt, jobs: jobs.length };
+        });
+      } catch (err) {
+        const content = taken as { id: string; workspaceId: string } | null;
+        if (!(err instanceof ServiceError) || content === null) throw err;
+        if (err.code === 'lote_vencido') return { kind: 'retry', contentId: content.id };
+        if (!(CHARGE_ERROR_CODES as readonly string[]).includes(err.code)) throw err;
+        await failUnpaid(content.id, content.workspaceId, err);
+        return { kind: 'unpaid', contentId: content.id, code: err.code };
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Clock } from '../core/clock.js';
+import type { ScheduledStart, StartOutcome } from '../core/scheduling/scheduled-start.js';
+import type { Logger } from '../observability/logger.js';
+import { createClaimLoop } from './claim-loop.js';
+
+export interface SchedulerSettings {
+  pollMs: number;
+  /** Contents started at once by this process (PostgreSQL: several transactions in flight; SQLite: one writer). */
+  lanes: number;
+  /** Most contents one tick starts before yielding to the poll (a top-of-the-hour burst is spread over ticks). */
+  perTick: number;
+}
+
+/**
+ * The scheduling worker: every poll, starts the scheduled contents that are due, each in its own transaction (see
+ * `createScheduledStart`), and wakes the publisher when it queued jobs. Holds nothing between ticks, so a crash
+ * loses nothing: what was not started is still `scheduled` in the database.
+ */
+export function createScheduler(deps: {
+  start: ScheduledStart;
+  dialect: 'sqlite' | 'postgres';
+  clock: Clock;
+  logger: Logger;
+  settings: SchedulerSettings;
+  /** Jobs were queued: the publisher may claim now rather than at its next poll. */
+  onStarted?(): void;
+  /** Observability: one content's start outcome (not `idle`). */
+  onOutcome?(outcome: Exclude<StartOutcome, { kind: 'idle' }>): void;
+}) {
+  const { logger, settings } = deps;
+
+  function report(outcome: Exclude<StartOutcome, { kind: 'idle' }>): void {
+    if (outcome.kind === 'missed') logger.warn({ content_id: outcome.contentId, publish_at: new Date(outcome.publishAt).toISOString() }, 'scheduled content missed beyond the grace period: schedule_missed');
+    if (outcome.kind === 'unpaid') logger.warn({ content_id: outcome.contentId, code: outcome.code }, 'scheduled content could not be paid at its time');
+    deps.onOutcome?.(outcome);
+  }
+
+  /** Starts due contents until none is due, `limit` were handled, or a transient charge race asks to wait. */
+  async function lane(budget: { left: number }): Promise<number> {
+    let handled = 0;
+    while (budget.left > 0) {
+      budget.left -= 1;
+      const outcome = await deps.start.startNextDue(deps.dialect);
+      if (outcome.kind === 'idle') {
+        budget.left = 0;
+        break;
+      }
+      handled += 1;
+      report(outcome);
+      if (outcome.kind === 'retry') break;
+    }
+    return handled;
+  }
+
+  const loop = createClaimLoop({
+    idPrefix: 'sch_',
+    what: 'scheduled contents',
+    clock: deps.clock,
+    logger,
+    pollMs: settings.pollMs,
+    leaseMs: settings.pollMs,
+    room: () => settings.perTick,
+    async claim(c) {
+      const budget = { left: c.limit };
+      const lanes = deps.dialect === 'postgres' ? Math.max(1, settings.lanes) : 1;
+      const counts = await Promise.all(Array.from({ length: lanes }, () => lane(budget)));
+      const handled = counts.reduce((a, b) => a + b, 0);
+      if (handled > 0) deps.onStarted?.();
+      return handled;
+    },
+  });
+
+  return {
+    /** One round (tests drive it with a controlled clock): starts what is due; returns how many contents it handled. */
+    tick: loop.tick,
+    /** Starts everything due now, however many ticks that takes. */
+    async drain(): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const n = await loop.tick();
+        total += n;
+        if (n === 0) return total;
+      }
+    },
+    start: () => loop.start(),
+    stop: () => loop.stop(),
+  };
+}

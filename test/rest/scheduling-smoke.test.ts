@@ -1,0 +1,47 @@
+import { expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { brandWithConnections } from '../support/factories.js';
+import { describeEachDb } from '../support/server.js';
+
+describeEachDb('scheduling smoke', (server) => {
+  it('schedules, queues, drafts, edits, cancels and publishes', async () => {
+    const clock = server().container.clock as ManualClock;
+    clock.set(Date.UTC(2026, 10, 23, 12));
+    const { ws, brandId } = await brandWithConnections(server(), ['facebook', 'linkedin']);
+    const base = `/api/v1/workspaces/${ws.workspace_id}`;
+    const key = ws.api_key;
+    const at = await server().request('POST', `${base}/contents`, { key, body: { brand_id: brandId, target_platforms: ['facebook', 'linkedin'], content_type: 'text', text: 'hi', publish_at: '2026-11-24T09:00', time_zone: 'America/New_York' } });
+    expect(at.status, at.text).toBe(201);
+    expect(at.body).toMatchObject({ status: 'scheduled', publish_at: '2026-11-24T14:00:00.000Z', time_zone: 'America/New_York', local_publish_at: '2026-11-24T09:00', queued: false });
+    const id = at.body.content_id as string;
+    const q = await server().request('PUT', `${base}/brands/${brandId}/queue`, { key, body: { time_zone: 'Europe/Berlin', slots: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], time: '10:00' }] } });
+    expect(q.status).toBe(200);
+    const q1 = await server().request('POST', `${base}/contents`, { key, body: { brand_id: brandId, target_platforms: ['facebook'], content_type: 'text', text: 'q1', queue: true } });
+    const q2 = await server().request('POST', `${base}/contents`, { key, body: { brand_id: brandId, target_platforms: ['facebook'], content_type: 'text', text: 'q2', queue: true } });
+    expect(q1.body.publish_at).toBe('2026-11-24T09:00:00.000Z');
+    expect(q2.body.publish_at).toBe('2026-11-25T09:00:00.000Z');
+    const d = await server().request('POST', `${base}/contents`, { key, body: { brand_id: brandId, target_platforms: ['facebook'], content_type: 'text', text: 'draft', draft: true } });
+    expect(d.body).toMatchObject({ status: 'draft', publish_at: null, jobs: [] });
+    const edit = await server().request('PATCH', `${base}/contents/${id}`, { key, body: { text: 'edited', publish_at: '2026-11-24T10:00:00-05:00' } });
+    expect(edit.status, edit.text).toBe(200);
+    expect(edit.body).toMatchObject({ text: 'edited', status: 'scheduled', publish_at: '2026-11-24T15:00:00.000Z' });
+    const cancel = await server().request('POST', `${base}/contents/${q1.body.content_id}/cancel`, { key });
+    expect(cancel.status, cancel.text).toBe(200);
+    const q3 = await server().request('POST', `${base}/contents`, { key, body: { brand_id: brandId, target_platforms: ['facebook'], content_type: 'text', text: 'q3', queue: true } });
+    expect(q3.body.publish_at).toBe('2026-11-24T09:00:00.000Z');
+    const pub = await server().request('POST', `${base}/contents/${d.body.content_id}/publish`, { key });
+    expect(pub.status, pub.text).toBe(200);
+    expect(pub.body.status).toBe('publishing');
+    const cal = await server().request('GET', `${base}/contents?status=scheduled&from=2026-11-24T00:00:00Z&to=2026-11-26T00:00:00Z`, { key });
+    expect(cal.status, cal.text).toBe(200);
+    expect((cal.body.data as { text: string }[]).map((c) => c.text)).toEqual(['q3', 'edited', 'q2']);
+    await server().settle();
+    clock.set(Date.UTC(2026, 10, 24, 15));
+    await server().settle();
+    const after = await server().request('GET', `${base}/contents/${id}`, { key });
+    expect(after.body.status, JSON.stringify(after.body)).toBe('published');
+    const again = await server().request('PATCH', `${base}/contents/${id}`, { key, body: { text: 'late' } });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe('content_not_editable');
+  });
+}, {}, () => ({ clock: new ManualClock(Date.UTC(2026, 10, 23, 12)) }));
