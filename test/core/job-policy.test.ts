@@ -16,7 +16,7 @@ import {
   refunds,
   unknownSizeMediaRefused,
 } from '../../src/core/jobs/job-policy.js';
-import { JOB_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../src/vocabulary/job-errors.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode, NETWORK_ERROR_CODES } from '../../src/vocabulary/job-errors.js';
 
 /**
  * The job policy as a table: inputs → decisions, with the edges (the last retry, a deadline exactly reached, the
@@ -49,7 +49,7 @@ describe('job policy: which failures refund and which expire the connection', ()
   ];
 
   it('the table covers every spec 7.4 code', () => {
-    expect(table.map((r) => r.code).sort()).toEqual([...JOB_ERROR_CODES].sort());
+    expect(table.map((r) => r.code).sort()).toEqual([...NETWORK_ERROR_CODES].sort());
   });
 
   it.each(table)('$code: refund $refund, expire connection $expire', ({ code, refund, expire }) => {
