@@ -184,6 +184,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       logger,
       settings: config.scheduler,
       onStarted: () => publisher.nudge(),
+      onOutcome: (o) => metrics.scheduledHandled(o.kind, o.kind === 'started' ? clock.now() - o.publishAt : null),
     });
     const dispatcher = createWebhookDispatcher({
       ...deps,
@@ -249,7 +250,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
       close: async () => {
         maintenance.stop();
-        scheduler.stop();
+        await scheduler.stop().catch(() => undefined);
         await publisher.stop();
         await dispatcher.stop();
         await net.dispatcher.close();

@@ -16,11 +16,18 @@ export async function queueStats(db: Kysely<Database>, now: number) {
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .executeTakeFirst();
+  const overdue = await db
+    .selectFrom('contents')
+    .select(sql<number | string>`count(*)`.as('n'))
+    .where('status', '=', 'scheduled')
+    .where('publish_at', '<=', now)
+    .executeTakeFirst();
   const age = (oldest: number | string | null | undefined) => (oldest === null || oldest === undefined ? 0 : Math.max(0, (now - Number(oldest)) / 1000));
   return {
     dueJobs: Number(jobs?.n ?? 0),
     oldestJobAgeSeconds: age(jobs?.oldest),
     pendingDeliveries: Number(deliveries?.n ?? 0),
     oldestDeliveryAgeSeconds: age(deliveries?.oldest),
+    overdueScheduled: Number(overdue?.n ?? 0),
   };
 }

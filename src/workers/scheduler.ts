@@ -52,6 +52,9 @@ export function createScheduler(deps: {
     return handled;
   }
 
+  /** Rounds running now: `stop` waits for them. */
+  const inFlight = new Set<Promise<number>>();
+
   const loop = createClaimLoop({
     idPrefix: 'sch_',
     what: 'scheduled contents',
@@ -60,29 +63,42 @@ export function createScheduler(deps: {
     pollMs: settings.pollMs,
     leaseMs: settings.pollMs,
     room: () => settings.perTick,
-    async claim(c) {
-      const budget = { left: c.limit };
-      const lanes = deps.dialect === 'postgres' ? Math.max(1, settings.lanes) : 1;
-      const counts = await Promise.all(Array.from({ length: lanes }, () => lane(budget)));
-      const handled = counts.reduce((a, b) => a + b, 0);
-      if (handled > 0) deps.onStarted?.();
-      return handled;
+    claim(c) {
+      const round = startDue(c.limit);
+      inFlight.add(round);
+      void round.finally(() => inFlight.delete(round)).catch(() => undefined);
+      return round;
     },
   });
+
+  /** Starts up to `limit` due contents over the lanes; returns how many were handled. */
+  async function startDue(limit: number): Promise<number> {
+    const budget = { left: limit };
+    const lanes = deps.dialect === 'postgres' ? Math.max(1, settings.lanes) : 1;
+    const counts = await Promise.all(Array.from({ length: lanes }, () => lane(budget)));
+    const handled = counts.reduce((a, b) => a + b, 0);
+    if (handled > 0) deps.onStarted?.();
+    return handled;
+  }
 
   return {
     /** One round (tests drive it with a controlled clock): starts what is due; returns how many contents it handled. */
     tick: loop.tick,
-    /** Starts everything due now, however many ticks that takes. */
-    async drain(): Promise<number> {
+    /** Starts everything due now, however many ticks that takes (bounded, should a charge race repeat). */
+    async drain(maxTicks = 1000): Promise<number> {
       let total = 0;
-      for (;;) {
+      for (let i = 0; i < maxTicks; i += 1) {
         const n = await loop.tick();
         total += n;
         if (n === 0) return total;
       }
+      return total;
     },
     start: () => loop.start(),
-    stop: () => loop.stop(),
+    /** Stops polling and waits for the round in flight, so nothing runs on a database being closed. */
+    async stop(): Promise<void> {
+      loop.stop();
+      await Promise.all([...inFlight]);
+    },
   };
 }

@@ -447,6 +447,8 @@ export function createContentsService(deps: {
      */
     async preview(principal: Principal, workspaceId: string, input: CreateContentInput): Promise<Preview> {
       assertWorkspaceAccess(principal, workspaceId);
+      // The timing is checked as creation checks it (a past publish_at is refused here too).
+      timingOf(input, input.publish_at !== undefined && input.time_zone === undefined ? await zoneOf(workspaceId, input.brand_id) : 'UTC', clock.now());
       const plan = await planContent(db, workspaceId, fieldsOf(input), deps.probeMedia);
       const usage = await meters.usage(workspaceId);
       const needs = [
