@@ -1,4 +1,5 @@
 import type { AnyTool } from './define-tool.js';
+import { cancelContentTool } from './cancel-content.js';
 import { createWebhookTool } from './create-webhook.js';
 import { getContentTool } from './get-content.js';
 import { getQueueTool } from './get-queue.js';
@@ -13,11 +14,13 @@ import { listPlatformsTool } from './list-platforms.js';
 import { listWalletOffersTool } from './list-wallet-offers.js';
 import { listWebhooksTool } from './list-webhooks.js';
 import { previewContentTool } from './preview-content.js';
+import { publishContentNowTool } from './publish-content-now.js';
 import { publishContentTool } from './publish-content.js';
 import { redeliverDeliveryTool } from './redeliver-delivery.js';
 import { retryFailedTargetsTool } from './retry-failed-targets.js';
 import { setQueueTool } from './set-queue.js';
 import { startConnectionOauthTool } from './start-connection-oauth.js';
+import { updateContentTool } from './update-content.js';
 import { verifyWebhookSignatureTool } from './verify-webhook-signature.js';
 
 /**
@@ -27,6 +30,9 @@ import { verifyWebhookSignatureTool } from './verify-webhook-signature.js';
 export const tools: readonly AnyTool[] = [
   publishContentTool,
   previewContentTool,
+  updateContentTool,
+  cancelContentTool,
+  publishContentNowTool,
   retryFailedTargetsTool,
   getContentTool,
   listContentsTool,

@@ -12,14 +12,20 @@ const inputSchema = createContentInputSchema.extend({
 
 export const publishContentTool = defineTool({
   name: 'publish_content',
-  title: 'Publish content',
+  title: 'Publish or schedule content',
   description:
-    'Publishes one post to one or more platforms of a brand through its connections, creating one job per platform that runs in the background. ' +
+    'Publishes one post to one or more platforms of a brand through its connections, now or later, creating one job per platform that runs in the background. ' +
+    'Timing, at most one of: nothing (publish now; status publishing), publish_at (status scheduled), queue: true (the brand\'s next free queue slot, see get_queue; status scheduled), ' +
+    'draft: true (saved, nothing runs or is charged; status draft). ' +
+    'publish_at with an offset (2026-11-24T09:00:00-05:00, or Z for UTC) is that instant. Without an offset (2026-11-24T09:00) it is a local wall-clock time in time_zone ' +
+    '(an IANA name such as America/New_York: pass the user\'s zone when they say "tomorrow at 9"), else in the brand queue\'s zone, else UTC; never convert to UTC yourself. ' +
+    'Times are checked: a past time, one more than 365 days ahead, a malformed time or an unknown zone answers validation_failed naming publish_at or time_zone. ' +
+    'The answer shows publish_at (UTC), time_zone and local_publish_at: read them back to the user to confirm the time. ' +
     'Use preview_content first when unsure the post fits every platform, and always pass an idempotency_key so a retried call cannot post twice. ' +
-    'Returns the content_id and queued jobs at once; follow with get_content until every job is published or failed. ' +
-    'Costs 1 on the criacao_de_conteudos meter and 1 per target platform on publicacoes (see get_usage); nothing is stored or charged when a check fails. ' +
+    'Returns at once with the content_id (the handle for get_content, update_content, cancel_content, publish_content_now) and its jobs; follow with get_content until every job is published or failed. ' +
+    'Costs 1 on the criacao_de_conteudos meter and 1 per target platform on publicacoes (see get_usage), charged when publishing starts (now, or at the scheduled time), never for a draft or a canceled post; nothing is stored or charged when a check fails. A scheduled post that cannot be paid at its time fails its jobs (limit_reached or a credit error, see get_content). ' +
     'Errors: caption_too_long, platform_not_supported, media_too_large, connections_required (pick target_connections among the listed ones), ' +
-    'not_found (brand or connection), limit_reached (a meter is full), idempotency_conflict, validation_failed.',
+    'not_found (brand or connection), limit_reached (a meter is full), idempotency_conflict, validation_failed (also queue: true on a brand without queue slots).',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema,
   outputSchema: createdContentSchema,

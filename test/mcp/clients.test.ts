@@ -50,6 +50,9 @@ function failingCalls(brandId: string): Record<string, { args: Record<string, un
   return {
     publish_content: { args: { brand_id: 'brand_unknown', ...text }, error: 'not_found' },
     preview_content: { args: { brand_id: brandId, ...text, text: 'x'.repeat(501) }, error: 'caption_too_long' },
+    update_content: { args: { content_id: UNKNOWN_UUID, text: 'Edited.' }, error: 'not_found' },
+    cancel_content: { args: { content_id: UNKNOWN_UUID }, error: 'not_found' },
+    publish_content_now: { args: { content_id: UNKNOWN_UUID }, error: 'not_found' },
     retry_failed_targets: { args: { content_id: UNKNOWN_UUID }, error: 'not_found' },
     get_content: { args: { content_id: UNKNOWN_UUID }, error: 'not_found' },
     list_contents: { args: { limit: 0 }, error: 'validation_failed' },
