@@ -7,11 +7,11 @@ export const publishContentNowTool = defineTool({
   name: 'publish_content_now',
   title: 'Publish a draft or scheduled content now',
   description:
-    'Publishes a draft or scheduled content now instead of at its time: its jobs are queued at once and the posts go out to the networks (status publishing, then published, partial or failed; follow with get_content). ' +
-    'It is charged now, in this billing cycle: 1 on criacao_de_conteudos and 1 per target platform on publicacoes (see get_usage). A draft is checked again first, as at creation. ' +
-    'Calling it again never publishes twice: with the same idempotency_key it returns the first answer, without one it answers content_not_editable (publishing already started). ' +
-    'Errors: content_not_editable (with the content\'s status) when publishing already started or finished or the content was canceled; not_found for an unknown content_id; ' +
-    'limit_reached or a credit error (nothing changes then); for a draft, the creation checks (caption_too_long, connections_required, media_too_large…); idempotency_conflict; validation_failed.',
+    'Publishes a draft or scheduled content now instead of at its time: its jobs start at once and the posts go out to the networks (follow with get_content). ' +
+    'Charged now, in this cycle: 1 on criacao_de_conteudos and 1 per platform on publicacoes (get_usage). A draft is checked again first, as at creation. ' +
+    'Never publishes twice: with the same idempotency_key a repeat returns the first answer, without one it is content_not_editable. ' +
+    'Errors: content_not_editable (with status) once publishing started or finished or the content was canceled; not_found; limit_reached or a credit error (nothing changes); ' +
+    'for a draft the creation checks (caption_too_long, connections_required…); idempotency_conflict; validation_failed.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   inputSchema: z.strictObject({
     content_id: contentIdSchema,

@@ -14,18 +14,13 @@ export const publishContentTool = defineTool({
   name: 'publish_content',
   title: 'Publish or schedule content',
   description:
-    'Publishes one post to one or more platforms of a brand through its connections, now or later, creating one job per platform that runs in the background. ' +
-    'Timing, at most one of: nothing (publish now; status publishing), publish_at (status scheduled), queue: true (the brand\'s next free queue slot, see get_queue; status scheduled), ' +
-    'draft: true (saved, nothing runs or is charged; status draft). ' +
-    'publish_at with an offset (2026-11-24T09:00:00-05:00, or Z for UTC) is that instant. Without an offset (2026-11-24T09:00) it is a local wall-clock time in time_zone ' +
-    '(an IANA name such as America/New_York: pass the user\'s zone when they say "tomorrow at 9"), else in the brand queue\'s zone, else UTC; never convert to UTC yourself. ' +
-    'Times are checked: a past time, one more than 365 days ahead, a malformed time or an unknown zone answers validation_failed naming publish_at or time_zone. ' +
-    'The answer shows publish_at (UTC), time_zone and local_publish_at: read them back to the user to confirm the time. ' +
-    'Use preview_content first when unsure the post fits every platform, and always pass an idempotency_key so a retried call cannot post twice. ' +
-    'Returns at once with the content_id (the handle for get_content, update_content, cancel_content, publish_content_now) and its jobs; follow with get_content until every job is published or failed. ' +
-    'Costs 1 on the criacao_de_conteudos meter and 1 per target platform on publicacoes (see get_usage), charged when publishing starts (now, or at the scheduled time), never for a draft or a canceled post; nothing is stored or charged when a check fails. A scheduled post that cannot be paid at its time fails its jobs (limit_reached or a credit error, see get_content). ' +
-    'Errors: caption_too_long, platform_not_supported, media_too_large, connections_required (pick target_connections among the listed ones), ' +
-    'not_found (brand or connection), limit_reached (a meter is full), idempotency_conflict, validation_failed (also queue: true on a brand without queue slots).',
+    'Publishes one post to platforms of a brand, one background job per platform: now, at publish_at, in the brand\'s next free queue slot (queue: true, see get_queue) or as a draft (draft: true; nothing runs). ' +
+    'Time zone: publish_at with an offset (2026-11-24T09:00:00-05:00) is that instant; without one (2026-11-24T09:00) it is local time in time_zone (IANA, e.g. America/New_York: pass the user\'s zone), ' +
+    'else the brand queue\'s zone, else UTC. Do not convert to UTC yourself. Times are checked: past, over 365 days ahead, malformed or an unknown zone is validation_failed; ' +
+    'confirm the answer\'s local_publish_at and time_zone with the user. ' +
+    'Use preview_content when unsure the post fits, and pass an idempotency_key so a retry cannot post twice. Returns at once with content_id (for get_content, update_content, cancel_content, publish_content_now). ' +
+    'Costs 1 on criacao_de_conteudos and 1 per platform on publicacoes (get_usage), charged when publishing starts, never for a draft or canceled post; a scheduled post that cannot be paid then fails its jobs. ' +
+    'Errors: caption_too_long, platform_not_supported, media_too_large, connections_required, not_found, limit_reached, idempotency_conflict, validation_failed (also queue: true on a brand without a queue).',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema,
   outputSchema: createdContentSchema,

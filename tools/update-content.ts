@@ -14,13 +14,11 @@ export const updateContentTool = defineTool({
   name: 'update_content',
   title: 'Edit or reschedule a draft or scheduled content',
   description:
-    'Changes a content that is still a draft or scheduled: text, title, media, targets, per-platform overrides, modo, or its time. Send only the fields to change; null clears an optional one; brand_id cannot change. ' +
-    'The result is checked again as at creation (caption_too_long, platform_not_supported, media_too_large, connections_required, validation_failed…). ' +
-    'Timing, at most one of: publish_at (reschedule; a draft becomes scheduled), queue: true (the brand\'s next free queue slot), draft: true (back to draft, its time and queue slot let go); without them the time stays. ' +
-    'publish_at with an offset (2026-11-24T09:00:00-05:00, or Z) is that instant; without one (2026-11-24T09:00) it is a local wall-clock time in time_zone (an IANA name, e.g. the user\'s zone), ' +
-    'else in the zone the content was scheduled in, else the brand queue\'s zone, else UTC. Times are checked: a past time, one more than 365 days ahead or an unknown zone answers validation_failed naming publish_at or time_zone. ' +
-    'Answers the content with its publish_at (UTC), time_zone and local_publish_at to confirm with the user. Charges nothing (the post is charged when publishing starts). ' +
-    'Errors: content_not_editable (with the content\'s status) once publishing has started, finished or the content was canceled; not_found for an unknown content_id; idempotency_conflict; validation_failed (also when nothing to change is sent).',
+    'Edits a draft or scheduled content: send only the fields to change (null clears an optional one; brand_id cannot change); the result is checked again as at creation. ' +
+    'Timing, at most one: publish_at (reschedule; a draft becomes scheduled), queue: true (next free queue slot), draft: true (back to draft); without them the time stays. ' +
+    'Time zone: publish_at with an offset is that instant; without one it is local time in time_zone (IANA, e.g. the user\'s zone), else the zone the content was scheduled in, else the brand queue\'s, else UTC. ' +
+    'Times are checked: past, over 365 days ahead or an unknown zone is validation_failed. Charges nothing (posts are charged when publishing starts). ' +
+    'Errors: content_not_editable (with status) once publishing started or the content was canceled; not_found; idempotency_conflict; validation_failed (also when nothing is sent to change); the creation checks.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   inputSchema,
   outputSchema: contentSchema,
