@@ -4,6 +4,8 @@ import { html, type Renderable, type SafeHtml } from '../web/html.js';
 export const SECTIONS = [
   { id: 'overview', href: '/dashboard', label: 'Overview' },
   { id: 'compose', href: '/dashboard/compose', label: 'Compose' },
+  { id: 'calendar', href: '/dashboard/calendar', label: 'Calendar' },
+  { id: 'drafts', href: '/dashboard/drafts', label: 'Drafts' },
   { id: 'contents', href: '/dashboard/contents', label: 'Contents' },
   { id: 'brands', href: '/dashboard/brands', label: 'Brands & connections' },
   { id: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../container.js';
+import type { Clock } from '../core/clock.js';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { constantTimeEqual } from '../core/ids.js';
 import { deriveKey, sign } from '../core/secret-box.js';
@@ -34,6 +35,13 @@ export interface DashboardDeps {
   formTargets: readonly string[];
   /** Whether a network can be connected live here (its OAuth client is configured). */
   liveAvailable(platform: string): boolean;
+  /** The service's clock: the calendar opens on its week (the wall clock when absent). */
+  clock?: Clock;
+}
+
+/** Now, by the service's clock when the dashboard was given one. */
+export function nowOf(deps: DashboardDeps): number {
+  return deps.clock ? deps.clock.now() : Date.now();
 }
 
 /** What a signed-in page handler receives. */

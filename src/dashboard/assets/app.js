@@ -1,5 +1,6 @@
 // Publisher dashboard: progressive enhancement only. Every page works without this script; it adds copy
-// buttons, confirmations, live character counters, the thread editor and refreshing while jobs run.
+// buttons, confirmations, live character counters, the thread editor, the When choice (date and time shown for
+// Schedule, the submit button saying what it will do, the brand's time zone) and refreshing while jobs run.
 
 const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 const chars = (text) => Array.from(text).length;
@@ -155,8 +156,54 @@ function refreshing() {
   if ($$('[data-refresh-while]').length > 0) setTimeout(tick, 2000);
 }
 
+/**
+ * `fieldset[data-when]`: radios `name=when`; `[data-show-when="schedule"]` parts show only for their choice; with
+ * `data-submit-labels`, the form's primary button takes the label of the choice; typing a date or time picks Schedule.
+ */
+function whenChoices() {
+  for (const fieldset of $$('[data-when]')) {
+    const form = fieldset.closest('form');
+    const radios = $$('input[name=when]', fieldset);
+    const apply = () => {
+      const chosen = radios.find((r) => r.checked)?.value;
+      for (const part of $$('[data-show-when]', fieldset)) part.hidden = !part.dataset.showWhen.split(' ').includes(chosen);
+      const button = fieldset.dataset.submitLabels && form?.querySelector('button.primary[type=submit]');
+      if (button) {
+        const labels = JSON.parse(fieldset.dataset.submitLabels);
+        if (labels[chosen]) button.textContent = labels[chosen];
+      }
+    };
+    for (const radio of radios) radio.addEventListener('change', apply);
+    for (const input of $$('input[type=date], input[type=time]', fieldset)) {
+      input.addEventListener('input', () => {
+        const schedule = radios.find((r) => r.value === 'schedule');
+        if (schedule && !schedule.checked) {
+          schedule.checked = true;
+          apply();
+        }
+      });
+    }
+    apply();
+  }
+}
+
+/** The zone named next to the date and time follows the brand chosen (`<option data-zone>`). */
+function brandZone() {
+  const select = document.getElementById('brand_id');
+  const name = document.querySelector('[data-zone-name]');
+  if (!select || !name) return;
+  const apply = () => {
+    const zone = select.selectedOptions[0]?.dataset.zone;
+    name.textContent = zone || 'the brand’s';
+  };
+  select.addEventListener('change', apply);
+  apply();
+}
+
 copyButtons();
 confirmations();
+whenChoices();
+brandZone();
 counters();
 typeSections();
 threadEditor();

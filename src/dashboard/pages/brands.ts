@@ -147,6 +147,7 @@ ${
     return html`<section class="card" aria-labelledby="brand-${id}-h">
   <h2 id="brand-${id}-h">${brand.name}</h2>
   <p class="muted">Created ${isoDate(brand.created_at)}</p>
+  <p><a href="${BRANDS_URL}/${id}/queue">Publishing queue and time zone<span class="vh"> of ${brand.name}</span></a></p>
   ${bannerFor('connection')}
   ${table({ caption: `Connections of ${brand.name}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
 

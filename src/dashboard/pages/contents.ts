@@ -6,10 +6,13 @@ import { check, errorAt, type FieldErrors, fieldErrorsOf, optional } from '../fo
 import { html, list, type SafeHtml } from '../../web/html.js';
 import { badge, csrfField, describedBy, errorBanner, field, isoDate, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
+import { localInWords } from '../when-field.js';
+import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EXCERPT_CHARS = 80;
-const FINAL_JOB_STATUSES: readonly Job['status'][] = ['published', 'failed'];
+/** Jobs at work: a scheduled job waits for its time, a final one is done; neither makes a page refresh. */
+const WORKING_JOB_STATUSES: readonly Job['status'][] = ['queued', 'publishing', 'confirming'];
 
 /** What each list filter means when it is wrong, in words rather than the validator's. */
 const QUERY_MESSAGES: Record<string, string> = {
@@ -26,7 +29,7 @@ function contentIdOf(ctx: PageContext): string {
 }
 
 function isRunning(content: Content): boolean {
-  return content.status === 'publishing' || content.jobs.some((j) => !FINAL_JOB_STATUSES.includes(j.status));
+  return content.status === 'publishing' || content.jobs.some((j) => WORKING_JOB_STATUSES.includes(j.status));
 }
 
 function isConfirmationFailure(job: Job): boolean {
@@ -127,8 +130,11 @@ ${
     };
   });
 
-  async function renderContent(ctx: PageContext, contentId: string, failure?: { message: string; status: number }) {
+  async function renderContent(ctx: PageContext, contentId: string, failure?: ContentFailure) {
     const content = await ctx.deps.services.contents.get(ctx.principal, ctx.workspaceId, contentId);
+    const waiting = WAITING_STATUSES.includes(content.status);
+    // A new local time is read in the content's zone, else the brand's (as the core reads it).
+    const zone = waiting ? (content.time_zone ?? (await ctx.deps.services.queue.getQueue(ctx.principal, ctx.workspaceId, content.brand_id)).time_zone) : null;
     const running = isRunning(content);
     const failed = content.jobs.filter((j) => j.status === 'failed');
     const mayBeLive = failed.filter(isConfirmationFailure);
@@ -153,11 +159,12 @@ ${
 ${errorBanner(failure?.message)}
 <div id="content-live"${running ? html` data-refresh-while` : ''}>
 <section class="card" aria-labelledby="content-h">
-  <h2 id="content-h">What was published</h2>
+  <h2 id="content-h">${waiting ? 'What will be published' : content.status === 'canceled' ? 'What was canceled' : 'What was published'}</h2>
   <dl>
     <dt>Type</dt><dd>${content.content_type}</dd>
     <dt>Status</dt><dd>${badge(content.status)}</dd>
-    <dt>Completed</dt><dd>${content.completed_at ? isoDate(content.completed_at) : 'not yet: some networks are still working'}</dd>
+    ${whenRow(content)}
+    ${waiting ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? isoDate(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
     ${content.title !== null ? html`<dt>Title</dt><dd>${content.title}</dd>` : ''}
     ${content.text !== null ? html`<dt>Text</dt><dd class="content-text">${multiline(content.text)}</dd>` : ''}
   </dl>
@@ -168,6 +175,7 @@ ${errorBanner(failure?.message)}
       : ''
   }
 </section>
+${waiting && zone !== null ? scheduleSection(ctx, content, zone, failure?.edit) : ''}
 <section class="card" aria-labelledby="jobs-h">
   <h2 id="jobs-h">Networks</h2>
   ${table({
@@ -175,7 +183,7 @@ ${errorBanner(failure?.message)}
     caption: 'One publication per network',
     head: ['Network', 'Status', 'Result', 'Attempts', 'Updated'],
     rows,
-    empty: 'No networks.',
+    empty: content.status === 'draft' ? 'A draft has no publications yet: they are made when it is scheduled or published.' : 'No networks.',
   })}
   ${running ? html`<p class="muted">While networks are still publishing, this page updates every few seconds.</p>` : ''}
 </section>
@@ -206,6 +214,7 @@ ${
   }
 
   pages.page('/dashboard/contents/:contentId', (ctx) => renderContent(ctx, contentIdOf(ctx)));
+  contentScheduleActions(pages, renderContent, contentIdOf);
 
   pages.action('/dashboard/contents/:contentId/retry', async (ctx) => {
     const contentId = contentIdOf(ctx);
@@ -221,6 +230,15 @@ ${
       throw err;
     }
   });
+}
+
+/** When the content publishes or published: its local time in its zone, and the instant. */
+function whenRow(content: Content): SafeHtml {
+  if (content.status === 'draft') return html`<dt>When</dt><dd>Not scheduled (draft)</dd>`;
+  if (content.publish_at === null) return html``;
+  const label = content.status === 'scheduled' ? 'Publishes' : content.status === 'canceled' ? 'Was due' : 'Started';
+  const local = content.local_publish_at ? html`${localInWords(content.local_publish_at, content.time_zone)}, ` : '';
+  return html`<dt>${label}</dt><dd>${local}${isoDate(content.publish_at)}${content.queued ? ' · from the brand’s queue' : ''}</dd>`;
 }
 
 function multiline(text: string): SafeHtml {
@@ -252,5 +270,6 @@ function jobResult(job: Job, name: string): SafeHtml {
     const own = job.error_message && job.error_message !== words ? html`<p class="muted">${job.error_message}</p>` : '';
     return html`${job.error_code ? html`<code>${job.error_code}</code> ` : ''}${words ?? 'The publication failed.'}${own}${corrected}`;
   }
+  if (job.status === 'scheduled') return html`<span class="muted">Waits for its time</span>`;
   return html`<span class="muted">In progress</span>`;
 }

@@ -5,6 +5,7 @@ import { explainServiceError, platformName } from '../../explain.js';
 import { type FieldErrors, fieldErrorsOf } from '../../forms.js';
 import { bytes, number } from '../../layout.js';
 import type { ComposeValues } from './form.js';
+import { WHEN_PATHS } from '../../when-field.js';
 
 /** What a submit came to, short of a redirect: errors by field path, a banner, a preview. */
 export interface Outcome {
@@ -20,7 +21,7 @@ export interface Outcome {
 const SALDO_CODES = new Set(['saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido']);
 
 /** Field paths the form shows next to a control; any other error goes to the banner. */
-const FIELD_PREFIXES = ['brand_id', 'target_platforms', 'target_connections', 'content_type', 'text', 'title', 'thread', 'media', 'media_file', 'modo'];
+const FIELD_PREFIXES = ['brand_id', 'target_platforms', 'target_connections', 'content_type', 'text', 'title', 'thread', 'media', 'media_file', 'modo', ...WHEN_PATHS];
 
 const chars = (s: string) => Array.from(s).length;
 

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_KEY_RULE, idempotencyKeySchema } from '../../../core/idempo
 import { type FieldErrors, optional } from '../../forms.js';
 import type { MultipartLimits } from '../../multipart.js';
 import { type FormData as FormFields } from '../../page-router.js';
+import { localPublishAt, whenOf, whenPrecheck, type WhenValues } from '../../when-field.js';
 
 export const COMPOSE = '/dashboard/compose';
 export const MEDIA_URL_INPUTS = 3;
@@ -38,10 +39,14 @@ export interface ComposeValues {
   /** Uploads already stored (from this submit or an earlier one), sent again as `{media_id}`. */
   mediaIds: string[];
   modo: string;
+  /** Publish now, schedule, queue or draft, with the date and time typed. */
+  when: WhenValues;
 }
 
 export interface Choices {
   brands: Brand[];
+  /** Each brand's time zone (its queue's, else UTC): a scheduled time is read in it. */
+  zones: Record<string, string>;
   /** Connections that can publish (the core treats every non-inactive connection as a candidate). */
   usable: Connection[];
 }
@@ -69,6 +74,7 @@ export function emptyValues(choices: Choices): ComposeValues {
     mediaUrls: [],
     mediaIds: [],
     modo: '',
+    when: { when: 'now', date: '', time: '' },
   };
 }
 
@@ -89,6 +95,7 @@ export function valuesOf(form: FormFields): ComposeValues {
     mediaUrls: form.all('media_url').slice(0, MEDIA_URL_INPUTS),
     mediaIds: form.all('media_id').filter((id) => id !== ''),
     modo: form.get('modo'),
+    when: whenOf(form, 'now'),
   };
 }
 
@@ -128,7 +135,24 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
     ...(values.threadSplit ? { thread_split: 'auto' } : {}),
     ...(values.threadNumbering ? { thread_numbering: true } : {}),
     ...(modo !== undefined ? { modo } : {}),
+    ...timingOf(values.when),
   };
+}
+
+/** The timing fields of the request: none publishes now. A local time goes without zone: the brand's applies. */
+function timingOf(when: WhenValues): Record<string, unknown> {
+  switch (when.when) {
+    case 'schedule': {
+      const at = localPublishAt(when);
+      return at === undefined ? {} : { publish_at: at };
+    }
+    case 'queue':
+      return { queue: true };
+    case 'draft':
+      return { draft: true };
+    default:
+      return {};
+  }
 }
 
 /**
@@ -138,7 +162,7 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
  * core's, placed next to its control by the path it names.
  */
 export function precheck(values: ComposeValues): FieldErrors {
-  return values.brandId === '' ? { brand_id: 'Choose a brand.' } : {};
+  return { ...(values.brandId === '' ? { brand_id: 'Choose a brand.' } : {}), ...whenPrecheck(values.when) };
 }
 
 /** The form's hidden idempotency key: absent, valid, or refused with the rule it breaks. */

@@ -1,4 +1,4 @@
-import { createContentInputSchema } from '../../../core/contents/contents.schema.js';
+import { type CreatedContent, createContentInputSchema } from '../../../core/contents/contents.schema.js';
 import { ServiceError } from '../../../core/errors.js';
 import type { UploadedMedia } from '../../../core/media/media.schema.js';
 import { check } from '../../forms.js';
@@ -8,11 +8,27 @@ import { friendlier, placeError } from './errors.js';
 import { type Choices, COMPOSE, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
 import { uploadError, uploadOnce } from './uploads.js';
 import { render } from './view.js';
+import { brandZones } from '../../brand-zones.js';
+import { localInWords } from '../../when-field.js';
 
 async function loadChoices(ctx: PageContext): Promise<Choices> {
   const { services } = ctx.deps;
   const [{ data: brands }, { data: connections }] = await Promise.all([services.brands.list(ctx.principal, ctx.workspaceId), services.connections.list(ctx.principal, ctx.workspaceId, {})]);
-  return { brands, usable: connections.filter((c) => c.status !== 'inactive') };
+  const zones = await brandZones(ctx, brands);
+  return { brands, zones, usable: connections.filter((c) => c.status !== 'inactive') };
+}
+
+/** What the person is told after a submit: where the content went and when. */
+function createdMessage(created: CreatedContent): string {
+  const networks = `${created.jobs.length} network${created.jobs.length === 1 ? '' : 's'}`;
+  switch (created.status) {
+    case 'draft':
+      return 'Saved as a draft: nothing is published until you schedule or publish it.';
+    case 'scheduled':
+      return `${created.queued ? 'Added to the queue' : 'Scheduled'} for ${localInWords(created.local_publish_at, created.time_zone)} on ${networks}.`;
+    default:
+      return `Queued for ${networks}.`;
+  }
 }
 
 /** Compose (spec 4.3): one form for every network, with preview, uploads and errors next to their fields. */
@@ -76,10 +92,10 @@ export function composePages(pages: PageRouter): void {
     }
     if (!result.outcome.ok) return render(ctx, choices, values, placeError(result.outcome.error, input));
     const created = result.outcome.value;
-    const queued = `Queued for ${created.jobs.length} network${created.jobs.length === 1 ? '' : 's'}.`;
+    const told = createdMessage(created);
     return {
       redirect: `/dashboard/contents/${created.content_id}`,
-      flash: result.replayed ? `This form was already sent: here is the content it created. ${queued}` : queued,
+      flash: result.replayed ? `This form was already sent: here is the content it created. ${told}` : told,
     };
   });
 }

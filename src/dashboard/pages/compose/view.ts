@@ -7,6 +7,7 @@ import { csrfField, errorBanner, field, number } from '../../layout.js';
 import type { PageContext, PageResult } from '../../page-router.js';
 import { bannerOf, errorsUnder, indexOf, type Outcome } from './errors.js';
 import { previewSection } from './preview.js';
+import { type When, WHEN_CHOICES, whenErrorOf, whenFieldset } from '../../when-field.js';
 import { type Choices, chosenConnections, COMPOSE, type ComposeValues, emptyValues, MEDIA_URL_INPUTS, mediaItemsOf } from './form.js';
 
 const THREAD_MAX_POSTS = PLATFORMS.threads.limits.threadMaxPosts ?? 25;
@@ -27,6 +28,9 @@ const MODO_LABELS: Record<Modo, string> = {
 };
 
 const chars = (s: string) => Array.from(s).length;
+
+/** The submit button says what it will do; the script relabels it as the When choice changes. */
+const SUBMIT_LABELS: Record<When, string> = { now: 'Publish', schedule: 'Schedule', queue: 'Add to queue', draft: 'Save draft' };
 
 
 function attrs(describedBy: (string | false | undefined)[], invalid: boolean): SafeHtml {
@@ -87,7 +91,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   const brandError = one('brand_id');
   const brandSelect = html`<select id="brand_id" name="brand_id"${attrs(['brand_id-hint', brandError && 'brand_id-error'], brandError !== undefined)}>
   ${choices.brands.length > 1 ? html`<option value="">Choose…</option>` : ''}
-  ${choices.brands.map((b) => html`<option value="${b.id}"${b.id === values.brandId ? html` selected` : ''}>${b.name}</option>`)}
+  ${choices.brands.map((b) => html`<option value="${b.id}" data-zone="${choices.zones[b.id] ?? 'UTC'}"${b.id === values.brandId ? html` selected` : ''}>${b.name}</option>`)}
 </select>`;
 
   const networks = html`<fieldset class="field${networksError ? ' invalid' : ''}"${attrs(['networks-hint', networksError && 'networks-error'], false)}>
@@ -271,8 +275,17 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   ${MODOS.map((m) => html`<option value="${m}"${m === values.modo ? html` selected` : ''}>${MODO_LABELS[m]}</option>`)}
 </select>`,
   })}
+  ${whenFieldset({
+    choices: WHEN_CHOICES,
+    values: values.when,
+    zone: choices.zones[values.brandId] ?? null,
+    zoneNote: '(the brand’s: its queue’s zone, else UTC).',
+    error: whenErrorOf(errors),
+    submitLabels: SUBMIT_LABELS,
+    hints: { queue: 'At the brand’s next free queue slot (set on the brand’s queue page).', draft: 'Kept for later: nothing is published or counted.' },
+  })}
   <div class="actions">
-    <button type="submit" class="primary">Publish</button>
+    <button type="submit" class="primary">${SUBMIT_LABELS[values.when.when]}</button>
     <button type="submit" name="intent" value="preview">Preview</button>
   </div>
 </form>`;

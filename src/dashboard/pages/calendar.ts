@@ -1,0 +1,183 @@
+import type { Content } from '../../core/contents/contents.schema.js';
+import { addDays, localOf, weekdayOf } from '../../core/scheduling/zoned-time.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { brandZones } from '../brand-zones.js';
+import { platformName } from '../explain.js';
+import { badge, errorBanner } from '../layout.js';
+import { nowOf, type PageContext, type PageRouter } from '../page-router.js';
+
+const CALENDAR = '/dashboard/calendar';
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+/** Pages of the feed read for one view: 2,000 posts in a week or a month is more than a screen shows. */
+const MAX_PAGES = 20;
+const EXCERPT_CHARS = 60;
+
+type View = 'week' | 'month';
+
+/** A content placed at its local time in its own zone. */
+interface Placed {
+  content: Content;
+  date: string;
+  time: string;
+  zone: string;
+}
+
+const dayFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
+const monthFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', month: 'long', year: 'numeric' });
+const weekdayFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short' });
+
+const utc = (date: string) => new Date(`${date}T00:00:00Z`);
+
+/** A calendar date that exists (2026-02-30 does not). */
+function isDate(text: string): boolean {
+  return DATE_RE.test(text) && !Number.isNaN(utc(text).getTime()) && utc(text).toISOString().slice(0, 10) === text;
+}
+
+/** Monday of the week holding `date`. */
+function mondayOf(date: string): string {
+  return addDays(date, -((weekdayOf(date) + 6) % 7));
+}
+
+function firstOfMonth(date: string): string {
+  return `${date.slice(0, 7)}-01`;
+}
+
+function shiftMonth(date: string, months: number): string {
+  const d = utc(firstOfMonth(date));
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return d.toISOString().slice(0, 10);
+}
+
+/** The days a view shows: a week from Monday, or the whole weeks covering a month. */
+function daysOf(view: View, date: string): string[] {
+  const start = view === 'week' ? mondayOf(date) : mondayOf(firstOfMonth(date));
+  const end = view === 'week' ? addDays(start, 6) : addDays(mondayOf(addDays(shiftMonth(date, 1), -1)), 6);
+  const days: string[] = [];
+  for (let d = start; d <= end; d = addDays(d, 1)) days.push(d);
+  return days;
+}
+
+function placed(content: Content): Placed | null {
+  if (content.local_publish_at !== null && content.time_zone !== null) {
+    return { content, date: content.local_publish_at.slice(0, 10), time: content.local_publish_at.slice(11, 16), zone: content.time_zone };
+  }
+  if (content.publish_at === null) return null;
+  // Published at once: no zone was meant, so it shows in UTC.
+  const zone = content.time_zone ?? 'UTC';
+  const local = localOf(Date.parse(content.publish_at), zone);
+  return { content, date: local.date, time: local.time, zone };
+}
+
+/**
+ * The contents whose local date lies in `days`. The feed is asked for the UTC window widened by a day each side
+ * (zones are within ±14 h of UTC), then each content is placed by the local date in its own zone.
+ */
+async function contentsOn(ctx: PageContext, days: string[]): Promise<{ posts: Placed[]; more: boolean }> {
+  const first = days[0]!;
+  const last = days[days.length - 1]!;
+  const query = { from: `${addDays(first, -1)}T00:00:00Z`, to: `${addDays(last, 2)}T00:00:00Z`, limit: 100 };
+  const posts: Placed[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const found = await ctx.deps.services.contents.list(ctx.principal, ctx.workspaceId, { ...query, ...(cursor ? { cursor } : {}) });
+    for (const content of found.data) {
+      const p = placed(content);
+      if (p && p.date >= first && p.date <= last) posts.push(p);
+    }
+    if (found.next_cursor === null) return { posts: sortPosts(posts), more: false };
+    cursor = found.next_cursor;
+  }
+  return { posts: sortPosts(posts), more: true };
+}
+
+function sortPosts(posts: Placed[]): Placed[] {
+  return posts.sort((a, b) => a.date.localeCompare(b.date) || a.time.localeCompare(b.time) || (a.content.publish_at ?? '').localeCompare(b.content.publish_at ?? ''));
+}
+
+function excerpt(content: Content): string {
+  const source = (content.text ?? content.title ?? content.thread?.[0] ?? '').replace(/\s+/g, ' ').trim();
+  const chars = Array.from(source);
+  if (chars.length === 0) return '(no text)';
+  return chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS).join('')}…` : source;
+}
+
+function postItem(p: Placed, reference: string): SafeHtml {
+  const c = p.content;
+  const networks = c.target_platforms.map(platformName).join(', ');
+  return html`<li class="post post-${c.status}">
+  <a href="/dashboard/contents/${c.content_id}"><time datetime="${c.publish_at ?? ''}">${p.time}</time> <span class="post-text">${excerpt(c)}</span></a>
+  ${badge(c.status)}
+  <span class="muted post-meta">${networks}${p.zone !== reference ? html` · ${p.zone}` : ''}</span>
+</li>`;
+}
+
+/**
+ * The zone "today" is read in: the brands' zone when they share one, else UTC. Posts are placed in their own
+ * zone whatever this is.
+ */
+async function referenceZone(ctx: PageContext): Promise<string> {
+  const { data: brands } = await ctx.deps.services.brands.list(ctx.principal, ctx.workspaceId);
+  const zones = new Set(Object.values(await brandZones(ctx, brands)));
+  return zones.size === 1 ? [...zones][0]! : 'UTC';
+}
+
+/** Calendar (issue 16): scheduled and published contents by week or month, each at its local time with its status. */
+export function calendarPages(pages: PageRouter): void {
+  pages.page(CALENDAR, async (ctx) => {
+    const view: View = ctx.query.view === 'month' ? 'month' : 'week';
+    const zone = await referenceZone(ctx);
+    const today = localOf(nowOf(ctx.deps), zone).date;
+    const asked = ctx.query.date;
+    const badDate = asked !== undefined && asked !== '' && !isDate(asked);
+    const date = asked !== undefined && isDate(asked) ? asked : today;
+    const days = daysOf(view, date);
+    const { posts, more } = await contentsOn(ctx, days);
+    const link = (v: View, d: string) => `${CALENDAR}?${new URLSearchParams({ view: v, date: d })}`;
+    const prev = view === 'week' ? addDays(date, -7) : shiftMonth(date, -1);
+    const next = view === 'week' ? addDays(date, 7) : shiftMonth(date, 1);
+    const title =
+      view === 'week' ? `Week of ${dayFormat.format(utc(days[0]!))}` : monthFormat.format(utc(firstOfMonth(date)));
+
+    const dayBlock = (day: string) => {
+      const here = posts.filter((p) => p.date === day);
+      const outside = view === 'month' && day.slice(0, 7) !== date.slice(0, 7);
+      const name = view === 'week' ? html`<h3 id="day-${day}">${dayFormat.format(utc(day))}</h3>` : html`<h3 id="day-${day}"><span aria-hidden="true">${Number(day.slice(8))}</span><span class="vh">${dayFormat.format(utc(day))}</span></h3>`;
+      return html`<li class="day${outside ? ' outside' : ''}${day === today ? ' today' : ''}"${day === today ? html` aria-current="date"` : ''}>
+  ${name}
+  ${here.length > 0 ? html`<ul class="posts">${here.map((p) => postItem(p, zone))}</ul>` : view === 'week' ? html`<p class="empty">No posts.</p>` : ''}
+</li>`;
+    };
+
+    return {
+      title: 'Calendar',
+      active: 'calendar',
+      status: badDate ? 400 : 200,
+      body: html`<h1>Calendar</h1>
+${errorBanner(badDate ? `“${asked}” is not a date (YYYY-MM-DD): showing the ${view} of today instead.` : null)}
+<nav class="calendar-nav card" aria-label="Calendar">
+  <p class="actions">
+    <a class="button" href="${link(view, prev)}">Previous ${view}</a>
+    <a class="button" href="${link(view, today)}">Today</a>
+    <a class="button" href="${link(view, next)}">Next ${view}</a>
+  </p>
+  <p class="actions">View:
+    <a href="${link('week', date)}"${view === 'week' ? html` aria-current="page"` : ''}>Week</a>
+    <a href="${link('month', date)}"${view === 'month' ? html` aria-current="page"` : ''}>Month</a>
+    · <a href="/dashboard/drafts">Drafts</a> · <a href="/dashboard/compose">Compose a post</a>
+  </p>
+</nav>
+<section class="card" aria-labelledby="range-h">
+  <h2 id="range-h">${title}</h2>
+  <p class="muted">Each post is shown at its local time in its own time zone${zone === 'UTC' ? '' : html` (named when it is not ${zone})`}; today is ${dayFormat.format(utc(today))} in ${zone}. Drafts have no time: they are on the Drafts page.</p>
+  ${more ? html`<p class="warn">More posts fall in this ${view} than the calendar shows; the earliest are listed.</p>` : ''}
+  ${
+    view === 'week'
+      ? html`<ol class="calendar week">${days.map(dayBlock)}</ol>`
+      : html`<div class="weekdays" aria-hidden="true">${days.slice(0, 7).map((d) => html`<span>${weekdayFormat.format(utc(d))}</span>`)}</div>
+<ol class="calendar month">${days.map(dayBlock)}</ol>`
+  }
+  <p class="muted" id="calendar-count">${posts.length} post${posts.length === 1 ? '' : 's'} in this ${view}.</p>
+</section>`,
+    };
+  });
+}

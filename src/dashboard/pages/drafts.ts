@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Content } from '../../core/contents/contents.schema.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { platformName } from '../explain.js';
+import { fieldErrorsOf, optional } from '../forms.js';
+import { actionButton, errorBanner, isoDate, table } from '../layout.js';
+import type { PageRouter } from '../page-router.js';
+
+const DRAFTS = '/dashboard/drafts';
+const PAGE_SIZE = 50;
+const EXCERPT_CHARS = 80;
+
+function excerpt(content: Content): SafeHtml {
+  const chars = Array.from((content.text ?? content.title ?? content.thread?.[0] ?? '').replace(/\s+/g, ' ').trim());
+  if (chars.length === 0) return html`<span class="muted">(no text)</span>`;
+  return html`${chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS).join('')}…` : chars.join('')}`;
+}
+
+/** Drafts (issue 16): saved contents with no time, newest first, to open, publish now or cancel. */
+export function draftPages(pages: PageRouter): void {
+  pages.page(DRAFTS, async (ctx) => {
+    const cursor = optional(ctx.query.cursor ?? '');
+    let found: Awaited<ReturnType<typeof ctx.deps.services.contents.list>> | null = null;
+    let damaged = false;
+    try {
+      found = await ctx.deps.services.contents.list(ctx.principal, ctx.workspaceId, { status: 'draft', limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+    } catch (err) {
+      // A damaged cursor is the visitor's link, refused by the core; anything else is ours.
+      if (!fieldErrorsOf(err)) throw err;
+      damaged = true;
+    }
+    const rows = (found?.data ?? []).map((c) => {
+      const label = Array.from((c.text ?? c.title ?? '').trim()).slice(0, 30).join('') || 'draft';
+      return html`<tr>
+  <td><a href="/dashboard/contents/${c.content_id}">${isoDate(c.created_at)}<span class="vh"> — open draft ${label}</span></a></td>
+  <td>${excerpt(c)}</td>
+  <td>${c.target_platforms.map(platformName).join(', ')}</td>
+  <td><div class="actions">${actionButton({
+    action: `/dashboard/contents/${c.content_id}/publish`,
+    csrf: ctx.csrf,
+    label: 'Publish now',
+    describe: `Publish now: ${label}`,
+    fields: { idempotency_key: randomUUID() },
+    confirm: 'Publish this draft now? It counts on your plan now.',
+  })}${actionButton({
+    action: `/dashboard/contents/${c.content_id}/cancel`,
+    csrf: ctx.csrf,
+    label: 'Cancel',
+    danger: true,
+    describe: `Cancel draft: ${label}`,
+    fields: { idempotency_key: randomUUID(), next: DRAFTS },
+    confirm: 'Cancel this draft? It will never publish.',
+  })}</div></td>
+</tr>`;
+    });
+    return {
+      title: 'Drafts',
+      active: 'drafts',
+      status: damaged ? 400 : 200,
+      body: html`<h1>Drafts</h1>
+<p><a class="button primary" href="/dashboard/compose">Compose a post</a> <a class="button" href="/dashboard/calendar">Calendar</a></p>
+${errorBanner(damaged ? 'The link to older drafts is damaged or out of date.' : null, html`<p><a href="${DRAFTS}">Show the newest drafts</a></p>`)}
+<section class="card" aria-labelledby="drafts-h">
+  <h2 id="drafts-h">Saved drafts${cursor ? ' (older)' : ''}</h2>
+  <p class="muted">A draft publishes nothing and counts nothing until you schedule or publish it. Open one to edit its text or give it a time.</p>
+  ${table({ id: 'drafts', caption: 'Drafts, newest first', head: ['Created', 'Text', 'Networks', 'Actions'], rows, empty: 'No drafts. Choose “Save draft” when composing to keep a post for later.' })}
+  ${found?.next_cursor ? html`<p><a href="${DRAFTS}?${new URLSearchParams({ cursor: found.next_cursor }).toString()}">Older drafts</a></p>` : ''}
+</section>`,
+    };
+  });
+}
