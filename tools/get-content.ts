@@ -6,8 +6,8 @@ export const getContentTool = defineTool({
   name: 'get_content',
   title: 'Get content',
   description:
-    'Reads one content with the state of each platform job: queued, publishing, confirming, published (with external_post_url) or failed (with error_code and error_message). ' +
-    'The content status is publishing until every job is final, then published, partial or failed. Use it after publish_content or retry_failed_targets to follow progress; ' +
+    'Reads one content with the state of each platform job: scheduled (waiting for publish_at), queued, publishing, confirming, published (with external_post_url) or failed (with error_code and error_message). ' +
+    'The content status is draft or scheduled while it waits (publish_at, time_zone and local_publish_at say when), canceled if canceled, publishing until every job is final, then published, partial or failed. Use it after publish_content or retry_failed_targets to follow progress; ' +
     'jobs usually settle within seconds to minutes. Free: no meter is used. Errors: not_found when the id is unknown in this workspace.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({ content_id: contentIdSchema }),

@@ -15,7 +15,9 @@ const INSTRUCTIONS =
   'Publishes content to Instagram, Facebook Pages, Threads, YouTube and LinkedIn for one workspace (the one the ' +
   'credential belongs to). Typical flow: list_brands and list_connections to pick a brand, preview_content to check ' +
   'a post against every platform limit for free, publish_content with an idempotency_key, then get_content until ' +
-  'every job is published or failed. Errors come back as isError results whose text is JSON with `error` (a stable code), ' +
+  'every job is published or failed. To post later, give publish_content a local publish_at with the user\'s IANA ' +
+  'time_zone (or queue: true for the brand\'s next queue slot, or draft: true); list_contents with status scheduled ' +
+  'and from/to is the calendar; update_content, cancel_content and publish_content_now change a waiting post. Errors come back as isError results whose text is JSON with `error` (a stable code), ' +
   '`message` and `request_id`.';
 
 /**
