@@ -119,6 +119,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   // The web dashboard: pages for people, on the same services; sessions come from signing in with an API key.
   const dashboard: DashboardDeps = {
     services: container.services,
+    clock: container.clock,
     secretKey: container.secretKey,
     limiter: container.limiter,
     webhookTimeoutMs: container.config.dispatcher.timeoutMs,
