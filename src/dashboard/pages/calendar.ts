@@ -22,9 +22,19 @@ interface Placed {
   zone: string;
 }
 
-const dayFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
-const monthFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', month: 'long', year: 'numeric' });
-const weekdayFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short' });
+// Dates in words written here rather than by Intl, whose punctuation changes with the ICU version.
+const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** `2026-11-23` → `Monday 23 November 2026`. */
+function dayInWords(date: string): string {
+  return `${DAY_NAMES[weekdayOf(date)]} ${Number(date.slice(8, 10))} ${monthInWords(date)}`;
+}
+
+/** `2026-11-23` → `November 2026`. */
+function monthInWords(date: string): string {
+  return `${MONTH_NAMES[Number(date.slice(5, 7)) - 1]} ${date.slice(0, 4)}`;
+}
 
 const utc = (date: string) => new Date(`${date}T00:00:00Z`);
 
@@ -136,12 +146,12 @@ export function calendarPages(pages: PageRouter): void {
     const prev = view === 'week' ? addDays(date, -7) : shiftMonth(date, -1);
     const next = view === 'week' ? addDays(date, 7) : shiftMonth(date, 1);
     const title =
-      view === 'week' ? `Week of ${dayFormat.format(utc(days[0]!))}` : monthFormat.format(utc(firstOfMonth(date)));
+      view === 'week' ? `Week of ${dayInWords(days[0]!)}` : monthInWords(date);
 
     const dayBlock = (day: string) => {
       const here = posts.filter((p) => p.date === day);
       const outside = view === 'month' && day.slice(0, 7) !== date.slice(0, 7);
-      const name = view === 'week' ? html`<h3 id="day-${day}">${dayFormat.format(utc(day))}</h3>` : html`<h3 id="day-${day}"><span aria-hidden="true">${Number(day.slice(8))}</span><span class="vh">${dayFormat.format(utc(day))}</span></h3>`;
+      const name = view === 'week' ? html`<h3 id="day-${day}">${dayInWords(day)}</h3>` : html`<h3 id="day-${day}"><span aria-hidden="true">${Number(day.slice(8))}</span><span class="vh">${dayInWords(day)}</span></h3>`;
       return html`<li class="day${outside ? ' outside' : ''}${day === today ? ' today' : ''}"${day === today ? html` aria-current="date"` : ''}>
   ${name}
   ${here.length > 0 ? html`<ul class="posts">${here.map((p) => postItem(p, zone))}</ul>` : view === 'week' ? html`<p class="empty">No posts.</p>` : ''}
@@ -168,12 +178,12 @@ ${errorBanner(badDate ? `“${asked}” is not a date (YYYY-MM-DD): showing the 
 </nav>
 <section class="card" aria-labelledby="range-h">
   <h2 id="range-h">${title}</h2>
-  <p class="muted">Each post is shown at its local time in its own time zone${zone === 'UTC' ? '' : html` (named when it is not ${zone})`}; today is ${dayFormat.format(utc(today))} in ${zone}. Drafts have no time: they are on the Drafts page.</p>
+  <p class="muted">Each post is shown at its local time in its own time zone${zone === 'UTC' ? '' : html` (named when it is not ${zone})`}; today is ${dayInWords(today)} in ${zone}. Drafts have no time: they are on the Drafts page.</p>
   ${more ? html`<p class="warn">More posts fall in this ${view} than the calendar shows; the earliest are listed.</p>` : ''}
   ${
     view === 'week'
       ? html`<ol class="calendar week">${days.map(dayBlock)}</ol>`
-      : html`<div class="weekdays" aria-hidden="true">${days.slice(0, 7).map((d) => html`<span>${weekdayFormat.format(utc(d))}</span>`)}</div>
+      : html`<div class="weekdays" aria-hidden="true">${days.slice(0, 7).map((d) => html`<span>${DAY_NAMES[weekdayOf(d)]!.slice(0, 3)}</span>`)}</div>
 <ol class="calendar month">${days.map(dayBlock)}</ol>`
   }
   <p class="muted" id="calendar-count">${posts.length} post${posts.length === 1 ? '' : 's'} in this ${view}.</p>
