@@ -91,6 +91,9 @@ const findings = new Map<string, Set<string>>();
 const served = await servedDocument();
 const OPERATIONS = operationsTakingInput(served.doc, excluded);
 
+/** Operations that take an Idempotency-Key: a rejection under a well-formed key is recorded, to be replayed. */
+const IDEMPOTENT = ['createContent', 'updateContent', 'cancelContent', 'publishContentNow'];
+
 /** Every path parameter the fuzzer knows real ids for; an unknown one would only ever get random values. */
 const KNOWN_PATH_PARAMS = ['wsId', 'keyId', 'brandId', 'connId', 'contentId', 'whId', 'delId', 'clientId', 'platform'];
 
@@ -111,6 +114,11 @@ interface Fixtures {
   videoId: string;
   platforms: { slug: string; content_types: string[]; title_required: boolean }[];
   contents: string[];
+  /** A scheduled and a draft content: what an edit can change. */
+  waiting: string[];
+  /** A scheduled content for the cancel, a draft for publish-now (each would end the other's). */
+  toCancel: string;
+  toPublish: string;
   webhook: string;
   doomedWebhook: string;
   delivery: string;
@@ -155,6 +163,13 @@ async function makeFixtures(server: TestServer): Promise<Fixtures> {
   const published = (await must(server, 'POST', `${base}/contents`, k, { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'hello' }, 201)).content_id as string;
   const failed = (await must(server, 'POST', `${base}/contents`, k, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'fail', sandbox_outcomes: { threads: 'quota_exceeded' } }, 201)).content_id as string;
   await server.settle();
+  const later = new Date(server.container.clock.now() + 30 * 86_400_000).toISOString();
+  const scheduled = async (text: string) =>
+    (await must(server, 'POST', `${base}/contents`, k, { brand_id: brandId, target_platforms: ['linkedin', 'facebook'], content_type: 'text', text, publish_at: later }, 201)).content_id as string;
+  const draft = async (text: string) => (await must(server, 'POST', `${base}/contents`, k, { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text, draft: true }, 201)).content_id as string;
+  const waiting = [await scheduled('later'), await draft('some day')];
+  const toCancel = await scheduled('doomed');
+  const toPublish = await draft('publish me');
   const deliveries = await must(server, 'GET', `${base}/webhooks/${webhook}/deliveries`, k, undefined, 200);
   const delivery = ((deliveries.data as { id: string }[])[0] ?? { id: 'del_none' }).id;
   const client = (await must(server, 'POST', `${base}/oauth-clients`, k, { client_name: 'fuzz', redirect_uris: ['https://app.invalid/cb'] }, 201)).client_id as string;
@@ -175,6 +190,9 @@ async function makeFixtures(server: TestServer): Promise<Fixtures> {
     videoId,
     platforms,
     contents: [published, failed],
+    waiting,
+    toCancel,
+    toPublish,
     webhook,
     doomedWebhook,
     delivery,
@@ -192,7 +210,7 @@ function idsFor(op: Operation, f: Fixtures): Record<string, readonly string[]> {
     keyId: [f.spareKey],
     brandId: op.method === 'DELETE' ? [f.doomedBrand] : brandWrites ? [f.sideBrand] : [f.brand, f.sideBrand],
     connId: destructive ? [f.sideConnection] : [...Object.values(f.connections), f.sideConnection],
-    contentId: f.contents,
+    contentId: op.id === 'updateContent' ? [...f.contents, ...f.waiting] : op.id === 'cancelContent' ? [...f.contents, f.toCancel] : op.id === 'publishContentNow' ? [...f.contents, f.toPublish] : f.contents,
     whId: op.method === 'DELETE' ? [f.doomedWebhook] : [f.webhook],
     delId: [f.delivery],
     clientId: op.method === 'DELETE' ? [f.doomedClient] : [f.client],
@@ -205,11 +223,13 @@ function idsFor(op: Operation, f: Fixtures): Record<string, readonly string[]> {
  * destructive operation never gets this workspace's ids of its own kind, so it cannot delete the shared fixtures.
  */
 function foreignIdsFor(op: Operation, f: Fixtures): string[] {
-  const own = [f.brand, f.sideBrand, f.doomedBrand, ...Object.values(f.connections), f.sideConnection, ...f.contents, f.webhook, f.doomedWebhook, f.delivery, f.client, f.doomedClient, f.spareKey, f.mediaId];
+  const own = [f.brand, f.sideBrand, f.doomedBrand, ...Object.values(f.connections), f.sideConnection, ...f.contents, ...f.waiting, f.toCancel, f.toPublish, f.webhook, f.doomedWebhook, f.delivery, f.client, f.doomedClient, f.spareKey, f.mediaId];
   const target = op.pathParams.at(-1)?.name;
   const targetIds = target === undefined ? [] : (idsFor(op, f)[target] ?? []);
-  const kinds = new Set(targetIds.map((id) => id.replace(/_[^_]*$/, '')));
-  const safe = op.method === 'GET' ? own : own.filter((id) => !kinds.has(id.replace(/_[^_]*$/, '')));
+  // Content ids are UUIDs, without a kind prefix: they are all one kind.
+  const kindOf = (id: string) => (/^[0-9a-f]{8}-[0-9a-f]{4}-/.test(id) ? 'content' : id.replace(/_[^_]*$/, ''));
+  const kinds = new Set(targetIds.map(kindOf));
+  const safe = op.method === 'GET' ? own : own.filter((id) => !kinds.has(kindOf(id)));
   return [...f.otherIds, ...safe, 'ws_other'];
 }
 
@@ -223,6 +243,12 @@ function hintsFor(f: Fixtures): Hints {
     media_id: fc.constantFrom(f.mediaId, 'media_nope'),
     text: fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 40 }) }, { weight: 1, arbitrary: fc.string({ minLength: 480, maxLength: 700 }) }),
     'Idempotency-Key': fc.oneof(fc.uuid(), fc.stringMatching(/^[\x21-\x7e]{1,40}$/)),
+    // Times around the fuzz clock (2026-01-05): future, local, past, too far ahead, in a spring-forward gap, or noise.
+    publish_at: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom('2026-02-01T09:00:00Z', '2026-02-01T09:00:00-05:00', '2026-02-01T09:00', '2026-03-08T02:30', '2025-12-31T23:59:59Z', '2027-06-01T00:00:00Z') },
+      { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+    ),
+    time_zone: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('America/New_York', 'Europe/Berlin', 'UTC', 'Asia/Kolkata') }, { weight: 1, arbitrary: fc.string({ maxLength: 64 }) }),
     operacao: fc.constantFrom('publicacao', 'criacao_de_conteudo', 'inexistente'),
     signature_header: fc.oneof(fc.stringMatching(/^sha256=[0-9a-f]{64}$/), fc.string({ maxLength: 80 })),
     payload: fc.tuple(fc.integer({ min: 0, max: 2 ** 32 }), fc.json({ maxDepth: 2 })).map(([t, j]) => `${t}.${j}`),
@@ -255,6 +281,21 @@ function coherentContent(f: Fixtures): fc.Arbitrary<unknown> {
         return body;
       });
   });
+}
+
+/** Edits a waiting text content on linkedin and facebook can take: new text, a time, the queue, back to draft. */
+function coherentEdits(): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    fc.string({ minLength: 1, maxLength: 80 }).filter((text) => text.trim() !== '').map((text) => ({ text })),
+    fc.constantFrom<unknown>(
+      { publish_at: '2026-02-01T09:00:00Z' },
+      { publish_at: '2026-02-01T09:00', time_zone: 'Europe/Berlin' },
+      { draft: true },
+      { queue: true },
+      { target_platforms: ['linkedin'], text: 'only here' },
+      { title: null, overrides: { linkedin: { text: 'on linkedin' } } },
+    ),
+  );
 }
 
 describeEachDb(
@@ -293,7 +334,7 @@ describeEachDb(
             foreignIds: foreignIdsFor(op, f),
             otherTenantIds: f.otherIds,
             foreignAuthorization: `Bearer ${f.otherKey}`,
-            ...(op.id === 'createContent' ? { bodies: coherentContent(f) } : {}),
+            ...(op.id === 'createContent' ? { bodies: coherentContent(f) } : op.id === 'updateContent' ? { bodies: coherentEdits() } : {}),
           };
           const example = fc.sample(validCaseArbitrary(ctx), { numRuns: 1, seed: 42 })[0];
           if (!example) throw new Error('no example');
@@ -318,10 +359,10 @@ describeEachDb(
             explain,
             // Spec 4.3: with a well-formed Idempotency-Key the first outcome is stored and replayed, errors included
             // (the checks after the schema run under the key); that finished record is the only write a rejected
-            // content creation may leave. A lock left in flight would still show (idempotency_in_flight).
+            // content creation, edit, cancel or publish-now may leave. A lock left in flight would still show (idempotency_in_flight).
             allowedChanges: (c: FuzzCase) => {
               const idempotencyKey = c.headers['idempotency-key']?.replace(/^[ \t]+|[ \t]+$/g, ''); // as fetch sends it
-              return op.id === 'createContent' && idempotencyKeySchema.safeParse(idempotencyKey).success ? ['idempotency_keys'] : [];
+              return IDEMPOTENT.includes(op.id) && idempotencyKeySchema.safeParse(idempotencyKey).success ? ['idempotency_keys'] : [];
             },
           });
           console.info(formatAnswers(report));

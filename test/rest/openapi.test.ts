@@ -45,6 +45,7 @@ describeEachDb('OpenAPI document', (server) => {
       operacao_sem_preco: 402,
       not_found: 404,
       idempotency_conflict: 409,
+      content_not_editable: 409,
       connections_required: 422,
       platform_not_supported: 422,
       media_too_large: 422,
@@ -68,6 +69,7 @@ describeEachDb('OpenAPI document', (server) => {
       platform_not_supported: ['platform_slug'],
       media_too_large: ['platform_slug', 'limit', 'fields'],
       caption_too_long: ['platform_slug', 'limit', 'fields'],
+      content_not_editable: ['status'],
     };
     for (const code of ERROR_CODES) {
       const name = `${code.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase())}Error`;
@@ -81,6 +83,11 @@ describeEachDb('OpenAPI document', (server) => {
     // A status shared by several codes offers each code's body, chosen by `error`.
     const created = doc.paths['/api/v1/workspaces/{wsId}/contents']?.post?.responses?.['403']?.content?.['application/json']?.schema as { oneOf: { $ref: string }[] };
     expect(created.oneOf.map((s) => s.$ref).sort()).toEqual(['#/components/schemas/ForbiddenError', '#/components/schemas/LimitReachedError']);
+    // Issue 16: edit, cancel and publish-now answer 409 for a reused key and for a content that can no longer change.
+    for (const [method, path] of [['patch', '/api/v1/workspaces/{wsId}/contents/{contentId}'], ['post', '/api/v1/workspaces/{wsId}/contents/{contentId}/cancel'], ['post', '/api/v1/workspaces/{wsId}/contents/{contentId}/publish']] as const) {
+      const conflict = doc.paths[path]?.[method]?.responses?.['409']?.content?.['application/json']?.schema as { oneOf: { $ref: string }[] };
+      expect(conflict.oneOf.map((s) => s.$ref).sort(), `${method} ${path}`).toEqual(['#/components/schemas/ContentNotEditableError', '#/components/schemas/IdempotencyConflictError']);
+    }
   });
 
   it('the conformance check rejects what the document does not allow', async () => {

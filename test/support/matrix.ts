@@ -105,6 +105,14 @@ export function contentBody(ids: Ids): Record<string, unknown> {
   };
 }
 
+/**
+ * The Idempotency-Key of a change of one content, one per action and content. Not `idemKey`: that key is taken by
+ * the content's creation, so reusing it would only ever be the caller's own conflict.
+ */
+function contentActionKey(action: string, ids: Ids): string {
+  return `matrix-${action}-${ids.contentId}`;
+}
+
 interface RequestParts {
   query?: Record<string, string>;
   headers?: Record<string, string>;
@@ -124,6 +132,9 @@ export const REQUESTS: Record<string, (ids: Ids) => RequestParts> = {
   createSandboxConnection: () => ({ json: { platform_slug: 'threads', mode: 'sandbox', name: '@matrix' } }),
   listConnections: (ids) => ({ query: { brand_id: ids.brandId } }),
   createContent: (ids) => ({ headers: { 'idempotency-key': ids.idemKey }, json: contentBody(ids) }),
+  updateContent: (ids) => ({ headers: { 'idempotency-key': contentActionKey('update', ids) }, json: { text: 'Authorization matrix, edited.' } }),
+  cancelContent: (ids) => ({ headers: { 'idempotency-key': contentActionKey('cancel', ids) }, json: {} }),
+  publishContentNow: (ids) => ({ headers: { 'idempotency-key': contentActionKey('publish', ids) }, json: {} }),
   retryContent: () => ({ json: {} }),
   uploadMedia: () => ({ raw: { contentType: 'image/jpeg', bytes: JPEG } }),
   createWebhook: () => ({ json: { url: 'http://127.0.0.1:9/matrix', enabled_events: ['content.published'] } }),
@@ -139,6 +150,9 @@ export const REQUESTS: Record<string, (ids: Ids) => RequestParts> = {
 export const TOOL_ARGS: Record<string, ((ids: Ids) => Record<string, unknown>)[]> = {
   publish_content: [(ids) => ({ ...contentBody(ids), idempotency_key: ids.idemKey })],
   preview_content: [(ids) => contentBody(ids)],
+  update_content: [(ids) => ({ content_id: ids.contentId, text: 'Authorization matrix, edited.', idempotency_key: contentActionKey('update', ids) })],
+  cancel_content: [(ids) => ({ content_id: ids.contentId, idempotency_key: contentActionKey('cancel', ids) })],
+  publish_content_now: [(ids) => ({ content_id: ids.contentId, idempotency_key: contentActionKey('publish', ids) })],
   retry_failed_targets: [(ids) => ({ content_id: ids.contentId })],
   get_content: [(ids) => ({ content_id: ids.contentId })],
   list_contents: [() => ({})],
