@@ -4,11 +4,13 @@ import pg from 'pg';
 import { runChaos } from './chaos.js';
 
 /**
- * `npm run chaos`: the crash test at full size (CHAOS_CONTENTS, default 2,000 contents × 3 platforms) on a fresh
- * PostgreSQL database made on CHAOS_DATABASE_URL (default the local server's `test` database).
+ * `npm run chaos`: the crash test at full size (CHAOS_CONTENTS, default 2,000 contents × 3 platforms, then
+ * CHAOS_SCHEDULED, default 200, scheduled contents through a full outage) on a fresh PostgreSQL database made on
+ * CHAOS_DATABASE_URL (default the local server's `test` database).
  */
 const admin = process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const contents = Number(process.env.CHAOS_CONTENTS ?? 2000);
+const scheduled = Number(process.env.CHAOS_SCHEDULED ?? 200);
 const name = `chaos_${Date.now()}`;
 
 const client = new pg.Client({ connectionString: admin });
@@ -19,10 +21,11 @@ const url = new URL(admin);
 url.pathname = `/${name}`;
 const t0 = Date.now();
 try {
-  const report = await runChaos({ databaseUrl: url.toString(), contents, log: (line) => process.stdout.write(`${((Date.now() - t0) / 1000).toFixed(1)} s  ${line}\n`) });
-  const ok = report.contents === report.contentsRequested && report.jobsNotFinal === 0 && report.jobsPostedTwice === 0 && report.eventsMissing === 0 && report.walletConsistent && report.metersConsistent;
+  const report = await runChaos({ databaseUrl: url.toString(), contents, scheduled, log: (line) => process.stdout.write(`${((Date.now() - t0) / 1000).toFixed(1)} s  ${line}\n`) });
+  const ok = report.contents === report.contentsRequested && report.jobsNotFinal === 0 && report.jobsPostedTwice === 0 && report.eventsMissing === 0 && report.walletConsistent && report.metersConsistent &&
+    report.scheduledEarly === 0 && report.missedWithinGrace === 0 && report.scheduledOtherOutcome === 0;
   const lines = Object.entries(report).map(([k, v]) => `| ${k} | ${String(v)} |`);
-  const text = `# Chaos run\n\nCommand: \`npm run chaos\` (3 service processes on one PostgreSQL, one SIGKILLed at a third of the jobs and restarted)\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\nDate: ${new Date().toISOString()}\nVerdict: ${ok ? 'PASS' : 'FAIL'}\n\n| Measure | Value |\n|---|---|\n${lines.join('\n')}\n`;
+  const text = `# Chaos run\n\nCommand: \`npm run chaos\` (3 service processes on one PostgreSQL, one SIGKILLed at a third of the jobs and restarted; then scheduled contents due through a full outage of all three)\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\nDate: ${new Date().toISOString()}\nVerdict: ${ok ? 'PASS' : 'FAIL'}\n\n| Measure | Value |\n|---|---|\n${lines.join('\n')}\n`;
   writeFileSync('bench/CHAOS.md', text);
   process.stdout.write(text);
   process.exitCode = ok ? 0 : 1;

@@ -12,6 +12,12 @@ import { ledgerSum } from '../db/repositories/wallet.repo.js';
  * (paid by the plan, then by credits), one process SIGKILLed mid-run and restarted. Reports whether every job
  * ended final, whether any job posted twice, whether every content event reached the receiver (and how many
  * duplicates it saw), and whether wallet and meters add up.
+ *
+ * With `scheduled`, a second phase follows: that many contents due one every SCHEDULE_STEP_MS, and a full outage
+ * (all three processes SIGKILLed, down OUTAGE_MS, restarted) a quarter into their window, so some are due while
+ * a process is mid-start, some while nothing runs, some just after the restart. Each must publish once and never
+ * early, or, when it was due longer than SCHEDULE_GRACE_MS before the restarted scheduler saw it, fail
+ * `schedule_missed` (and only then).
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,8 +37,29 @@ export interface ChaosReport {
   duplicateDeliveries: number;
   walletConsistent: boolean;
   metersConsistent: boolean;
+  /** The scheduled phase (zero when not run). */
+  scheduled: number;
+  /** Scheduled contents published, every job once. */
+  scheduledPublished: number;
+  /** Of those, due while every process was down and published late within the grace. */
+  scheduledPublishedLate: number;
+  /** Scheduled contents whose jobs all failed `schedule_missed`. */
+  scheduledMissed: number;
+  /** Jobs failed `schedule_missed` that were within the grace when they were failed: must be 0. */
+  missedWithinGrace: number;
+  /** Scheduled jobs neither published nor failed `schedule_missed`: must be 0. */
+  scheduledOtherOutcome: number;
+  /** Scheduled jobs handed to their network before publish_at: must be 0. */
+  scheduledEarly: number;
+  /** From the kill of all three processes to all three listening again. */
+  outageSeconds: number;
   seconds: number;
 }
+
+/** Phase two's timing: one content due every step, the outage's length, and the grace the processes run with. */
+const SCHEDULE_STEP_MS = 500;
+const OUTAGE_MS = 3000;
+const GRACE_MS = 3000;
 
 interface Proc {
   child: ChildProcess;
@@ -76,7 +103,8 @@ async function stop(p: Proc, signal: NodeJS.Signals): Promise<void> {
   await exited;
 }
 
-export async function runChaos(options: { databaseUrl: string; contents: number; log?: (line: string) => void }): Promise<ChaosReport> {
+export async function runChaos(options: { databaseUrl: string; contents: number; scheduled?: number; log?: (line: string) => void }): Promise<ChaosReport> {
+  const scheduled = options.scheduled ?? 0;
   const log = options.log ?? (() => undefined);
   const started = Date.now();
   const received = new Map<string, number>();
@@ -105,6 +133,7 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     JOB_RETRY_DELAYS_MS: '100',
     RATE_LIMIT_PER_MINUTE: '1000000',
     WEBHOOK_TIMEOUT_MS: '3000',
+    SCHEDULE_GRACE_MS: String(GRACE_MS),
   };
   const db = connect({ dialect: 'postgres', connectionString: options.databaseUrl }, { poolSize: 2 });
   const procs: Proc[] = [];
@@ -115,7 +144,7 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     // The plan covers the first publications, credits the rest (modo automatico): both paths run under the kill.
     await cli(['workspace', 'plan', '--workspace', ws.workspace_id, '--plan', 'free'], env);
     // Enough for everything beyond the plan at the default prices (2 a publication, 1 a content).
-    await cli(['credits', 'grant', '--workspace', ws.workspace_id, '--amount', String(options.contents * (PLATFORMS.length * 2 + 1))], env);
+    await cli(['credits', 'grant', '--workspace', ws.workspace_id, '--amount', String((options.contents + scheduled) * (PLATFORMS.length * 2 + 1))], env);
     const call = async (p: Proc, method: string, path: string, body?: unknown, idempotencyKey?: string) => {
       const res = await fetch(`${p.url}/api/v1/workspaces/${ws.workspace_id}${path}`, {
         method,
@@ -164,7 +193,34 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     );
     await watcher;
 
-    const deadline = Date.now() + Math.max(120_000, options.contents * 200);
+    let outage = { downAt: 0, upAt: 0 };
+    const scheduledIds: string[] = [];
+    if (scheduled > 0) {
+      const first = Date.now() + 3000 + scheduled * 40;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 12 }, async (_, worker) => {
+          while (next < scheduled) {
+            const i = next++;
+            const body = { brand_id: brand.body.id, target_platforms: PLATFORMS, content_type: 'text', text: `scheduled ${i}`, modo: 'automatico', publish_at: new Date(first + i * SCHEDULE_STEP_MS).toISOString() };
+            const res = await call(procs[(i + worker) % procs.length]!, 'POST', '/contents', body, `scheduled-${i}`);
+            if (res.status !== 201) throw new Error(`scheduled content ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+            scheduledIds[i] = res.body.content_id as string;
+          }
+        }),
+      );
+      if (Date.now() >= first) throw new Error('the scheduled contents were not all made before the first was due');
+      await new Promise((r) => setTimeout(r, first + Math.floor(scheduled / 4) * SCHEDULE_STEP_MS - Date.now()));
+      outage.downAt = Date.now();
+      log('SIGKILL all three processes');
+      await Promise.all(procs.map((p) => stop(p, 'SIGKILL')));
+      await new Promise((r) => setTimeout(r, OUTAGE_MS));
+      procs.splice(0, procs.length, ...(await Promise.all(procs.map(() => startProcess(env)))));
+      outage = { ...outage, upAt: Date.now() };
+      log(`all three restarted after ${((outage.upAt - outage.downAt) / 1000).toFixed(1)} s`);
+    }
+
+    const deadline = Date.now() + Math.max(120_000, (options.contents + scheduled) * 200);
     for (;;) {
       const open = Number(
         (await db.kysely.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n')).where('status', 'not in', ['published', 'failed']).executeTakeFirst())?.n ?? 0,
@@ -191,11 +247,14 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     );
     const meters = await db.kysely.selectFrom('meter_counters').select(['meter', 'used']).where('workspace_id', '=', ws.workspace_id).execute();
     const used = (m: string) => Number(meters.find((r) => r.meter === m)?.used ?? 0);
-    // Default prices: 2 credits a publication, 1 a content. Whatever the plan did not cover was paid in credits.
-    const expectedSpend = 2 * (contentsCount * PLATFORMS.length - used('publicacoes')) + (contentsCount - used('criacao_de_conteudos'));
+    const sched = await scheduledOutcome(db, scheduledIds, outage);
+    // Default prices: 2 credits a publication, 1 a content. Whatever the plan did not cover was paid in credits;
+    // a missed scheduled content was never charged.
+    const charged = contentsCount - sched.scheduledMissed;
+    const expectedSpend = 2 * (charged * PLATFORMS.length - used('publicacoes')) + (charged - used('criacao_de_conteudos'));
 
     return {
-      contentsRequested: options.contents,
+      contentsRequested: options.contents + scheduled,
       contents: contentsCount,
       jobs: jobs.length,
       jobsNotFinal: jobs.filter((j) => j.status !== 'published' && j.status !== 'failed').length,
@@ -206,7 +265,10 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
       eventsMissing: events.filter((e) => !received.has(e.id)).length,
       duplicateDeliveries: [...received.values()].reduce((s, n) => s + (n - 1), 0),
       walletConsistent: sum === remaining && remaining >= 0,
-      metersConsistent: spent === expectedSpend && used('criacao_de_conteudos') <= contentsCount,
+      metersConsistent: spent === expectedSpend && used('criacao_de_conteudos') <= charged,
+      scheduled,
+      ...sched,
+      outageSeconds: Math.round((outage.upAt - outage.downAt) / 100) / 10,
       seconds: Math.round((Date.now() - started) / 1000),
     };
   } finally {
@@ -214,4 +276,32 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     await db.close();
     await new Promise<void>((r) => receiver.close(() => r()));
   }
+}
+
+/** How phase two's contents ended, from the jobs and the sandbox's own tables. */
+async function scheduledOutcome(db: ReturnType<typeof connect>, ids: string[], outage: { downAt: number; upAt: number }) {
+  const none = { scheduledPublished: 0, scheduledPublishedLate: 0, scheduledMissed: 0, missedWithinGrace: 0, scheduledOtherOutcome: 0, scheduledEarly: 0 };
+  if (ids.length === 0) return none;
+  const jobs = await db.kysely
+    .selectFrom('jobs')
+    .innerJoin('contents', 'contents.id', 'jobs.content_id')
+    .select(['jobs.id', 'jobs.content_id', 'jobs.status', 'jobs.error_code', 'jobs.updated_at', 'contents.publish_at'])
+    .where('jobs.content_id', 'in', ids)
+    .execute();
+  const containers = await db.kysely.selectFrom('sandbox_containers').select(['job_id', 'created_at']).where('job_id', 'in', jobs.map((j) => j.id)).execute();
+  const posts = await db.kysely.selectFrom('sandbox_posts').select('job_id').where('job_id', 'in', jobs.map((j) => j.id)).execute();
+  const postsOf = (jobId: string) => posts.filter((p) => p.job_id === jobId).length;
+  const publishAt = new Map(jobs.map((j) => [j.id, Number(j.publish_at)]));
+  const byContent = new Map<string, typeof jobs>();
+  for (const j of jobs) byContent.set(j.content_id, [...(byContent.get(j.content_id) ?? []), j]);
+  const published = [...byContent.values()].filter((js) => js.every((j) => j.status === 'published' && postsOf(j.id) === 1));
+  const missed = [...byContent.values()].filter((js) => js.every((j) => j.status === 'failed' && j.error_code === 'schedule_missed' && postsOf(j.id) === 0));
+  return {
+    scheduledPublished: published.length,
+    scheduledPublishedLate: published.filter((js) => Number(js[0]!.publish_at) >= outage.downAt && Number(js[0]!.publish_at) < outage.upAt).length,
+    scheduledMissed: missed.length,
+    missedWithinGrace: jobs.filter((j) => j.error_code === 'schedule_missed' && Number(j.updated_at) - Number(j.publish_at) <= GRACE_MS).length,
+    scheduledOtherOutcome: ids.length - published.length - missed.length,
+    scheduledEarly: containers.filter((c) => Number(c.created_at) < (publishAt.get(c.job_id) ?? 0)).length,
+  };
 }
