@@ -35,13 +35,8 @@ export interface DashboardDeps {
   formTargets: readonly string[];
   /** Whether a network can be connected live here (its OAuth client is configured). */
   liveAvailable(platform: string): boolean;
-  /** The service's clock: the calendar opens on its week (the wall clock when absent). */
-  clock?: Clock;
-}
-
-/** Now, by the service's clock when the dashboard was given one. */
-export function nowOf(deps: DashboardDeps): number {
-  return deps.clock ? deps.clock.now() : Date.now();
+  /** The service's clock: the calendar opens on its week, so tests and the core agree on "today". */
+  clock: Clock;
 }
 
 /** What a signed-in page handler receives. */

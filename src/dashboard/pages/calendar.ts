@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { brandZones } from '../brand-zones.js';
 import { platformName } from '../explain.js';
 import { badge, errorBanner } from '../layout.js';
-import { nowOf, type PageContext, type PageRouter } from '../page-router.js';
+import type { PageContext, PageRouter } from '../page-router.js';
 
 const CALENDAR = '/dashboard/calendar';
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
@@ -136,7 +136,7 @@ export function calendarPages(pages: PageRouter): void {
   pages.page(CALENDAR, async (ctx) => {
     const view: View = ctx.query.view === 'month' ? 'month' : 'week';
     const zone = await referenceZone(ctx);
-    const today = localOf(nowOf(ctx.deps), zone).date;
+    const today = localOf(ctx.deps.clock.now(), zone).date;
     const asked = ctx.query.date;
     const badDate = asked !== undefined && asked !== '' && !isDate(asked);
     const date = asked !== undefined && isDate(asked) ? asked : today;
