@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PLATFORM_SLUGS } from '../vocabulary/platforms.js';
+import { SETTLED_STATUSES } from '../vocabulary/content-statuses.js';
 import { METERS } from './meters/plans.js';
 import { MODOS } from './wallet/wallet.schema.js';
 
@@ -77,7 +78,7 @@ export const errorCatalogue = {
   content_not_editable: {
     status: 409,
     description: 'The content is no longer a draft or scheduled (publishing started, it finished, or it was canceled): it cannot be edited, canceled or published now.',
-    extra: z.object({ status: z.string().describe('The content status that refused the change.') }),
+    extra: z.object({ status: z.enum(SETTLED_STATUSES).describe('The content status that refused the change.') }),
   },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.', extra: none },
   connections_required: {

@@ -82,7 +82,8 @@ function toRouteConfig(route: AnyRoute, settings: DocumentSettings): RouteConfig
   if (route.params instanceof z.ZodObject) request.params = route.params;
   if (route.query instanceof z.ZodObject) request.query = route.query;
   if (route.headers !== undefined) request.headers = route.headers;
-  if (route.body !== undefined) request.body = { required: true, content: { 'application/json': { schema: route.body } } };
+  // A body schema that accepts undefined makes the body optional, as the mount accepts it (cancel, publish now).
+  if (route.body !== undefined) request.body = { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: route.body } } };
   if (route.rawBody !== undefined) {
     request.body = {
       required: true,

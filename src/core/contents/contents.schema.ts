@@ -3,6 +3,7 @@ import { CONTENT_TYPES, PLATFORM_SLUGS } from '../../vocabulary/platforms.js';
 import { platformSlugSchema } from '../connections/connections.schema.js';
 import { modoSchema } from '../wallet/wallet.schema.js';
 import { JOB_ERROR_CODES } from '../../vocabulary/job-errors.js';
+import { CONTENT_STATUSES, JOB_STATUSES } from '../../vocabulary/content-statuses.js';
 import { SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from '../../vocabulary/sandbox-outcomes.js';
 
 /** A content's id (a UUID), as creating or listing contents returned it; a path parameter or a tool argument. */
@@ -10,10 +11,7 @@ export const contentIdSchema = z.string().describe('Content id (UUID), as return
 
 /** Spec 2.6, 2.7, 4.3. */
 
-export const JOB_STATUSES = ['scheduled', 'queued', 'publishing', 'confirming', 'published', 'failed'] as const;
-export const CONTENT_STATUSES = ['draft', 'scheduled', 'publishing', 'published', 'partial', 'failed', 'canceled'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+export { CONTENT_STATUSES, type ContentStatus, JOB_STATUSES, type JobStatus } from '../../vocabulary/content-statuses.js';
 
 export const mediaItemSchema = z
   .union([

@@ -52,6 +52,7 @@ import {
   type Preview,
   type UpdateContentInput,
 } from './contents.schema.js';
+import type { SETTLED_STATUSES } from '../../vocabulary/content-statuses.js';
 import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 
 function renderJob(j: JobRow): Job {
@@ -112,7 +113,7 @@ function notEditable(row: ContentRow): ServiceError {
         ? 'publishing has started'
         : `it has finished publishing (${row.status})`;
   return new ServiceError('content_not_editable', `Content ${row.id} can no longer be changed: ${why}. Only draft and scheduled contents can be edited, canceled or published now.`, {
-    status: row.status,
+    status: row.status as (typeof SETTLED_STATUSES)[number],
   });
 }
 
