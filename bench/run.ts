@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { api, benchEnv, load, peakRssMb, percentile, start, type Started, stop } from './lib.js';
+import { burst, calendarFeed } from './scheduling.js';
 
 /**
  * `npm run bench`: every figure is a ratio against a baseline measured in this same run, or a count per second
@@ -27,6 +28,8 @@ interface Row {
   met: boolean | null;
 }
 const rows: Row[] = [];
+/** Issue 16's rows, kept in their own section of RESULTS.md. */
+const schedulingRows: Row[] = [];
 const rss: number[] = [];
 const dirs: string[] = [];
 
@@ -303,9 +306,39 @@ async function growth(): Promise<void> {
   rows.push({ name: '(f) read latency (GET content, first page of list), 1,000,000 vs 10,000 contents', figure: `p50 ${big.toFixed(1)} ms vs ${small.toFixed(1)} ms = ${ratio.toFixed(2)}×`, target: '≤ 1.2×', met: ratio <= 1.2 });
 }
 
+/** (i) top-of-the-hour bursts on SQLite (one process) and PostgreSQL (three); (j) the calendar feed at 1,000,000. */
+async function scheduling(only: Set<string>): Promise<void> {
+  if (only.has('i')) {
+    const lite = await burst('SQLite, 1 process', sqliteUrl(), Number(process.env.BENCH_BURST_SQLITE ?? 10_000), 1);
+    schedulingRows.push(lite.row);
+    const pgdb = await pgUrl();
+    try {
+      const big = await burst('PostgreSQL, 3 processes', pgdb.url, Number(process.env.BENCH_BURST_POSTGRES ?? 30_000), 3);
+      schedulingRows.push(big.row);
+    } finally {
+      await pgdb.drop();
+    }
+  }
+  if (only.has('j')) schedulingRows.push((await calendarFeed(sqliteUrl, 10_000, 1_000_000, SECONDS)).row);
+}
+
+/** RESULTS.md: the general table, then the scheduling section; a part this run did not measure is kept as it was. */
+function writeResults(general: string | null, schedulingSection: string | null): void {
+  const file = join('bench', 'RESULTS.md');
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const marker = '\n## Scheduling';
+  const cut = old.indexOf(marker);
+  const oldGeneral = cut < 0 ? old : old.slice(0, cut);
+  const oldScheduling = cut < 0 ? '' : old.slice(cut + 1);
+  const parts = [general ?? oldGeneral.trimEnd(), schedulingSection ?? oldScheduling.trimEnd()].filter((p) => p.length > 0);
+  writeFileSync(file, `${parts.join('\n\n')}\n`);
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
-  const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,h').split(','));
+  // `BENCH_ONLY=i,j npm run bench` runs the scheduling rows alone (the rest of RESULTS.md is kept).
+  const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,h,i,j').split(','));
+  const general = ['a', 'b', 'c', 'd', 'e', 'f', 'h'].some((l) => only.has(l));
   try {
     const baseRps = only.has('a') || only.has('h') ? await baselineAndRead() : 0;
     if (only.has('h')) await dashboardPages(baseRps);
@@ -322,17 +355,29 @@ async function main(): Promise<void> {
     if (only.has('d')) await dispatcher();
     if (only.has('e')) await mcpVsRest();
     if (only.has('f')) await growth();
-    const peak = Math.max(...rss);
-    rows.push({ name: '(g) peak RSS of a service process during the runs above', figure: `${peak} MB`, target: '≤ 250 MB', met: peak <= 250 });
+    if (general) {
+      const peak = Math.max(...rss);
+      rows.push({ name: '(g) peak RSS of a service process during the runs above', figure: `${peak} MB`, target: '≤ 250 MB', met: peak <= 250 });
+    }
+    await scheduling(only);
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
-  const table = ['| Benchmark | Figure | Target | Met |', '|---|---|---|---|', ...rows.map((r) => `| ${r.name} | ${r.figure} | ${r.target} | ${r.met === null ? '—' : r.met ? 'yes' : '**missed**'} |`)].join('\n');
-  process.stdout.write(`${table}\n`);
+  const tableOf = (list: Row[]) =>
+    ['| Benchmark | Figure | Target | Met |', '|---|---|---|---|', ...list.map((r) => `| ${r.name} | ${r.figure} | ${r.target} | ${r.met === null ? '—' : r.met ? 'yes' : '**missed**'} |`)].join('\n');
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
-  writeFileSync(
-    join('bench', 'RESULTS.md'),
-    `# Benchmark results\n\nMachine: ${machine}\nCommand: \`npm run bench\` (autocannon from the bench process, ${CONNECTIONS} connections, ${SECONDS} s per figure after a warm-up; each server in its own process on loopback)\nDate: ${new Date().toISOString()}; run took ${Math.round((Date.now() - started) / 1000)} s\n\n${table}\n\nRatios compare with the baseline measured in the same run; absolute figures depend on the machine (this one also runs the load generator on its 2 cores).\n`,
+  const when = `Date: ${new Date().toISOString()}; run took ${Math.round((Date.now() - started) / 1000)} s`;
+  const table = tableOf(rows);
+  const schedulingTable = tableOf(schedulingRows);
+  if (general) process.stdout.write(`${table}\n`);
+  if (schedulingRows.length > 0) process.stdout.write(`${schedulingTable}\n`);
+  writeResults(
+    general
+      ? `# Benchmark results\n\nMachine: ${machine}\nCommand: \`npm run bench\` (autocannon from the bench process, ${CONNECTIONS} connections, ${SECONDS} s per figure after a warm-up; each server in its own process on loopback)\n${when}\n\n${table}\n\nRatios compare with the baseline measured in the same run; absolute figures depend on the machine (this one also runs the load generator on its 2 cores).`
+      : null,
+    schedulingRows.length > 0
+      ? `## Scheduling (issue 16)\n\nMachine: ${machine}\nCommand: \`BENCH_ONLY=i,j npm run bench\` (part of the full run)\n${when}\n\n${schedulingTable}\n\nBurst: the contents are seeded by copying rows made through the API (see bench/scheduling.ts), all set due at one instant 25 s ahead on the real clock; the scheduler and publisher of the service processes (SANDBOX_DELAY_MS 0, WORKER_CONCURRENCY 32, WORKER_PER_CONNECTION 32, WORKER_POLL_MS 50; 100 brands × 3 sandbox connections) do the rest. Lateness is the sandbox's submit (container created_at) minus publish_at, per job. Calendar: the feed's first page over a one-week window in the middle of a year of scheduled contents, 8 connections.`
+      : null,
   );
 }
 
