@@ -219,6 +219,8 @@ export interface DeliveryAttemptsTable {
   http_status: number | null;
   latency_ms: number;
   error: string | null;
+  /** At most 2 KB of the receiver's answer, as text (migration 0012); null before it or with no answer. */
+  response_excerpt: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OAuthClientsTable {
