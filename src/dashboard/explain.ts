@@ -1,20 +1,13 @@
 import { JOB_ERROR_MESSAGES, type JobErrorCode } from '../vocabulary/job-errors.js';
 import type { ServiceError } from '../core/errors.js';
 import { PLATFORMS, type PlatformSlug } from '../vocabulary/platforms.js';
+import { METER_WORDS, meterWord } from './words.js';
 
-/** Meter names of spec 7.3 in words. */
-export const METER_LABELS: Record<string, string> = {
-  brands: 'Brands',
-  connections: 'Connections',
-  media_storage: 'Media storage',
-  webhooks: 'Webhook endpoints',
-  inspiration_library: 'Inspiration library',
-  criacao_de_conteudos: 'Contents created this cycle',
-  publicacoes: 'Publications this cycle',
-};
+/** Meter names of spec 7.3 in words (the shared label map in words.ts). */
+export const METER_LABELS: Record<string, string> = METER_WORDS;
 
 export function meterLabel(meter: string): string {
-  return METER_LABELS[meter] ?? meter;
+  return meterWord(meter);
 }
 
 export function platformName(slug: string): string {
@@ -43,7 +36,7 @@ export function explainServiceError(err: ServiceError): string {
       return `${meter}: the plan allows ${String(extra.limit)} and ${String(extra.used)} are used. ${how}`;
     }
     case 'saldo_insuficiente':
-      return `Not enough credits: this costs ${String(extra.custo_estimado)} and ${String(extra.saldo_disponivel)} are available. Buy credits in the Wallet, or publish with the plan (modo plano) while it covers you.`;
+      return `Not enough credits: this costs ${String(extra.custo_estimado)} and ${String(extra.saldo_disponivel)} are available. Buy credits in the Wallet, or pay with the Plan while it covers you.`;
     case 'saldo_fragmentado':
       return `Your balance is enough in total, but the charge must come from one credit batch and the largest holds ${String(extra.maior_lote_disponivel)}. Buy credits or wait for a batch to be used or expire.`;
     case 'lote_vencido':

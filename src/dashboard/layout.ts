@@ -1,4 +1,4 @@
-import { html, type Renderable, type SafeHtml } from '../web/html.js';
+import { escapeHtml, html, type Renderable, SafeHtml } from '../web/html.js';
 
 /** The sections of the dashboard, in navigation order. */
 export const SECTIONS = [
@@ -20,7 +20,7 @@ export interface ShellOptions {
   title: string;
   body: SafeHtml;
   /** The signed-in part: navigation and sign-out. Absent on the sign-in and error pages of a signed-out visitor. */
-  session?: { workspaceId: string; csrf: string; active?: SectionId | undefined };
+  session?: { workspaceId: string; csrf: string; active?: SectionId | undefined; /** Shown instead of the id when known. */ workspaceName?: string | undefined };
   flash?: string | null | undefined;
 }
 
@@ -42,14 +42,19 @@ export function shell(options: ShellOptions): SafeHtml {
   <p class="brand"><a href="/dashboard">Publisher</a></p>
   ${
     session
-      ? html`<nav aria-label="Dashboard">
+      ? html`<details class="menu" data-menu>
+  <summary>Menu</summary>
+  <div class="menu-body">
+  <nav aria-label="Dashboard">
     <ul>${SECTIONS.map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
   </nav>
   <form method="post" action="/dashboard/sign-out" class="sign-out">
     <input type="hidden" name="csrf" value="${session.csrf}">
-    <span class="ws" title="Workspace">${session.workspaceId}</span>
+    <span class="ws" title="Workspace ${session.workspaceId}"><span class="vh">Workspace: </span>${session.workspaceName ?? session.workspaceId}</span>
     <button type="submit" class="link">Sign out</button>
-  </form>`
+  </form>
+  </div>
+</details>`
       : ''
   }
 </header>
@@ -108,14 +113,35 @@ export function secretOnce(options: { id: string; label: string; value: string; 
 </div>`;
 }
 
-/** A table that scrolls sideways on a narrow screen; the region is focusable so keyboards can scroll it. */
+/**
+ * Each cell of a row gets its column's name in `data-label`: under ~600 px a row becomes a card whose cells show
+ * their column's name (app.css), so no column (the row's action included) is off-screen. Every `<td`/`<th` in a
+ * row is ours: text from people is escaped before it gets here.
+ */
+function labelCells(rows: readonly SafeHtml[], head: readonly string[]): SafeHtml[] {
+  return rows.map((row) => {
+    let column = 0;
+    return new SafeHtml(
+      row.text.replace(/<tr\b|<(td|th)(?=[\s>])/g, (match: string, cell: string | undefined) => {
+        if (cell === undefined) {
+          column = 0;
+          return match;
+        }
+        const label = head[column++];
+        return label ? `${match} data-label="${escapeHtml(label)}"` : match;
+      }),
+    );
+  });
+}
+
+/** A table that reads as stacked cards on a phone; the region is focusable so keyboards can scroll it when wider. */
 export function table(options: { caption: string; head: readonly string[]; rows: readonly SafeHtml[]; empty: string; id?: string; attrs?: SafeHtml }): SafeHtml {
   if (options.rows.length === 0) return html`<p class="empty"${options.id ? html` id="${options.id}"` : ''}>${options.empty}</p>`;
   return html`<div class="table-wrap" role="region" aria-label="${options.caption}" tabindex="0"${options.id ? html` id="${options.id}"` : ''}${options.attrs ?? ''}>
-<table>
+<table class="cards">
 <caption>${options.caption}</caption>
 <thead><tr>${options.head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
-<tbody>${options.rows}</tbody>
+<tbody>${labelCells(options.rows, options.head)}</tbody>
 </table>
 </div>`;
 }

@@ -45,6 +45,8 @@ export interface PageContext {
   res: Response;
   principal: SessionPrincipal;
   workspaceId: string;
+  /** The workspace's name for the header (its id when the name cannot be read). */
+  workspaceName: string;
   /** The CSRF token of this session, for the forms the page renders. */
   csrf: string;
   sessionToken: string;
@@ -160,6 +162,10 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       }
       return null;
     }
+    const workspace = await deps.services.workspaces.get(session.principal, session.principal.workspaceId).catch((err: unknown) => {
+      if (err instanceof ServiceError) return null;
+      throw err;
+    });
     const flash = readCookie(req, FLASH_COOKIE) ?? null;
     if (flash !== null) clearCookie(res, FLASH_COOKIE, deps.secure);
     return {
@@ -167,6 +173,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       res,
       principal: session.principal,
       workspaceId: session.principal.workspaceId,
+      workspaceName: workspace?.name ?? session.principal.workspaceId,
       csrf: csrf.forSession(token),
       sessionToken: token,
       params: req.params as Record<string, string>,
@@ -186,7 +193,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       return;
     }
     htmlHeaders(res, deps);
-    const page = shell({ title: result.title, body: result.body, flash: ctx.flash, session: { workspaceId: ctx.workspaceId, csrf: ctx.csrf, active: result.active } });
+    const page = shell({ title: result.title, body: result.body, flash: ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active } });
     res.status(result.status ?? 200).type('html').send(page.text);
   }
 
@@ -223,7 +230,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       { href: ctx.req.method === 'GET' ? ctx.req.originalUrl : '/dashboard', label: ctx.req.method === 'GET' ? 'Reload this page' : 'Back to the overview' },
     );
     htmlHeaders(ctx.res, deps);
-    ctx.res.status(429).type('html').send(shell({ title: 'Too many requests', body, session: { workspaceId: ctx.workspaceId, csrf: ctx.csrf } }).text);
+    ctx.res.status(429).type('html').send(shell({ title: 'Too many requests', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf } }).text);
     return false;
   }
 
@@ -237,7 +244,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       ctx.requestId,
       { href: '/dashboard', label: 'Back to the overview' },
     );
-    ctx.res.status(403).type('html').send(shell({ title: 'Form refused', body, session: { workspaceId: ctx.workspaceId, csrf: ctx.csrf } }).text);
+    ctx.res.status(403).type('html').send(shell({ title: 'Form refused', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf } }).text);
   }
 
   const wrap = (handler: PageHandler, checkCsrf: boolean) => async (req: Request, res: Response, next: NextFunction) => {

@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import { claimMetaFlag } from '../../../db/repositories/service-meta.repo.js';
-import { insertWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
+import { findWorkspace, insertWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { mintApiKey } from '../api-keys/api-keys.service.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { Principal } from '../principal.js';
+import { assertWorkspaceAccess } from './access.js';
 import type { CreateWorkspaceInput } from './workspaces.schema.js';
 
 export interface NewWorkspace {
@@ -29,6 +31,17 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
   }
 
   return {
+    /**
+     * The workspace a credential acts in, by name (the dashboard's header names it rather than its id).
+     * @throws ServiceError `forbidden` for another workspace, `not_found` when it no longer exists.
+     */
+    async get(principal: Principal, workspaceId: string): Promise<{ id: string; name: string }> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const row = await findWorkspace(db, workspaceId);
+      if (!row) throw new ServiceError('not_found', `Workspace ${workspaceId} was not found.`);
+      return { id: row.id, name: row.name };
+    },
+
     /** Creates a workspace and its first API key in one transaction (operators: CLI and first start). */
     async create(input: CreateWorkspaceInput): Promise<NewWorkspace> {
       return db.transaction().execute((tx) => createIn(tx, input.name));

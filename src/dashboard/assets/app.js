@@ -200,6 +200,22 @@ function brandZone() {
   apply();
 }
 
+/**
+ * `details[data-menu]`: the navigation is always open on a wide screen and starts closed on a phone (app.css
+ * hides its summary when wide); crossing the width opens or closes it again.
+ */
+function menu() {
+  const details = document.querySelector('[data-menu]');
+  if (!details) return;
+  const wide = window.matchMedia('(min-width: 37.5rem)');
+  const apply = () => {
+    details.open = wide.matches;
+  };
+  wide.addEventListener('change', apply);
+  apply();
+}
+
+menu();
 copyButtons();
 confirmations();
 whenChoices();
