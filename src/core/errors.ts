@@ -1,8 +1,13 @@
 import { z } from 'zod';
+import { issuePredicate, possiblePredicates } from './validation-messages.js';
 import { PLATFORM_SLUGS } from '../vocabulary/platforms.js';
 import { SETTLED_STATUSES } from '../vocabulary/content-statuses.js';
 import { METERS } from './meters/plans.js';
 import { MODOS } from './wallet/wallet.schema.js';
+
+// Every door (REST, MCP, dashboard forms, configuration) reads zod's messages; they are ours wherever a schema
+// has none of its own (zod gives a schema's message precedence over customError).
+z.config({ customError: (issue) => issuePredicate(issue) });
 
 const platformSlug = z.enum(PLATFORM_SLUGS).describe('The platform the refusal is about.');
 const recoverable = z.literal(true).describe('The same request can succeed later (after buying credit, changing modo, or at once for a retry).');
@@ -193,13 +198,31 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Turns a zod failure into `validation_failed`, naming every offending path. */
+const ROOT_LABELS = { body: 'the request body', query: 'the query string', path: 'the path', header: 'the headers' } as const;
+
+/**
+ * Turns a zod failure into `validation_failed`, naming every offending path in a sentence a person can act on
+ * ("brand_id is required; content_type must be one of text, photo, video, reel, thread; unknown field foo").
+ * `fields` keeps one entry per field with its path; an unknown field is named by its own path.
+ */
 export function validationError(error: z.ZodError, where?: 'body' | 'query' | 'path' | 'header'): ServiceError {
-  const parts = error.issues.slice(0, 10).map((issue) => {
+  const parts: string[] = [];
+  const fields: { path: string; message: string }[] = [];
+  for (const issue of error.issues) {
     const path = formatIssuePath(issue.path);
-    const label = path.length > 0 ? path : where === undefined ? '(root)' : `(${where})`;
-    return `${label}: ${issue.message}`;
-  });
-  const fields = error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
-  return new ServiceError('validation_failed', parts.join('; '), { fields });
+    const ours = possiblePredicates(issue).includes(issue.message);
+    if (issue.code === 'unrecognized_keys' && ours) {
+      for (const key of issue.keys) {
+        const keyPath = formatIssuePath([...issue.path, key]);
+        parts.push(`unknown field ${keyPath}`);
+        fields.push({ path: keyPath, message: 'unknown field' });
+      }
+      continue;
+    }
+    const label = path.length > 0 ? path : where === undefined ? 'the input' : ROOT_LABELS[where];
+    // A schema's own sentence names its subject already; ours is a predicate that needs the field in front.
+    parts.push(ours ? `${label} ${issue.message}` : path.length > 0 ? `${path}: ${issue.message}` : issue.message);
+    fields.push({ path, message: issue.message });
+  }
+  return new ServiceError('validation_failed', parts.slice(0, 10).join('; '), { fields });
 }
