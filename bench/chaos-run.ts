@@ -5,12 +5,12 @@ import { runChaos } from './chaos.js';
 
 /**
  * `npm run chaos`: the crash test at full size (CHAOS_CONTENTS, default 2,000 contents × 3 platforms, then
- * CHAOS_SCHEDULED, default 200, scheduled contents through a full outage) on a fresh PostgreSQL database made on
+ * CHAOS_SCHEDULED, default 120, scheduled contents through a full outage) on a fresh PostgreSQL database made on
  * CHAOS_DATABASE_URL (default the local server's `test` database).
  */
 const admin = process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const contents = Number(process.env.CHAOS_CONTENTS ?? 2000);
-const scheduled = Number(process.env.CHAOS_SCHEDULED ?? 200);
+const scheduled = Number(process.env.CHAOS_SCHEDULED ?? 120);
 const name = `chaos_${Date.now()}`;
 
 const client = new pg.Client({ connectionString: admin });

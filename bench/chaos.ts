@@ -14,7 +14,7 @@ import { ledgerSum } from '../db/repositories/wallet.repo.js';
  * duplicates it saw), and whether wallet and meters add up.
  *
  * With `scheduled`, a second phase follows: that many contents due one every SCHEDULE_STEP_MS, and a full outage
- * (all three processes SIGKILLed, down OUTAGE_MS, restarted) a quarter into their window, so some are due while
+ * (all three processes SIGKILLed, down OUTAGE_MS, restarted) ten contents into their window, so some are due while
  * a process is mid-start, some while nothing runs, some just after the restart. Each must publish once and never
  * early, or, when it was due longer than SCHEDULE_GRACE_MS before the restarted scheduler saw it, fail
  * `schedule_missed` (and only then).
@@ -210,7 +210,8 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
         }),
       );
       if (Date.now() >= first) throw new Error('the scheduled contents were not all made before the first was due');
-      await new Promise((r) => setTimeout(r, first + Math.floor(scheduled / 4) * SCHEDULE_STEP_MS - Date.now()));
+      // Ten contents (or a quarter) in: the rest of the window must outlast a restart on a loaded machine (~20 s).
+      await new Promise((r) => setTimeout(r, first + Math.min(10, Math.floor(scheduled / 4)) * SCHEDULE_STEP_MS - Date.now()));
       outage.downAt = Date.now();
       log('SIGKILL all three processes');
       await Promise.all(procs.map((p) => stop(p, 'SIGKILL')));
