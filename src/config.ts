@@ -155,6 +155,20 @@ export type TrustProxy = false | number | string[];
 
 const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
+/**
+ * The base URL when `BASE_URL` is unset: the address the service listens on, so that the URL printed, the links
+ * and the OAuth metadata (issuer, `resource`) name the host a local client actually dials. OAuth clients compare
+ * those strings exactly (RFC 8414 §3.3, RFC 9728 §3.3): `localhost` in the metadata and `127.0.0.1` in the client
+ * fail the check although both reach the same socket. A wildcard listens on loopback too; its loopback address
+ * stands in for it.
+ */
+export function defaultBaseUrl(host: string, port: number): string {
+  if (host === '0.0.0.0') return `http://127.0.0.1:${port}`;
+  if (host === '::' || host === '[::]') return `http://[::1]:${port}`;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return `http://${isIP(bare) === 6 ? `[${bare}]` : bare}:${port}`;
+}
+
 /** Parses `TRUST_PROXY`; undefined when the value names no proxy usably. */
 function parseTrustProxy(text: string): TrustProxy | undefined {
   const value = text.trim().toLowerCase();
@@ -283,7 +297,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: baseUrl ?? (e.PORT === 0 ? undefined : `http://localhost:${e.PORT}`),
+    baseUrl: baseUrl ?? (e.PORT === 0 ? undefined : defaultBaseUrl(e.HOST, e.PORT)),
     database,
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY === undefined ? undefined : decodeSecretKey(e.SECRET_KEY),
@@ -318,7 +332,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     plans,
     prices: { ...DEFAULT_PRICES, ...prices },
     offers,
-    paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${baseUrl ?? `http://localhost:${e.PORT}`}/pay?offer={offer_id}&workspace={workspace_id}`,
+    paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${baseUrl ?? defaultBaseUrl(e.HOST, e.PORT)}/pay?offer={offer_id}&workspace={workspace_id}`,
     paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     networks: networkSettings(env),
     tokenExpiryWarningMs: e.TOKEN_EXPIRY_WARNING_DAYS * 86_400_000,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import { type Config, defaultBaseUrl } from './config.js';
 import { type Container, type ContainerOptions, createContainer } from './container.js';
 import type { NewWorkspace } from './core/workspaces/workspaces.service.js';
 import type { Logger } from './observability/logger.js';
@@ -47,7 +47,7 @@ export async function startService(config: Config, options: ContainerOptions & {
   const address = await listen(server, config.port, config.host);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const listenUrl = `http://${host}:${address.port}`;
-  const baseUrl = config.baseUrl ?? `http://localhost:${address.port}`;
+  const baseUrl = config.baseUrl ?? defaultBaseUrl(config.host, address.port);
 
   let container: Container;
   let firstWorkspace: NewWorkspace | null;

@@ -17,7 +17,7 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
       expect(out).toMatch(/Listening on http:\/\/127\.0\.0\.1:\d+/);
       // F10: the MCP URL is printed exactly as BASE_URL spells it (OAuth clients compare it with `resource`).
       const baseUrl = /\(base URL (\S+)\)/.exec(out)?.[1];
-      expect(baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
+      expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(out).toContain(`MCP: ${baseUrl}/mcp (give clients this URL exactly as written: it must match BASE_URL)`);
       const metadata = (await (await fetch(`${first.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource?: string };
       expect(metadata.resource).toBe(`${baseUrl}/mcp`);
@@ -61,7 +61,7 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = parseConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://localhost:8080', logLevel: 'info', allowLocalUrls: false });
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', logLevel: 'info', allowLocalUrls: false });
     expect(c.database).toEqual({ dialect: 'sqlite', file: './data/service.db' });
   });
 
