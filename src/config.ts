@@ -317,7 +317,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       retryDelaysMs: e.JOB_RETRY_DELAYS_MS.split(',').map(Number),
       publishDeadlineMs: e.PUBLISH_DEADLINE_MS,
     },
-    scheduler: { graceMs: e.SCHEDULE_GRACE_MS, pollMs: e.WORKER_POLL_MS, lanes: e.SCHEDULER_LANES, perTick: 500 },
+    scheduler: { graceMs: e.SCHEDULE_GRACE_MS, pollMs: e.WORKER_POLL_MS, lanes: e.SCHEDULER_LANES, perTick: 500, batch: 100 },
     dispatcher: {
       concurrency: e.WEBHOOK_CONCURRENCY,
       perEndpoint: e.WEBHOOK_PER_ENDPOINT,

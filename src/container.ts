@@ -178,7 +178,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
     });
     const scheduler = createScheduler({
-      start: createScheduledStart({ ...deps, wallet, graceMs: config.scheduler.graceMs }),
+      start: createScheduledStart({ ...deps, wallet, meters, graceMs: config.scheduler.graceMs }),
       dialect: db.dialect,
       clock,
       logger,

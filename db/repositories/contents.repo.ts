@@ -239,3 +239,36 @@ export async function cancelBrandContents(db: Kysely<Database>, workspaceId: str
     .execute();
   return rows.map((r) => r.id);
 }
+
+/**
+ * Takes up to `limit` due scheduled contents (earliest first) and marks them publishing, in one statement: the
+ * batch form of `takeDueContent`. The due rows are chosen in a materialized CTE (evaluated once; on PostgreSQL it
+ * skips rows other processes, edits or cancels hold, and re-checks each row it locks), so a content is taken by
+ * one process only, never before its time, and never after a change that committed first.
+ */
+export async function takeDueContents(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', now: number, limit: number): Promise<ContentRow[]> {
+  const rows = await db
+    .with(
+      (cte) => cte('due').materialized(),
+      (qb) => {
+        const due = qb
+          .selectFrom('contents')
+          .select('id')
+          .where('status', '=', 'scheduled')
+          .where('publish_at', '<=', now)
+          .orderBy('publish_at', 'asc')
+          .orderBy('id', 'asc')
+          .limit(limit);
+        return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+      },
+    )
+    .updateTable('contents')
+    .set({ status: 'publishing', version: sql<number>`version + 1`, updated_at: now })
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+    .where('status', '=', 'scheduled')
+    .where('publish_at', '<=', now)
+    .returningAll()
+    .execute();
+  if (rows.length > limit) throw new Error(`takeDueContents took ${rows.length} contents for a limit of ${limit}`);
+  return rows.map(toRow).sort((a, b) => (a.publishAt ?? 0) - (b.publishAt ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

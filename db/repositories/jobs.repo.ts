@@ -198,12 +198,14 @@ export async function requeueFailedJobs(
   return rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Makes a started content's scheduled jobs claimable now; returns them in creation order. */
-export async function startScheduledJobs(db: Kysely<Database>, contentId: string, now: number): Promise<JobRow[]> {
+/** Makes started contents' scheduled jobs claimable now, in one statement; returns them in creation order. */
+export async function startScheduledJobs(db: Kysely<Database>, contentIds: string | readonly string[], now: number): Promise<JobRow[]> {
+  const ids = typeof contentIds === 'string' ? [contentIds] : [...contentIds];
+  if (ids.length === 0) return [];
   const rows = await db
     .updateTable('jobs')
     .set({ status: 'queued', active: 1, run_at: now, updated_at: now })
-    .where('content_id', '=', contentId)
+    .where('content_id', 'in', ids)
     .where('status', '=', 'scheduled')
     .returningAll()
     .execute();

@@ -9,6 +9,8 @@ export interface SchedulerSettings {
   lanes: number;
   /** Most contents one tick starts before yielding to the poll (a top-of-the-hour burst is spread over ticks). */
   perTick: number;
+  /** Contents started in one transaction. */
+  batch: number;
 }
 
 /**
@@ -35,19 +37,20 @@ export function createScheduler(deps: {
     deps.onOutcome?.(outcome);
   }
 
-  /** Starts due contents until none is due, `limit` were handled, or a transient charge race asks to wait. */
+  /** Starts due contents batch by batch until none is due, the budget is spent, or a transient charge race asks to wait. */
   async function lane(budget: { left: number }): Promise<number> {
     let handled = 0;
     while (budget.left > 0) {
-      budget.left -= 1;
-      const outcome = await deps.start.startNextDue(deps.dialect);
-      if (outcome.kind === 'idle') {
+      const size = Math.min(settings.batch, budget.left);
+      budget.left -= size;
+      const outcomes = await deps.start.startDue(deps.dialect, size);
+      if (outcomes.length === 0) {
         budget.left = 0;
         break;
       }
-      handled += 1;
-      report(outcome);
-      if (outcome.kind === 'retry') break;
+      handled += outcomes.length;
+      for (const outcome of outcomes) if (outcome.kind !== 'idle') report(outcome);
+      if (outcomes.some((o) => o.kind === 'retry')) break;
     }
     return handled;
   }
