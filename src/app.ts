@@ -139,6 +139,8 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     }),
   );
 
+  // The root has no content of its own: people arriving at the bare address want the dashboard.
+  app.get('/', (_req, res) => res.redirect(302, '/dashboard'));
   app.use(dashboardRouter(dashboard));
 
   app.use(

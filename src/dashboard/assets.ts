@@ -17,7 +17,7 @@ function assetsDir(): string {
   throw new Error('dashboard assets not found: no package.json above the dashboard module');
 }
 
-const TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8' };
+const TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml' };
 
 export function assetRoutes(router: Router): void {
   const dir = assetsDir();
@@ -40,5 +40,11 @@ export function assetRoutes(router: Router): void {
       return;
     }
     res.type(TYPES[req.params.file]!).send(file.body);
+  });
+  // Browsers ask for /favicon.ico on every origin, whatever the page links; the SVG answers both addresses.
+  const icon = files.get('favicon.svg')!;
+  router.get('/favicon.ico', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.type(TYPES['favicon.svg']!).send(icon.body);
   });
 }

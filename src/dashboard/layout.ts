@@ -34,6 +34,7 @@ export function shell(options: ShellOptions): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Publisher dashboard</title>
 <link rel="stylesheet" href="/dashboard/assets/app.css">
+<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">
 <script type="module" src="/dashboard/assets/app.js"></script>
 </head>
 <body>
