@@ -62,9 +62,13 @@ describeEachDb(
       expect(refreshing(page.html, 'content-live')).toBe(false);
       expect(page.html).not.toContain('data-refresh-while');
       const text = textOf(page.html);
-      expect(page.html).toMatch(/<h1>Content <time datetime="\d{4}-\d{2}-\d{2}T/);
+      // Named by its first line, with its brand and the accounts it went out from; sandbox links say so.
+      expect(page.html).toContain('<h1>Launch day at &lt;Acme&gt; &amp; friends.</h1>');
+      expect(text).toContain('Brand Acme');
+      expect(text).toContain('Threads @acme-threads sandbox');
+      expect(page.html).not.toContain('Content <time');
       expect(text).toContain('Networks');
-      const links = [...page.html.matchAll(/<a href="([^"]+)" rel="noopener noreferrer">(View post on [^<]+)<\/a>/g)].map((m) => ({ href: decode(m[1]!), label: m[2]! }));
+      const links = [...page.html.matchAll(/<a href="([^"]+)" rel="noopener noreferrer">(View post on [^<]+) \(sandbox\)<\/a>/g)].map((m) => ({ href: decode(m[1]!), label: m[2]! }));
       expect(links.map((l) => l.label).sort()).toEqual(['View post on LinkedIn', 'View post on Threads']);
       const byName: Record<string, string> = { threads: 'Threads', linkedin: 'LinkedIn' };
       for (const job of api.jobs) {
@@ -73,12 +77,17 @@ describeEachDb(
       }
       const list = await after.get('/dashboard/contents');
       expect(refreshing(list.html, 'contents')).toBe(false);
-      expect(textOf(list.html)).toContain('Threads: published');
-      expect(textOf(list.html)).toContain('LinkedIn: published');
+      expect(textOf(list.html)).toContain('Threads (@acme-threads): published');
+      expect(textOf(list.html)).toContain('LinkedIn (@acme-linkedin): published');
       // The list links to each post too, named by its network for screen readers.
       for (const job of api.jobs) {
-        expect(list.html).toContain(`<a href="${job.external_post_url!}" rel="noopener noreferrer">post<span class="vh"> on ${byName[job.platform_slug]!}</span></a>`);
+        expect(list.html).toContain(`<a href="${job.external_post_url!}" rel="noopener noreferrer">post<span class="vh"> on ${byName[job.platform_slug]!}</span> (sandbox)</a>`);
       }
+      // The list titles each content by its first line and names the brand and the accounts, not ids.
+      expect(list.html).toContain(`<a href="/dashboard/contents/${contentId}">Launch day at &lt;Acme&gt; &amp; friends.</a>`);
+      expect(textOf(list.html)).toContain('Acme · text');
+      expect(textOf(list.html)).toContain('Threads (@acme-threads): published');
+      expect(list.html).not.toMatch(/conn_[a-z0-9]+<\/code>/);
     });
 
     it('a failed network shows its code and the explanation, and retrying from the page queues it again', async () => {
@@ -114,7 +123,7 @@ describeEachDb(
       await server().settle();
       const api = await read(server(), ws, contentId);
       const page = await (await signedIn(server(), ws)).get(`/dashboard/contents/${contentId}`);
-      expect(page.html).toContain(`<a href="${api.jobs[0]!.external_post_url!}" rel="noopener noreferrer">View post on Threads</a>`);
+      expect(page.html).toContain(`<a href="${api.jobs[0]!.external_post_url!}" rel="noopener noreferrer">View post on Threads (sandbox)</a>`);
       expect(textOf(page.html)).toContain('First marked failed; a late confirmation from the network corrected it.');
       expect(page.html).not.toContain('Retry failed networks');
     });
@@ -161,7 +170,11 @@ describeEachDb(
       expect(refused.status).toBe(403);
       expect(refused.html).toContain('role="alert"');
       expect(textOf(refused.html)).toContain('Publications this cycle: the plan allows 2 and 2 are used.');
-      expect((await read(server(), ws, contentId)).jobs.every((j) => j.status === 'failed')).toBe(true);
+      const failed = await read(server(), ws, contentId);
+      expect(failed.jobs.every((j) => j.status === 'failed')).toBe(true);
+      // upstream_unknown asks to report the job id (spec 7.4): the page shows it next to that sentence.
+      const unknown = failed.jobs.find((j) => j.platform_slug === 'linkedin')!;
+      expect(textOf(refused.html)).toContain(`Job id to report: ${unknown.job_id}`);
     });
 
     it('lists newest first, filters by status and pages with "Older contents" keeping the filter', async () => {

@@ -1,3 +1,4 @@
+import { contentTitle } from '../names.js';
 import type { Content } from '../../core/contents/contents.schema.js';
 import { addDays, localOf, weekdayOf } from '../../core/scheduling/zoned-time.js';
 import { html, type SafeHtml } from '../../web/html.js';
@@ -10,7 +11,6 @@ const CALENDAR = '/dashboard/calendar';
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 /** Pages of the feed read for one view: 2,000 posts in a week or a month is more than a screen shows. */
 const MAX_PAGES = 20;
-const EXCERPT_CHARS = 60;
 
 type View = 'week' | 'month';
 
@@ -104,18 +104,11 @@ function sortPosts(posts: Placed[]): Placed[] {
   return posts.sort((a, b) => a.date.localeCompare(b.date) || a.time.localeCompare(b.time) || (a.content.publish_at ?? '').localeCompare(b.content.publish_at ?? ''));
 }
 
-function excerpt(content: Content): string {
-  const source = (content.text ?? content.title ?? content.thread?.[0] ?? '').replace(/\s+/g, ' ').trim();
-  const chars = Array.from(source);
-  if (chars.length === 0) return '(no text)';
-  return chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS).join('')}…` : source;
-}
-
 function postItem(p: Placed, reference: string): SafeHtml {
   const c = p.content;
   const networks = c.target_platforms.map(platformName).join(', ');
   return html`<li class="post post-${c.status}">
-  <a href="/dashboard/contents/${c.content_id}"><time datetime="${c.publish_at ?? ''}">${p.time}</time> <span class="post-text">${excerpt(c)}</span></a>
+  <a href="/dashboard/contents/${c.content_id}"><time datetime="${c.publish_at ?? ''}">${p.time}</time> <span class="post-text">${contentTitle(c)}</span></a>
   ${badge(c.status)}
   <span class="muted post-meta">${networks}${p.zone !== reference ? html` · ${p.zone}` : ''}</span>
 </li>`;

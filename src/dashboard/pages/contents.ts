@@ -7,10 +7,10 @@ import { html, list, type SafeHtml } from '../../web/html.js';
 import { badge, csrfField, describedBy, errorBanner, field, isoDate, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
+import { brandName, contentTitle, handleOf, loadNames, type Names } from '../names.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EXCERPT_CHARS = 80;
 /** Jobs at work: a scheduled job waits for its time, a final one is done; neither makes a page refresh. */
 const WORKING_JOB_STATUSES: readonly Job['status'][] = ['queued', 'publishing', 'confirming'];
 
@@ -34,13 +34,6 @@ function isRunning(content: Content): boolean {
 
 function isConfirmationFailure(job: Job): boolean {
   return job.status === 'failed' && CONFIRMATION_ERROR_CODES.includes(job.error_code as JobErrorCode);
-}
-
-function excerpt(content: Content): SafeHtml {
-  const source = content.text ?? content.title ?? content.thread?.[0] ?? '';
-  const chars = Array.from(source.replace(/\s+/g, ' ').trim());
-  if (chars.length === 0) return html`<span class="muted">(no text)</span>`;
-  return html`${chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS).join('')}…` : chars.join('')}`;
 }
 
 /** Contents (spec 2.6, 2.7): the list with a status filter, and one content with its jobs and a retry. */
@@ -71,13 +64,13 @@ export function contentPages(pages: PageRouter): void {
       return `/dashboard/contents${text ? `?${text}` : ''}`;
     };
 
+    const names = found ? await loadNames(ctx) : null;
     const rows = (found?.data ?? []).map(
       (c) => html`<tr>
-  <td><a href="/dashboard/contents/${c.content_id}">${isoDate(c.created_at)}</a></td>
-  <td>${c.content_type}</td>
+  <th scope="row"><a href="/dashboard/contents/${c.content_id}">${contentTitle(c)}</a><span class="row-meta">${names ? brandName(names, c.brand_id) : ''} · ${c.content_type}</span></th>
   <td>${badge(c.status)}</td>
-  <td>${excerpt(c)}</td>
-  <td>${c.jobs.map((j, i) => html`${i > 0 ? html`<br>` : ''}${platformName(j.platform_slug)}: ${badge(j.status)} ${jobSummary(j)}`)}</td>
+  <td>${c.jobs.map((j, i) => html`${i > 0 ? html`<br>` : ''}${networkOf(j, names)}: ${badge(j.status)} ${jobSummary(j, names)}`)}</td>
+  <td>${isoDate(c.created_at)}</td>
 </tr>`,
     );
     const running = (found?.data ?? []).some(isRunning);
@@ -111,7 +104,7 @@ ${
   ${table({
     id: 'contents',
     caption: 'Contents, newest first',
-    head: ['Created', 'Type', 'Status', 'Text', 'Networks'],
+    head: ['Content', 'Status', 'Networks', 'Created'],
     rows,
     empty: status ? `No contents with status ${status}.` : 'Nothing published yet.',
     ...(running ? { attrs: html` data-refresh-while` } : {}),
@@ -138,29 +131,32 @@ ${
     const running = isRunning(content);
     const failed = content.jobs.filter((j) => j.status === 'failed');
     const mayBeLive = failed.filter(isConfirmationFailure);
+    const names = await loadNames(ctx);
 
     const rows = content.jobs.map((j) => {
       const name = platformName(j.platform_slug);
       // The result comes right after the status, so on a phone the link to the post is on screen without scrolling.
       return html`<tr>
-  <th scope="row">${name}<br><code class="muted">${j.connection_id}</code></th>
+  <th scope="row">${name}<span class="row-meta">${accountOf(j, names)}</span></th>
   <td>${badge(j.status)}</td>
-  <td>${jobResult(j, name)}</td>
+  <td>${jobResult(j, name, names)}</td>
   <td>${j.attempts}</td>
   <td>${isoDate(j.updated_at)}</td>
 </tr>`;
     });
 
     return {
-      title: 'Content',
+      title: contentTitle(content),
       active: 'contents' as const,
       status: failure?.status ?? 200,
-      body: html`<h1>Content ${isoDate(content.created_at)}</h1>
+      body: html`<h1>${contentTitle(content)}</h1>
+<p class="muted">${brandName(names, content.brand_id)} · ${content.content_type} · created ${isoDate(content.created_at)}</p>
 ${errorBanner(failure?.message)}
 <div id="content-live"${running ? html` data-refresh-while` : ''}>
 <section class="card" aria-labelledby="content-h">
   <h2 id="content-h">${waiting ? 'What will be published' : content.status === 'canceled' ? 'What was canceled' : 'What was published'}</h2>
   <dl>
+    <dt>Brand</dt><dd><a href="/dashboard/brands#brand-${content.brand_id}">${brandName(names, content.brand_id)}</a></dd>
     <dt>Type</dt><dd>${content.content_type}</dd>
     <dt>Status</dt><dd>${badge(content.status)}</dd>
     ${whenRow(content)}
@@ -245,30 +241,61 @@ function multiline(text: string): SafeHtml {
   return html`${text.split('\n').map((line, i) => html`${i > 0 ? html`<br>` : ''}${line}`)}`;
 }
 
+/** The network of a job, with the account it goes out from. */
+function networkOf(job: Job, names: Names | null): SafeHtml {
+  const conn = names?.connections.get(job.connection_id);
+  return html`${platformName(job.platform_slug)}${conn ? ` (${conn.name})` : ''}`;
+}
+
+/** The account a job publishes from: its name, its handle when the name is not one, and "sandbox". */
+function accountOf(job: Job, names: Names): SafeHtml {
+  const conn = names.connections.get(job.connection_id);
+  if (!conn) return html`<code>${job.connection_id}</code>`;
+  const handle = handleOf(conn);
+  return html`${conn.name}${handle && handle !== conn.name ? html` <span class="muted">${handle}</span>` : ''}${conn.mode === 'sandbox' ? html` <span class="tag">sandbox</span>` : ''}`;
+}
+
+function isSandbox(job: Job, names: Names | null): boolean {
+  return names?.connections.get(job.connection_id)?.mode === 'sandbox';
+}
+
 /** A job's outcome in one line for the list: the post's link, or the error code with its meaning. */
-function jobSummary(job: Job): SafeHtml {
+function jobSummary(job: Job, names: Names | null): SafeHtml {
   const url = job.external_post_url;
   if (job.status === 'published' && url && /^https?:\/\//i.test(url)) {
-    return html`<a href="${url}" rel="noopener noreferrer">post<span class="vh"> on ${platformName(job.platform_slug)}</span></a>`;
+    // A sandbox address looks like the network's but leads nowhere there: say so before the click.
+    return html`<a href="${url}" rel="noopener noreferrer">post<span class="vh"> on ${platformName(job.platform_slug)}</span>${isSandbox(job, names) ? ' (sandbox)' : ''}</a>`;
   }
   if (job.status === 'failed' && job.error_code) return html`<code>${job.error_code}</code> <span class="muted">${explainJobError(job.error_code)}</span>`;
   return html``;
 }
 
-function jobResult(job: Job, name: string): SafeHtml {
+/** Job codes whose meaning asks the reader to quote the job id (spec 7.4's action). */
+function asksForJobId(words: string | null, own: string | null): boolean {
+  return /job[_ ]id/i.test(`${words ?? ''} ${own ?? ''}`);
+}
+
+function jobResult(job: Job, name: string, names: Names): SafeHtml {
   const corrected = job.previous_status
     ? html`<p class="muted">First marked ${job.previous_status}; a late confirmation from the network corrected it.</p>`
     : '';
   if (job.status === 'published') {
     // Only web addresses become links: a network's answer must not turn into a script link.
     const url = job.external_post_url;
-    const link = url && /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="noopener noreferrer">View post on ${name}</a>` : html`Published`;
+    const sandbox = isSandbox(job, names);
+    const link = url && /^https?:\/\//i.test(url)
+      ? html`<a href="${url}" rel="noopener noreferrer">View post on ${name}${sandbox ? ' (sandbox)' : ''}</a>${sandbox ? html`<p class="muted">A sandbox post: the address is simulated and does not exist on ${name}.</p>` : ''}`
+      : html`Published`;
     return html`${link}${corrected}`;
   }
   if (job.status === 'failed') {
     const words = explainJobError(job.error_code);
     const own = job.error_message && job.error_message !== words ? html`<p class="muted">${job.error_message}</p>` : '';
-    return html`${job.error_code ? html`<code>${job.error_code}</code> ` : ''}${words ?? 'The publication failed.'}${own}${corrected}`;
+    // Every failure carries its id; when the message asks to report it, it is said right there.
+    const id = asksForJobId(words, job.error_message)
+      ? html`<p>Job id to report: <code class="job-id">${job.job_id}</code></p>`
+      : html`<p class="muted">Job id: <code class="job-id">${job.job_id}</code></p>`;
+    return html`${job.error_code ? html`<code>${job.error_code}</code> ` : ''}${words ?? 'The publication failed.'}${own}${id}${corrected}`;
   }
   if (job.status === 'scheduled') return html`<span class="muted">Waits for its time</span>`;
   return html`<span class="muted">In progress</span>`;

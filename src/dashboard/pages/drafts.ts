@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Content } from '../../core/contents/contents.schema.js';
-import { html, type SafeHtml } from '../../web/html.js';
+import { html } from '../../web/html.js';
 import { platformName } from '../explain.js';
 import { fieldErrorsOf, optional } from '../forms.js';
+import { contentTitle } from '../names.js';
 import { actionButton, errorBanner, isoDate, table } from '../layout.js';
 import type { PageRouter } from '../page-router.js';
 
 const DRAFTS = '/dashboard/drafts';
 const PAGE_SIZE = 50;
-const EXCERPT_CHARS = 80;
-
-function excerpt(content: Content): SafeHtml {
-  const chars = Array.from((content.text ?? content.title ?? content.thread?.[0] ?? '').replace(/\s+/g, ' ').trim());
-  if (chars.length === 0) return html`<span class="muted">(no text)</span>`;
-  return html`${chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS).join('')}…` : chars.join('')}`;
-}
 
 /** Drafts (issue 16): saved contents with no time, newest first, to open, publish now or cancel. */
 export function draftPages(pages: PageRouter): void {
@@ -30,10 +23,10 @@ export function draftPages(pages: PageRouter): void {
       damaged = true;
     }
     const rows = (found?.data ?? []).map((c) => {
-      const label = Array.from((c.text ?? c.title ?? '').trim()).slice(0, 30).join('') || 'draft';
+      const label = contentTitle(c);
       return html`<tr>
-  <td><a href="/dashboard/contents/${c.content_id}">${isoDate(c.created_at)}<span class="vh"> — open draft ${label}</span></a></td>
-  <td>${excerpt(c)}</td>
+  <th scope="row"><a href="/dashboard/contents/${c.content_id}">${label}</a></th>
+  <td>${isoDate(c.created_at)}</td>
   <td>${c.target_platforms.map(platformName).join(', ')}</td>
   <td><div class="actions">${actionButton({
     action: `/dashboard/contents/${c.content_id}/publish`,
@@ -63,7 +56,7 @@ ${errorBanner(damaged ? 'The link to older drafts is damaged or out of date.' : 
 <section class="card" aria-labelledby="drafts-h">
   <h2 id="drafts-h">Saved drafts${cursor ? ' (older)' : ''}</h2>
   <p class="muted">A draft publishes nothing and counts nothing until you schedule or publish it. Open one to edit its text or give it a time.</p>
-  ${table({ id: 'drafts', caption: 'Drafts, newest first', head: ['Created', 'Text', 'Networks', 'Actions'], rows, empty: 'No drafts. Choose “Save draft” when composing to keep a post for later.' })}
+  ${table({ id: 'drafts', caption: 'Drafts, newest first', head: ['Draft', 'Created', 'Networks', 'Actions'], rows, empty: 'No drafts. Choose “Save draft” when composing to keep a post for later.' })}
   ${found?.next_cursor ? html`<p><a href="${DRAFTS}?${new URLSearchParams({ cursor: found.next_cursor }).toString()}">Older drafts</a></p>` : ''}
 </section>`,
     };
