@@ -28,6 +28,8 @@ export interface AttemptRow {
   httpStatus: number | null;
   latencyMs: number;
   error: string | null;
+  /** What the receiver answered, bounded (migration 0012): for the endpoint's owner to read, never for a model. */
+  responseExcerpt: string | null;
 }
 
 function toRow(r: Selectable<DeliveriesTable>): DeliveryRow {
@@ -58,6 +60,7 @@ function toAttempt(r: Selectable<DeliveryAttemptsTable>): AttemptRow {
     httpStatus: r.http_status === null ? null : Number(r.http_status),
     latencyMs: Number(r.latency_ms),
     error: r.error,
+    responseExcerpt: r.response_excerpt ?? null,
   };
 }
 
@@ -168,6 +171,7 @@ async function recordAttemptIn(
       http_status: args.attempt.httpStatus,
       latency_ms: args.attempt.latencyMs,
       error: args.attempt.error,
+      response_excerpt: args.attempt.responseExcerpt,
     })
     .execute();
   return true;

@@ -7,6 +7,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { open } from '../core/secret-box.js';
+import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from '../core/webhooks/response-excerpt.js';
 import { type AttemptResult, type TransportError, afterAttempt, classify, describeAttempt } from '../core/webhooks/retry-policy.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
@@ -45,6 +46,27 @@ function transportError(err: unknown): TransportError {
   if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'dns';
   if (e.cause !== undefined && e.cause !== err) return transportError(e.cause);
   return 'other';
+}
+
+/**
+ * Reads the first `limit` bytes of an answer's body within the attempt's time, then drains the rest (up to 64 KB)
+ * so the socket can be reused. A body that fails midway keeps what arrived.
+ */
+async function readHead(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      chunks.push(piece.subarray(0, limit - size));
+      size += Math.min(piece.length, limit - size);
+      if (size >= limit) break;
+    }
+  } catch {
+    // The status already arrived; a broken body only shortens the excerpt.
+  }
+  await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -88,6 +110,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const number = delivery.attemptCount + 1;
     let result: AttemptResult;
     let latencyMs = 0;
+    let excerpt: string | null = null;
     const at = clock.now();
     if (!webhook || !webhook.active) {
       // A deleted or paused endpoint: nothing is sent; the record says why.
@@ -95,7 +118,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         id: delivery.id,
         lease,
         attemptId: newId('att_'),
-        attempt: { deliveryId: delivery.id, number, manual: delivery.manual, at, httpStatus: null, latencyMs: 0, error: 'The endpoint was deleted or deactivated; nothing was sent.' },
+        attempt: { deliveryId: delivery.id, number, manual: delivery.manual, at, httpStatus: null, latencyMs: 0, error: 'The endpoint was deleted or deactivated; nothing was sent.', responseExcerpt: null },
         status: 'failed',
         nextAttemptAt: null,
         deliveredAt: null,
@@ -126,8 +149,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
           bodyTimeout: settings.timeoutMs,
           signal: AbortSignal.timeout(settings.timeoutMs),
         });
-        // The receiver's body is never read into our records (house style 4); drain it so the socket is reused.
-        await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        // A bounded excerpt is kept for the endpoint's owner (the dashboard); it never reaches REST or MCP answers.
+        excerpt = responseExcerpt(await readHead(res.body, RESPONSE_EXCERPT_BYTES));
         result = { kind: 'response', status: res.statusCode };
       } catch (err) {
         result = { kind: 'error', error: transportError(err) };
@@ -148,6 +171,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         httpStatus: result.kind === 'response' ? result.status : null,
         latencyMs,
         error: describeAttempt(result, settings.timeoutMs),
+        responseExcerpt: excerpt,
       },
       status: next.status,
       nextAttemptAt: next.nextAttemptAt,

@@ -77,8 +77,19 @@ export const deliverySchema = z
     created_at: z.iso.datetime(),
     delivered_at: z.iso.datetime().nullable(),
     attempts: z.array(deliveryAttemptSchema),
+    test: z
+      .boolean()
+      .describe('true for a test event sent with POST …/webhooks/{whId}/test: its body carries `"test": true` and placeholder ids that name nothing real.'),
   })
   .meta({ id: 'Delivery' });
+
+export const sendTestEventInputSchema = z
+  .strictObject({
+    event_type: eventTypeSchema
+      .optional()
+      .describe("The event type the test payload imitates; by default the endpoint's first enabled event type."),
+  })
+  .meta({ id: 'SendTestEventInput' });
 
 export const deliveryListQuerySchema = z.strictObject({
   status: z
@@ -115,3 +126,13 @@ export type WebhookList = z.infer<typeof webhookListSchema>;
 export type CreatedWebhook = z.infer<typeof createdWebhookSchema>;
 export type Delivery = z.infer<typeof deliverySchema>;
 export type DeliveryListQuery = z.infer<typeof deliveryListQuerySchema>;
+export type SendTestEventInput = z.infer<typeof sendTestEventInputSchema>;
+
+/**
+ * A delivery as its endpoint's owner reads it in the dashboard: the exact body that was signed and each attempt's
+ * bounded excerpt of the receiver's answer. Not a REST or MCP shape: the excerpt is the receiver's text.
+ */
+export type DeliveryDetail = Omit<Delivery, 'attempts'> & {
+  request_body: string;
+  attempts: (Delivery['attempts'][number] & { response_excerpt: string | null })[];
+};

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type DeliveryRow, findDelivery, listAttempts, listDeliveries, requestRedelivery } from '../../../db/repositories/deliveries.repo.js';
+import { type DeliveryRow, findDelivery, insertDeliveries, listAttempts, listDeliveries, requestRedelivery } from '../../../db/repositories/deliveries.repo.js';
 import {
   deleteWebhook,
   findWebhook,
@@ -18,11 +18,14 @@ import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { testEventPayload } from './test-event.js';
 import type {
   CreatedWebhook,
   CreateWebhookInput,
   Delivery,
+  DeliveryDetail,
   DeliveryListQuery,
+  SendTestEventInput,
   UpdateWebhookInput,
   Webhook,
   WebhookList,
@@ -40,7 +43,23 @@ function render(row: WebhookRow): Webhook {
   };
 }
 
+/** Whether a stored body is a test event's (its JSON carries `"test": true` at the top). */
+function isTest(body: string): boolean {
+  try {
+    return (JSON.parse(body) as { test?: unknown }).test === true;
+  } catch {
+    return false;
+  }
+}
+
 async function renderDeliveries(db: Kysely<Database>, rows: DeliveryRow[]): Promise<Delivery[]> {
+  return (await renderDetails(db, rows)).map(({ request_body: _body, ...d }) => ({
+    ...d,
+    attempts: d.attempts.map(({ response_excerpt: _excerpt, ...a }) => a),
+  }));
+}
+
+async function renderDetails(db: Kysely<Database>, rows: DeliveryRow[]): Promise<DeliveryDetail[]> {
   const attempts = await listAttempts(db, rows.map((r) => r.id));
   return rows.map((r) => ({
     id: r.id,
@@ -54,7 +73,17 @@ async function renderDeliveries(db: Kysely<Database>, rows: DeliveryRow[]): Prom
     delivered_at: r.deliveredAt === null ? null : toIso(r.deliveredAt),
     attempts: attempts
       .filter((a) => a.deliveryId === r.id)
-      .map((a) => ({ number: a.number, at: toIso(a.at), manual: a.manual, http_status: a.httpStatus, latency_ms: a.latencyMs, error: a.error })),
+      .map((a) => ({
+        number: a.number,
+        at: toIso(a.at),
+        manual: a.manual,
+        http_status: a.httpStatus,
+        latency_ms: a.latencyMs,
+        error: a.error,
+        response_excerpt: a.responseExcerpt,
+      })),
+    test: isTest(r.body),
+    request_body: r.body,
   }));
 }
 
@@ -81,6 +110,16 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
     const row = await findWebhook(db, workspaceId, id);
     if (!row) throw webhookNotFound(id);
     return row;
+  }
+
+  async function deliveryPage(principal: Principal, workspaceId: string, webhookId: string, query: DeliveryListQuery) {
+    await get(principal, workspaceId, webhookId);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const statuses = query.status === undefined ? undefined : query.status === 'failed' ? ['failed', 'dead'] : [query.status];
+    const rows = await listDeliveries(db, webhookId, { statuses, after, limit: query.limit + 1 });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { rows: page, next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null };
   }
 
   return {
@@ -147,16 +186,36 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
      * @throws ServiceError `not_found`.
      */
     async deliveries(principal: Principal, workspaceId: string, webhookId: string, query: DeliveryListQuery): Promise<{ data: Delivery[]; next_cursor: string | null }> {
-      await get(principal, workspaceId, webhookId);
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      const statuses = query.status === undefined ? undefined : query.status === 'failed' ? ['failed', 'dead'] : [query.status];
-      const rows = await listDeliveries(db, webhookId, { statuses, after, limit: query.limit + 1 });
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      return {
-        data: await renderDeliveries(db, page),
-        next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null,
-      };
+      const { rows, next_cursor } = await deliveryPage(principal, workspaceId, webhookId, query);
+      return { data: await renderDeliveries(db, rows), next_cursor };
+    },
+
+    /**
+     * The same page as `deliveries`, with each body as signed and each attempt's excerpt of the receiver's
+     * answer: for the endpoint's owner in the dashboard only (the excerpt is the receiver's text).
+     * @throws ServiceError `not_found`.
+     */
+    async deliveryDetails(principal: Principal, workspaceId: string, webhookId: string, query: DeliveryListQuery): Promise<{ data: DeliveryDetail[]; next_cursor: string | null }> {
+      const { rows, next_cursor } = await deliveryPage(principal, workspaceId, webhookId, query);
+      return { data: await renderDetails(db, rows), next_cursor };
+    },
+
+    /**
+     * Queues a test event for one endpoint (issue 17), delivered by the dispatcher like any other: signed, with
+     * retries and redeliver. Spec 6.1 closes the list of event types, so the payload imitates one of them
+     * (`event_type`, else the endpoint's first enabled one) and is marked `"test": true`, with placeholder ids
+     * (`test_…`) that name nothing real. No event is recorded for it and nothing is counted. A paused endpoint
+     * gets the delivery too; its attempt then says nothing was sent.
+     * @throws ServiceError `not_found`.
+     */
+    async sendTest(principal: Principal, workspaceId: string, webhookId: string, input: SendTestEventInput = {}): Promise<Delivery> {
+      const hook = await get(principal, workspaceId, webhookId);
+      const type = input.event_type ?? (hook.enabledEvents[0] as Delivery['event_type'] | undefined) ?? 'content.published';
+      const now = clock.now();
+      const payload = testEventPayload({ eventId: newId('evt_'), type, workspaceId, now });
+      const id = newId('del_');
+      await insertDeliveries(db, [{ id, workspaceId, webhookId, eventId: payload.id, eventType: type, body: JSON.stringify(payload), now }]);
+      return this.delivery(principal, workspaceId, id);
     },
 
     /** @throws ServiceError `not_found`. */

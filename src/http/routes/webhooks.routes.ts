@@ -1,5 +1,7 @@
 import {
   createdWebhookSchema,
+  deliverySchema,
+  sendTestEventInputSchema,
   createWebhookInputSchema,
   updateWebhookInputSchema,
   verifyInputSchema,
@@ -83,6 +85,23 @@ export function webhookRoutes(webhooks: WebhooksService) {
       success: { status: 204, description: 'Deleted.' },
       errors: ['not_found'],
       handle: ({ principal, params }) => webhooks.remove(principal, params.wsId, params.whId),
+    }),
+    defineRoute({
+      operationId: 'sendWebhookTestEvent',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/webhooks/{whId}/test',
+      tag: 'Webhooks',
+      summary: 'Send a test event to an endpoint',
+      description:
+        'Queues one signed delivery to this endpoint through the normal path (headers, signature, retries and redeliver as for real events). ' +
+        'Spec 6.1 allows no event type of ours, so the body has the shape of `event_type` (default: the endpoint\'s first enabled type) and carries `"test": true` at the top level, with placeholder ids `test_…` that name nothing real. ' +
+        'Follow it with the deliveries list (its `test` is true). Nothing is counted on the plan.',
+      auth: 'bearer',
+      params: webhookParams,
+      body: sendTestEventInputSchema.optional(),
+      success: { status: 202, description: 'The queued delivery; its first attempt follows at once.', schema: deliverySchema },
+      errors: ['not_found'],
+      handle: ({ principal, params, body }) => webhooks.sendTest(principal, params.wsId, params.whId, body ?? {}),
     }),
     defineRoute({
       operationId: 'verifyWebhookSignature',
