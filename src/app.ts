@@ -18,6 +18,7 @@ import { connectionRoutes } from './http/routes/connections.routes.js';
 import { contentRoutes } from './http/routes/contents.routes.js';
 import { deliveryRoutes } from './http/routes/deliveries.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
+import { meRoutes } from './http/routes/me.routes.js';
 import { oauthClientRoutes } from './http/routes/oauth-clients.routes.js';
 import { platformRoutes } from './http/routes/platforms.routes.js';
 import { queueRoutes } from './http/routes/queue.routes.js';
@@ -37,6 +38,7 @@ export function restRoutes(container: Container): AnyRoute[] {
   const { services } = container;
   return [
     ...systemRoutes(services.health),
+    ...meRoutes(services.workspaces),
     ...apiKeyRoutes(services.apiKeys),
     ...brandRoutes(services.brands),
     ...queueRoutes(services.queue),

@@ -35,3 +35,9 @@ export async function setWorkspacePlan(db: Kysely<Database>, id: string, plan: s
   const result = await db.updateTable('workspaces').set({ plan }).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** Every workspace, oldest first (operators list them; an installation has few). */
+export async function listWorkspaces(db: Kysely<Database>): Promise<Required<WorkspaceRow>[]> {
+  const rows = await db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: toMillis(r.created_at), plan: r.plan }));
+}

@@ -1,14 +1,15 @@
 import type { Kysely } from 'kysely';
 import { claimMetaFlag } from '../../../db/repositories/service-meta.repo.js';
-import { findWorkspace, insertWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
+import { findWorkspace, insertWorkspace, listWorkspaces, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { mintApiKey } from '../api-keys/api-keys.service.js';
-import type { Clock } from '../clock.js';
+import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from './access.js';
-import type { CreateWorkspaceInput } from './workspaces.schema.js';
+import { whoAmI } from './whoami.js';
+import type { CreateWorkspaceInput, Me, WorkspaceSummary } from './workspaces.schema.js';
 
 export interface NewWorkspace {
   workspace_id: string;
@@ -40,6 +41,16 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
       const row = await findWorkspace(db, workspaceId);
       if (!row) throw new ServiceError('not_found', `Workspace ${workspaceId} was not found.`);
       return { id: row.id, name: row.name };
+    },
+
+    /** Which workspace and which key or OAuth client a credential is; see `whoAmI`. */
+    async me(principal: Principal): Promise<Me> {
+      return whoAmI(db, principal);
+    },
+
+    /** Every workspace of the installation, oldest first (operators: `npm run cli -- workspace list`). */
+    async list(): Promise<WorkspaceSummary[]> {
+      return (await listWorkspaces(db)).map((w) => ({ id: w.id, name: w.name, plan: w.plan, created_at: toIso(w.createdAt) }));
     },
 
     /** Creates a workspace and its first API key in one transaction (operators: CLI and first start). */
