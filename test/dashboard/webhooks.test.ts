@@ -144,8 +144,9 @@ describeEachDb(
       const text = textOf(page.html);
       expect(page.html).toContain(`<code>${delivery!.id}</code>`);
       expect(page.html).toContain('<span class="badge badge-delivered">delivered</span>');
-      expect(text).toContain(`Attempts of ${delivery!.id}`);
-      expect(text).toMatch(/UTC\s*: HTTP 200, \d+ ms/);
+      // The last attempt is read inline: its status, then when and how long.
+      expect(text).toMatch(/HTTP 200 \S+ \S+ UTC\s*, \d+ ms/);
+      expect(page.html).toContain(`href="/dashboard/deliveries/${delivery!.id}"`);
       expect(text).toContain('content.published');
       expect(page.html).toContain(`aria-label="Redeliver ${delivery!.id}"`);
       expect(page.html).not.toContain('data-refresh-while');
@@ -191,7 +192,55 @@ describeEachDb(
       expect(done.body).toMatchObject({ status: 'delivered', attempt_count: 2 });
       const after = await client.get(`/dashboard/webhooks/${hook.id}`);
       expect(after.html).not.toContain('data-refresh-while');
-      expect(textOf(after.html)).toMatch(/HTTP 200, \d+ ms \(redelivery\)/);
+      expect(textOf(after.html)).toMatch(/HTTP 200 \S+ \S+ UTC\s*, \d+ ms \(redelivery\)/);
+    });
+
+    it('sends a test event, then shows the request body, each response status, its body and the reason inline', async () => {
+      const { ws, client } = await signedIn(server());
+      const path = P('/test-event');
+      mode[path] = 500;
+      const hook = await restWebhook(server(), ws.api_key, ws.workspace_id, path, ['content.partial', 'content.failed']);
+      const page = await client.get(`/dashboard/webhooks/${hook.id}`);
+      // Delete sits below the deliveries, the test button above them.
+      const at = (s: string) => page.html.indexOf(s);
+      expect(at('id="test-h"')).toBeGreaterThan(0);
+      expect(at('id="test-h"')).toBeLessThan(at('id="deliveries-h"'));
+      expect(at('id="deliveries-h"')).toBeLessThan(at('id="delete-h"'));
+      expect(page.html).toContain('<option value="content.partial">content.partial</option>');
+
+      const sent = await client.post(`/dashboard/webhooks/${hook.id}/test`, { event_type: 'content.failed' });
+      expect(sent.status).toBe(200);
+      expect(sent.url).toMatch(/\/dashboard\/deliveries\/del_/);
+      expect(textOf(sent.html)).toMatch(/Test event content\.failed queued as del_\w+/);
+      expect(sent.html).toContain('data-refresh-while');
+      expect(textOf(sent.html)).toContain('No attempt yet');
+
+      await server().container.dispatcher.drain();
+      const got = receiver.received.filter((r) => r.path === path);
+      expect(got).toHaveLength(1);
+      expect(JSON.parse(got[0]!.rawBody)).toMatchObject({ type: 'content.failed', test: true });
+
+      const detail = await client.get(new URL(sent.url).pathname);
+      const text = textOf(detail.html);
+      expect(text).toContain('Response status: HTTP 500');
+      expect(text).toContain('Why it failed: The endpoint answered HTTP 500.');
+      // The receiver's own words, escaped, for the person who owns it.
+      expect(text).toContain('receiver says: ignore previous instructions');
+      expect(detail.html).toContain('&quot;test&quot;: true');
+      expect(detail.html).toContain(`Service-Webhook-Id: ${hook.id}`);
+      expect(text).toContain('content.failed test');
+
+      const list = await client.get(`/dashboard/webhooks/${hook.id}`);
+      expect(textOf(list.html)).toContain('The endpoint answered HTTP 500.');
+      expect(list.html).toContain('<span class="tag">test</span>');
+      const again = await client.post(`/dashboard/deliveries/${new URL(sent.url).pathname.split('/').pop()!}/redeliver`, { from: 'delivery' });
+      expect(again.url).toBe(sent.url);
+
+      const foreign = await server().workspace('Stranger');
+      const stranger = new DashboardClient(server().url);
+      await stranger.signIn(foreign.api_key);
+      expect((await stranger.get(new URL(sent.url).pathname)).status).toBe(404);
+      expect((await stranger.post(`/dashboard/webhooks/${hook.id}/test`, {})).status).toBe(404);
     });
 
     it('deletes an endpoint after confirmation and says so', async () => {

@@ -228,6 +228,19 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
     },
 
     /**
+     * One delivery with its signed body and each attempt's excerpt of the receiver's answer, for the endpoint's
+     * owner in the dashboard (see `deliveryDetails`).
+     * @throws ServiceError `not_found`.
+     */
+    async deliveryDetail(principal: Principal, workspaceId: string, deliveryId: string): Promise<DeliveryDetail> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const row = await findDelivery(db, workspaceId, deliveryId);
+      if (!row) throw new ServiceError('not_found', `Delivery ${deliveryId} was not found in this workspace.`);
+      const [rendered] = await renderDetails(db, [row]);
+      return rendered!;
+    },
+
+    /**
      * Spec 4.4: a new attempt now, whatever the delivery's status (dead ones above all), with the same `del_`
      * id. The attempt itself is made by the dispatcher. The 202 always leads to an attempt that starts after
      * it: asked while an attempt is in flight, the request is kept (a mark that attempt's outcome does not

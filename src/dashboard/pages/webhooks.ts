@@ -4,8 +4,10 @@ import { durationWords } from '../../core/webhooks/retry-policy.js';
 import {
   createWebhookInputSchema,
   type Delivery,
+  type DeliveryDetail,
   deliveryListQuerySchema,
   type DeliveryListQuery,
+  sendTestEventInputSchema,
   updateWebhookInputSchema,
   type Webhook,
 } from '../../core/webhooks/webhooks.schema.js';
@@ -110,20 +112,41 @@ function attemptOutcome(a: Delivery['attempts'][number]): string {
   return `${status}: ${a.error}`;
 }
 
-function lastStatus(d: Delivery): string {
+/** The last attempt in one line, its reason inline: the first thing to read when a delivery fails. */
+function lastAttempt(d: Delivery): SafeHtml {
   const last = d.attempts.at(-1);
-  if (!last) return '—';
-  return last.http_status === null ? 'no answer' : String(last.http_status);
+  if (!last) return html`<span class="muted">No attempt yet.</span>`;
+  const failed = last.error !== null;
+  return html`<span${failed ? html` class="warn"` : ''}>${attemptOutcome(last)}</span><br><span class="muted">${isoDate(last.at)}, ${last.latency_ms} ms${last.manual ? ' (redelivery)' : ''}</span>`;
 }
 
-function attemptHistory(d: Delivery): SafeHtml {
-  if (d.attempts.length === 0) return html`<span class="muted">No attempt yet.</span>`;
-  return html`<details>
-  <summary>Attempts of ${d.id}</summary>
-  <ol>${d.attempts.map(
-    (a) => html`<li>${isoDate(a.at)}: ${attemptOutcome(a)}, ${a.latency_ms} ms${a.manual ? ' (redelivery)' : ''}</li>`,
-  )}</ol>
-</details>`;
+function eventLabel(d: Pick<Delivery, 'event_type' | 'test'>): SafeHtml {
+  return html`${d.event_type}${d.test ? html` <span class="tag">test</span>` : ''}`;
+}
+
+/** The stored body, indented when it is JSON (it always is; a damaged row is shown as stored). */
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+/** One attempt of the detail page: status, our reason and the receiver's own words, each on the page. */
+function attemptBlock(a: DeliveryDetail['attempts'][number]): SafeHtml {
+  return html`<li class="attempt">
+  <p><strong>Attempt ${a.number}</strong>${a.manual ? ' (redelivery)' : ''} · ${isoDate(a.at)} · ${a.latency_ms} ms</p>
+  <p>Response status: ${a.http_status === null ? 'no answer' : html`<strong>HTTP ${a.http_status}</strong>`}</p>
+  ${a.error !== null ? html`<p class="warn">Why it failed: ${a.error}</p>` : html`<p>Delivered.</p>`}
+  ${
+    a.response_excerpt !== null
+      ? html`<p class="hint">What your endpoint answered (its first 2 KB, as text):</p><pre class="excerpt" tabindex="0">${a.response_excerpt}</pre>`
+      : a.http_status !== null
+        ? html`<p class="muted">The answer had no body.</p>`
+        : ''
+  }
+</li>`;
 }
 
 /** Webhook endpoints (spec 4.4): register (secret shown once), edit, pause, delete, and their deliveries. */
@@ -187,13 +210,12 @@ ${signingHelp(ctx.deps.webhookTimeoutMs)}`,
     const base = `/dashboard/webhooks/${hook.id}`;
     const rows = page.data.map(
       (d) => html`<tr>
-  <td>${d.event_type}</td>
-  <td><code>${d.id}</code></td>
+  <td>${eventLabel(d)}</td>
+  <td><a href="/dashboard/deliveries/${d.id}" aria-label="Request and responses of ${d.id}"><code>${d.id}</code></a></td>
   <td>${badge(d.status)}</td>
   <td>${d.attempt_count}</td>
+  <td>${lastAttempt(d)}</td>
   <td>${isoDate(d.next_attempt_at)}</td>
-  <td>${lastStatus(d)}</td>
-  <td>${attemptHistory(d)}</td>
   <td>${actionButton({ action: `/dashboard/deliveries/${d.id}/redeliver`, csrf: ctx.csrf, label: 'Redeliver', describe: `Redeliver ${d.id}` })}</td>
 </tr>`,
     );
@@ -214,7 +236,7 @@ ${signingHelp(ctx.deps.webhookTimeoutMs)}`,
   ${table({
     id: 'deliveries',
     caption: 'Deliveries to this endpoint, newest first',
-    head: ['Event', 'Delivery', 'Status', 'Attempts', 'Next attempt', 'Last HTTP status', 'History', 'Action'],
+    head: ['Event', 'Delivery', 'Status', 'Attempts', 'Last attempt', 'Next attempt', 'Action'],
     rows,
     empty: query.status === undefined && query.cursor === undefined ? 'No deliveries yet: they appear here when an event this endpoint listens to happens.' : 'No deliveries match.',
     ...(pending ? { attrs: html` data-refresh-while` } : {}),
@@ -252,6 +274,21 @@ ${hook.description ? html`<p>${hook.description}</p>` : ''}
     <button type="submit" class="primary">Save changes</button>
   </form>
 </section>
+<section class="card" aria-labelledby="test-h">
+  <h2 id="test-h">Send a test event</h2>
+  <p>Sends a signed event to this endpoint now, the way real events go, so you can check your receiver. Its body has <code>"test": true</code> and placeholder ids such as <code>test_content</code>.</p>
+  <form method="post" action="/dashboard/webhooks/${hook.id}/test" class="actions">
+    ${csrfField(ctx.csrf)}
+    <div class="field">
+      <label for="test-event-type">Event</label>
+      <select id="test-event-type" name="event_type">
+        ${hook.enabled_events.map((t) => html`<option value="${t}">${t}</option>`)}
+      </select>
+    </div>
+    <button type="submit" class="primary">Send test event</button>
+  </form>
+</section>
+${deliveriesSection(ctx, hook, found)}
 <section class="card" aria-labelledby="delete-h">
   <h2 id="delete-h">Delete this endpoint</h2>
   <p>Nothing more is sent to it, and its slot on the plan is freed. The signing secret cannot be recovered.</p>
@@ -263,7 +300,6 @@ ${hook.description ? html`<p>${hook.description}</p>` : ''}
     confirm: `Delete the endpoint ${hook.url}? Events will no longer be sent to it.`,
   })}
 </section>
-${deliveriesSection(ctx, hook, found)}
 ${signingHelp(ctx.deps.webhookTimeoutMs)}`,
     };
   }
@@ -319,6 +355,39 @@ ${signingHelp(ctx.deps.webhookTimeoutMs)}`,
     return { redirect: '/dashboard/webhooks', flash: hook.url.length <= 200 ? `The endpoint ${hook.url} was deleted.` : 'The endpoint was deleted.' };
   });
 
+  pages.action('/dashboard/webhooks/:whId/test', async (ctx) => {
+    const whId = ctx.params.whId!;
+    const input = check(sendTestEventInputSchema, { event_type: optional(ctx.form.get('event_type')) });
+    const delivery = await ctx.deps.services.webhooks.sendTest(ctx.principal, ctx.workspaceId, whId, input.ok ? input.data : {});
+    return { redirect: `/dashboard/deliveries/${delivery.id}`, flash: `Test event ${delivery.event_type} queued as ${delivery.id}. This page updates until it is delivered or fails.` };
+  });
+
+  pages.page('/dashboard/deliveries/:delId', async (ctx) => {
+    const d = await ctx.deps.services.webhooks.deliveryDetail(ctx.principal, ctx.workspaceId, ctx.params.delId!);
+    const hook = await ctx.deps.services.webhooks.get(ctx.principal, ctx.workspaceId, d.webhook_id).catch((err: unknown) => {
+      if (err instanceof ServiceError && err.code === 'not_found') return null;
+      throw err;
+    });
+    return {
+      title: `Delivery ${d.id}`,
+      active: 'webhooks',
+      body: html`<h1>Delivery <code>${d.id}</code></h1>
+<p>${eventLabel(d)} ${badge(d.status)} · created ${isoDate(d.created_at)}${d.next_attempt_at ? html` · next attempt ${isoDate(d.next_attempt_at)}` : ''}</p>
+<p class="muted">${hook ? html`To <code>${hook.url}</code> · <a href="/dashboard/webhooks/${hook.id}">Back to the endpoint</a>` : html`Its endpoint was deleted. <a href="/dashboard/webhooks">All endpoints</a>`}</p>
+<section class="card" aria-labelledby="attempts-h"${d.status === 'pending' ? html` data-refresh-while` : ''}>
+  <h2 id="attempts-h">Attempts</h2>
+  ${d.attempts.length === 0 ? html`<p class="muted">No attempt yet: the first one is made within seconds.</p>` : html`<ol class="attempts">${d.attempts.map(attemptBlock)}</ol>`}
+  ${actionButton({ action: `/dashboard/deliveries/${d.id}/redeliver`, csrf: ctx.csrf, label: 'Redeliver', describe: `Redeliver ${d.id}`, fields: { from: 'delivery' } })}
+</section>
+<section class="card" aria-labelledby="request-h">
+  <h2 id="request-h">Request</h2>
+  <p>A POST to the endpoint with <code>Content-Type: application/json</code>, <code>Service-Timestamp</code> (the time of each attempt), <code>Service-Signature</code>, <code>Service-Webhook-Id: ${d.webhook_id}</code> and <code>Service-Delivery-Id: ${d.id}</code>. The body, the same at every attempt:</p>
+  <pre class="excerpt" tabindex="0">${prettyBody(d.request_body)}</pre>
+  <p class="hint">The signature covers the body exactly as sent (without the indentation shown here).</p>
+</section>`,
+    };
+  });
+
   pages.action('/dashboard/deliveries/:delId/redeliver', async (ctx) => {
     const delivery = await ctx.deps.services.webhooks.redeliver(ctx.principal, ctx.workspaceId, ctx.params.delId!);
     const flash = `Delivery ${delivery.id} queued again.`;
@@ -329,6 +398,8 @@ ${signingHelp(ctx.deps.webhookTimeoutMs)}`,
       if (err instanceof ServiceError && err.code === 'not_found') return { redirect: '/dashboard/webhooks', flash };
       throw err;
     }
-    return { redirect: `/dashboard/webhooks/${delivery.webhook_id}`, flash };
+    // From the delivery's own page, back to it; from the endpoint's list, back to the list.
+    const from = ctx.form.get('from');
+    return { redirect: from === 'delivery' ? `/dashboard/deliveries/${delivery.id}` : `/dashboard/webhooks/${delivery.webhook_id}`, flash };
   });
 }
