@@ -7,6 +7,8 @@ import {
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { type ErrorCode, errorBodySchema, errorBodySchemas, errorCatalogue } from '../core/errors.js';
+import { fillMissingExamples } from './openapi-examples.js';
+import { TAG_GROUPS, TAGS } from './openapi-tags.js';
 import { type AnyRoute, routeErrorCodes } from './route.js';
 
 const requestIdHeader = {
@@ -67,6 +69,11 @@ function errorResponses(route: AnyRoute, headersFor: (route: AnyRoute) => Respon
   return out;
 }
 
+/** A hand-written example, or nothing (the generated fallback fills the gap later). */
+function exampleOf(value: unknown): { example?: unknown } {
+  return value === undefined ? {} : { example: value };
+}
+
 function toRouteConfig(route: AnyRoute, settings: DocumentSettings): RouteConfig {
   const limitHeaders = rateLimitHeaders(settings.rateLimitPerMinute);
   const headersFor = (r: AnyRoute) => (r.auth === 'bearer' ? { ...requestIdHeader, ...limitHeaders } : requestIdHeader);
@@ -76,14 +83,14 @@ function toRouteConfig(route: AnyRoute, settings: DocumentSettings): RouteConfig
       : {
           description: route.success.description,
           headers: headersFor(route),
-          content: { 'application/json': { schema: route.success.schema } },
+          content: { 'application/json': { schema: route.success.schema, ...exampleOf(route.example?.response) } },
         };
   const request: RouteConfig['request'] = {};
   if (route.params instanceof z.ZodObject) request.params = route.params;
   if (route.query instanceof z.ZodObject) request.query = route.query;
   if (route.headers !== undefined) request.headers = route.headers;
   // A body schema that accepts undefined makes the body optional, as the mount accepts it (cancel, publish now).
-  if (route.body !== undefined) request.body = { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: route.body } } };
+  if (route.body !== undefined) request.body = { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: route.body, ...exampleOf(route.example?.request) } } };
   if (route.rawBody !== undefined) {
     request.body = {
       required: true,
@@ -131,33 +138,43 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], settings: Docu
     tags: ['Operations'],
     security: [],
     responses: {
-      '200': { description: 'OpenAPI 3.1 document.', headers: requestIdHeader, content: { 'application/yaml': { schema: { type: 'string' } } } },
+      '200': {
+        description: 'OpenAPI 3.1 document. Rendered for people at /docs.',
+        headers: requestIdHeader,
+        content: { 'application/yaml': { schema: { type: 'string' }, example: 'openapi: 3.1.0\ninfo:\n  title: Multi-network publishing API\n  version: 1.0.0\n…' } },
+      },
     },
   });
-  registerProtocolEndpoints(registry);
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  registerProtocolEndpoints(registry, settings.baseUrl);
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Multi-network publishing API',
       version: '1.0.0',
       description: `Publish content to several social networks from one place. Every error is JSON \`{error, message, request_id}\` plus the fields of its code. Requests are limited to ${settings.rateLimitPerMinute} per minute per workspace. A request that is not valid HTTP/1.1 is refused before it reaches any operation, in the same error shape with \`invalid_request\` (or \`payload_too_large\`) and the connection closed: 431 for headers larger than the server accepts (a long query string counts), 408 for headers that never finish, 400 for a malformed request line or header.`,
     },
-    servers: [{ url: settings.baseUrl }],
+    servers: [{ url: settings.baseUrl, description: 'This service (its BASE_URL).' }],
+    tags: TAGS.map((t) => ({ ...t })),
   });
+  // Redoc's grouping of the tag list; other readers ignore an `x-` field.
+  const withGroups = Object.assign(document, { 'x-tagGroups': TAG_GROUPS });
+  fillMissingExamples(withGroups);
+  return withGroups;
 }
 
 const oauthError = {
   description: 'RFC 6749 error: invalid_request, invalid_client, invalid_grant or unsupported_grant_type (spec 7.5).',
   content: { 'application/json': { schema: { type: 'object' as const, properties: { error: { type: 'string' as const }, error_description: { type: 'string' as const } }, required: ['error'] } } },
 };
-const json = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' as const } } } });
+const json = (description: string, example: object) => ({ description, content: { 'application/json': { schema: { type: 'object' as const }, example } } });
 
 /**
  * The endpoints that follow external protocols (OAuth 2.0, RFC 7591/8414/9728, MCP) rather than our zod
  * schemas: documented here so the document lists every path the service answers.
  */
-function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
+function registerProtocolEndpoints(registry: OpenAPIRegistry, baseUrl: string): void {
   const tags = ['OAuth'];
+  const issuer = `${baseUrl}/api/oauth/mcp`;
   registry.registerPath({
     method: 'get',
     path: '/api/oauth/mcp/authorize',
@@ -176,7 +193,39 @@ function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
     description: 'Form-encoded. Confidential clients authenticate with client_secret_post (or basic); public clients send code_verifier. No refresh tokens: authorize again when the access token expires.',
     tags,
     security: [],
-    responses: { '200': json('{access_token, token_type: "Bearer", expires_in, scope: "mcp"}'), '400': oauthError, '401': oauthError },
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: {
+              type: 'object',
+              properties: {
+                grant_type: { type: 'string', enum: ['authorization_code'] },
+                code: { type: 'string' },
+                redirect_uri: { type: 'string' },
+                client_id: { type: 'string' },
+                code_verifier: { type: 'string', description: 'PKCE (RFC 7636), required of public clients.' },
+                client_secret: { type: 'string', description: 'Confidential clients with client_secret_post.' },
+              },
+              required: ['grant_type', 'code', 'redirect_uri', 'client_id'],
+            },
+            example: {
+              grant_type: 'authorization_code',
+              code: 'Qm9vdHN0cmFwQ29kZUV4YW1wbGU',
+              redirect_uri: 'http://127.0.0.1:33418/callback',
+              client_id: 'mcp_client_5f2b8c1e9a3d4f60',
+              code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      '200': json('{access_token, token_type: "Bearer", expires_in, scope: "mcp"}', { access_token: 'eW91ci1hY2Nlc3MtdG9rZW4tZXhhbXBsZQ', token_type: 'Bearer', expires_in: 3600, scope: 'mcp' }),
+      '400': oauthError,
+      '401': oauthError,
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -186,7 +235,29 @@ function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
     description: 'Registered clients are public (token_endpoint_auth_method none, authorization_code, PKCE). Custom-scheme and loopback redirects make a native client (any loopback port is accepted).',
     tags,
     security: [],
-    responses: { '201': json('Client information with client_id (mcp_client_…).'), '400': oauthError },
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { redirect_uris: { type: 'array', items: { type: 'string' } }, client_name: { type: 'string' } }, required: ['redirect_uris'] },
+            example: { client_name: 'My assistant', redirect_uris: ['http://127.0.0.1:33418/callback'] },
+          },
+        },
+      },
+    },
+    responses: {
+      '201': json('Client information with client_id (mcp_client_…).', {
+        client_id: 'mcp_client_5f2b8c1e9a3d4f60',
+        client_name: 'My assistant',
+        redirect_uris: ['http://127.0.0.1:33418/callback'],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+      }),
+      '400': oauthError,
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -204,7 +275,19 @@ function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
     summary: 'Authorization server metadata (RFC 8414)',
     tags,
     security: [],
-    responses: { '200': json('Metadata.') },
+    responses: {
+      '200': json('Metadata.', {
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        registration_endpoint: `${issuer}/register`,
+        revocation_endpoint: `${issuer}/revoke`,
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code'],
+        code_challenge_methods_supported: ['S256'],
+        scopes_supported: ['mcp'],
+      }),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -213,7 +296,9 @@ function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
     summary: 'Protected resource metadata for /mcp (RFC 9728)',
     tags,
     security: [],
-    responses: { '200': json('Metadata.') },
+    responses: {
+      '200': json('Metadata.', { resource: `${baseUrl}/mcp`, authorization_servers: [issuer], bearer_methods_supported: ['header'], scopes_supported: ['mcp'] }),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -223,7 +308,15 @@ function registerProtocolEndpoints(registry: OpenAPIRegistry): void {
     description: 'JSON-RPC 2.0 per the Model Context Protocol. Bearer: an OAuth access token for this resource, or an API key. 401 carries WWW-Authenticate with resource_metadata.',
     tags: ['MCP'],
     security: [{ bearerAuth: [] }],
-    responses: { '200': json('JSON-RPC response.'), '401': { description: 'Missing or invalid credential; see WWW-Authenticate.', headers: challengeHeader, content: { 'application/json': { schema: errorBodySchema } } } },
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: { type: 'object' }, example: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } } },
+      },
+    },
+    responses: {
+      '200': json('JSON-RPC response.', { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'list_brands', description: 'List the brands of the workspace…', inputSchema: { type: 'object' } }] } }),
+      '401': { description: 'Missing or invalid credential; see WWW-Authenticate.', headers: challengeHeader, content: { 'application/json': { schema: errorBodySchema } } } },
   });
 }
 

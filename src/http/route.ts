@@ -51,6 +51,12 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   headers?: z.ZodObject;
   /** Error codes this operation raises itself; auth, body and rate-limit codes are added automatically. */
   errors?: ErrorCode[];
+  /**
+   * Examples for the reference, written for a reader: a body the operation accepts and the main success answer.
+   * Operations without one get a generated example; test/rest/openapi.test.ts validates both kinds against their
+   * schemas. `NoInfer`: an example must fit the route's types, never widen them.
+   */
+  example?: { request?: NoInfer<z.input<B>>; response?: NoInfer<R> };
   handle(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<R>;
 }
 

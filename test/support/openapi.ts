@@ -107,6 +107,13 @@ export class ResponseConformance {
     return this.templates.find((t) => t.regex.test(path))?.template;
   }
 
+  /** Problems of `value` against `schema` (a schema of the document, its `$ref`s resolved in it); empty when valid. */
+  checkValue(schema: JsonSchema, value: unknown, label: string): string[] {
+    const validate = this.ajv.compile({ ...schema, components: this.doc.components });
+    if (validate(value)) return [];
+    return (validate.errors ?? []).map((e) => `${label}: ${e.instancePath} ${e.message ?? ''}`);
+  }
+
   /**
    * Returns a list of problems (empty when the response conforms): the path and method must be documented,
    * the status must be among the operation's responses, and a JSON body must match its schema.

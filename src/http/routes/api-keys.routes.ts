@@ -10,6 +10,8 @@ import { workspaceParams } from './common.js';
 
 const keyParams = workspaceParams.extend({ keyId: z.string().describe('API key id (key_…).') });
 
+const exampleKey = { id: 'key_2x7c4v9b1n6m3q8w5e0r', name: 'zapier', prefix: 'svc_live', created_at: '2026-02-20T10:20:00.000Z' };
+
 export function apiKeyRoutes(apiKeys: ApiKeysService) {
   return [
     defineRoute({
@@ -24,6 +26,10 @@ export function apiKeyRoutes(apiKeys: ApiKeysService) {
       params: workspaceParams,
       body: createApiKeyInputSchema,
       success: { status: 201, description: 'The new key, with its plaintext (shown once).', schema: createdApiKeySchema },
+      example: {
+        request: { name: 'zapier' },
+        response: { ...exampleKey, api_key: 'svc_live_4f1c9e7a2b8d6f3e0a5c1b9d7e3f2a6c', revoked_other_keys: 0 },
+      },
       handle: ({ principal, params, body }) => apiKeys.create(principal, params.wsId, body),
     }),
     defineRoute({
@@ -36,6 +42,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The keys.', schema: apiKeyListSchema },
+      example: { response: { data: [{ ...exampleKey, last_used_at: '2026-02-27T16:20:00.000Z', revoked_at: null }] } },
       handle: ({ principal, params }) => apiKeys.list(principal, params.wsId),
     }),
     defineRoute({

@@ -5,6 +5,13 @@ import { workspaceParams } from './common.js';
 
 const brandParams = workspaceParams.extend({ brandId: brandIdSchema });
 
+const exampleBrand = {
+  id: 'brand_4k8xq2m7tv9c1zb3nfa0',
+  name: 'Corner Bakery',
+  created_at: '2026-02-20T10:04:31.000Z',
+  updated_at: '2026-02-20T10:04:31.000Z',
+};
+
 export function brandRoutes(brands: BrandsService) {
   return [
     defineRoute({
@@ -18,6 +25,7 @@ export function brandRoutes(brands: BrandsService) {
       params: workspaceParams,
       body: brandInputSchema,
       success: { status: 201, description: 'The brand.', schema: brandSchema },
+      example: { request: { name: 'Corner Bakery' }, response: exampleBrand },
       errors: ['limit_reached'],
       handle: ({ principal, params, body }) => brands.create(principal, params.wsId, body),
     }),
@@ -30,6 +38,7 @@ export function brandRoutes(brands: BrandsService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The brands, oldest first.', schema: brandListSchema },
+      example: { response: { data: [exampleBrand] } },
       handle: ({ principal, params }) => brands.list(principal, params.wsId),
     }),
     defineRoute({
@@ -41,6 +50,7 @@ export function brandRoutes(brands: BrandsService) {
       auth: 'bearer',
       params: brandParams,
       success: { status: 200, description: 'The brand.', schema: brandSchema },
+      example: { response: exampleBrand },
       errors: ['not_found'],
       handle: ({ principal, params }) => brands.get(principal, params.wsId, params.brandId),
     }),
@@ -54,6 +64,7 @@ export function brandRoutes(brands: BrandsService) {
       params: brandParams,
       body: brandInputSchema,
       success: { status: 200, description: 'The brand.', schema: brandSchema },
+      example: { request: { name: 'Corner Bakery & Café' }, response: { ...exampleBrand, name: 'Corner Bakery & Café', updated_at: '2026-02-21T08:12:00.000Z' } },
       errors: ['not_found'],
       handle: ({ principal, params, body }) => brands.update(principal, params.wsId, params.brandId, body),
     }),

@@ -19,6 +19,18 @@ const brandParams = workspaceParams.extend({ brandId: brandIdSchema });
 const connectionParams = workspaceParams.extend({ connId: connectionIdSchema });
 
 /** Every operation on connections: sandbox ones created directly, live ones through the network's OAuth. */
+const exampleConnection: z.output<typeof connectionSchema> = {
+  id: 'conn_7t2mz4q8kx1vb9c3nfa5',
+  brand_id: 'brand_4k8xq2m7tv9c1zb3nfa0',
+  platform_slug: 'instagram',
+  mode: 'sandbox',
+  name: '@cornerbakery (sandbox)',
+  status: 'active',
+  status_reason: null,
+  created_at: '2026-02-20T10:06:12.000Z',
+  updated_at: '2026-02-20T10:06:12.000Z',
+};
+
 export function connectionRoutes(connections: ConnectionsService, connect: NetworkConnectService) {
   return [
     defineRoute({
@@ -32,6 +44,7 @@ export function connectionRoutes(connections: ConnectionsService, connect: Netwo
       params: brandParams,
       body: createSandboxConnectionInputSchema,
       success: { status: 201, description: 'The connection.', schema: connectionSchema },
+      example: { request: { platform_slug: 'instagram', mode: 'sandbox', name: '@cornerbakery (sandbox)' }, response: exampleConnection },
       errors: ['not_found', 'limit_reached'],
       handle: ({ principal, params, body }) => connections.createSandbox(principal, params.wsId, params.brandId, body),
     }),
@@ -45,6 +58,7 @@ export function connectionRoutes(connections: ConnectionsService, connect: Netwo
       params: workspaceParams,
       query: connectionListQuerySchema,
       success: { status: 200, description: 'The connections, oldest first.', schema: connectionListSchema },
+      example: { response: { data: [exampleConnection] } },
       handle: ({ principal, params, query }) => connections.list(principal, params.wsId, query),
     }),
     defineRoute({
@@ -56,6 +70,7 @@ export function connectionRoutes(connections: ConnectionsService, connect: Netwo
       auth: 'bearer',
       params: connectionParams,
       success: { status: 200, description: 'The connection.', schema: connectionSchema },
+      example: { response: exampleConnection },
       errors: ['not_found'],
       handle: ({ principal, params }) => connections.get(principal, params.wsId, params.connId),
     }),

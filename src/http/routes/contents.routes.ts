@@ -36,6 +36,41 @@ function replay<T>(result: IdempotentResult<T>, setHeader: (name: string, value:
   return result.outcome.value;
 }
 
+const exampleJobs: z.output<typeof createdContentSchema>['jobs'] = [
+  { job_id: 'job_8c1v4q7t2m9x3k5zb0nf', platform_slug: 'instagram', connection_id: 'conn_7t2mz4q8kx1vb9c3nfa5', status: 'scheduled' },
+  { job_id: 'job_3n6w9p2r5t8v1x4z7b0c', platform_slug: 'linkedin', connection_id: 'conn_2b5e8h1k4n7q0t3w6y9a', status: 'scheduled' },
+];
+
+/** One scheduled content as GET answers it: what the reference shows for create, list and get. */
+const exampleContent: z.output<typeof contentSchema> = {
+  content_id: '0f7c2a9e-3b41-4d8e-9a6f-5c2e1d7b8a90',
+  brand_id: 'brand_4k8xq2m7tv9c1zb3nfa0',
+  content_type: 'photo',
+  status: 'scheduled',
+  target_platforms: ['instagram', 'linkedin'],
+  publish_at: '2026-03-02T14:00:00.000Z',
+  time_zone: 'America/New_York',
+  local_publish_at: '2026-03-02T09:00',
+  queued: false,
+  text: 'Spring menu starts Monday: three new dishes, one old favourite back.',
+  title: null,
+  thread: null,
+  created_at: '2026-02-27T16:20:05.000Z',
+  updated_at: '2026-02-27T16:20:05.000Z',
+  completed_at: null,
+  jobs: exampleJobs.map((job) => ({
+    ...job,
+    error_code: null,
+    error_message: null,
+    external_post_url: null,
+    previous_status: null,
+    attempts: 0,
+    created_at: '2026-02-27T16:20:05.000Z',
+    updated_at: '2026-02-27T16:20:05.000Z',
+    published_at: null,
+  })),
+};
+
 export function contentRoutes(contents: ContentsService) {
   return [
     defineRoute({
@@ -57,6 +92,27 @@ export function contentRoutes(contents: ContentsService) {
       headers: idempotencyHeaders,
       body: createContentInputSchema,
       success: { status: 201, description: 'Created: publishing (jobs queued), scheduled (jobs wait for publish_at) or draft.', schema: createdContentSchema },
+      example: {
+        request: {
+          brand_id: 'brand_4k8xq2m7tv9c1zb3nfa0',
+          content_type: 'photo',
+          target_platforms: ['instagram', 'linkedin'],
+          text: 'Spring menu starts Monday: three new dishes, one old favourite back.',
+          media: [{ url: 'https://cdn.example.com/menu/spring-2026.jpg' }],
+          publish_at: '2026-03-02T09:00',
+          time_zone: 'America/New_York',
+        },
+        response: {
+          content_id: exampleContent.content_id,
+          status: 'scheduled',
+          publish_at: exampleContent.publish_at,
+          time_zone: exampleContent.time_zone,
+          local_publish_at: exampleContent.local_publish_at,
+          queued: false,
+          created_at: exampleContent.created_at,
+          jobs: exampleJobs,
+        },
+      },
       alternatives: [{ status: 200, description: 'Preview (dry_run=true).', schema: previewSchema }],
       errors: ['not_found', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
       handle: async ({ principal, params, query, body, header, setHeader, setStatus }) => {
@@ -81,6 +137,7 @@ export function contentRoutes(contents: ContentsService) {
       params: workspaceParams,
       query: contentListQuerySchema,
       success: { status: 200, description: 'A page of contents with their jobs.', schema: contentListSchema },
+      example: { response: { data: [exampleContent], next_cursor: null } },
       handle: ({ principal, params, query }) => contents.list(principal, params.wsId, query),
     }),
     defineRoute({
@@ -92,6 +149,7 @@ export function contentRoutes(contents: ContentsService) {
       auth: 'bearer',
       params: contentParams,
       success: { status: 200, description: 'The content.', schema: contentSchema },
+      example: { response: exampleContent },
       errors: ['not_found'],
       handle: ({ principal, params }) => contents.get(principal, params.wsId, params.contentId),
     }),

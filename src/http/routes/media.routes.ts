@@ -17,6 +17,7 @@ export function mediaRoutes(media: MediaService) {
       params: workspaceParams,
       rawBody: { contentTypes: UPLOAD_CONTENT_TYPES, description: 'The file bytes.' },
       success: { status: 201, description: 'Stored.', schema: uploadedMediaSchema },
+      example: { response: { id: 'media_9b2d5f8h1k4m7p0r3t6v', content_type: 'image/jpeg', size_bytes: 482113, created_at: '2026-02-27T16:18:44.000Z' } },
       errors: ['validation_failed', 'limit_reached'],
       handle: ({ principal, params, header, raw }) => media.upload(principal, params.wsId, header('content-type') ?? '', raw!),
     }),

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import {
   createdWebhookSchema,
   deliverySchema,
@@ -21,6 +22,16 @@ const SIGNING =
   'Answer 2xx within 30 s. 5xx, 408, 429, 3xx (redirects are not followed), timeouts and connection failures are retried at +1 min, +5 min, +30 min, +2 h and +12 h; other 4xx stop. After 6 attempts the delivery is dead. ' +
   'Delivery is at least once: de-duplicate on Service-Delivery-Id (the same across retries and redeliveries) or on the event id.';
 
+const exampleWebhook: z.output<typeof webhookSchema> = {
+  id: 'wh_5q8t1w4z7c0f3j6m9p2s',
+  url: 'https://hooks.cornerbakery.example/publisher',
+  description: 'Posts to the team chat when a post goes out or fails.',
+  enabled_events: ['content.published', 'content.failed'],
+  active: true,
+  created_at: '2026-02-20T10:15:40.000Z',
+  updated_at: '2026-02-20T10:15:40.000Z',
+};
+
 export function webhookRoutes(webhooks: WebhooksService) {
   return [
     defineRoute({
@@ -34,6 +45,10 @@ export function webhookRoutes(webhooks: WebhooksService) {
       params: workspaceParams,
       body: createWebhookInputSchema,
       success: { status: 201, description: 'The endpoint and its secret.', schema: createdWebhookSchema },
+      example: {
+        request: { url: exampleWebhook.url, description: exampleWebhook.description, enabled_events: exampleWebhook.enabled_events },
+        response: { ...exampleWebhook, secret: 'whsec_3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a1c3e5b7d' },
+      },
       errors: ['limit_reached'],
       handle: ({ principal, params, body }) => webhooks.create(principal, params.wsId, body),
     }),
@@ -46,6 +61,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth: 'bearer',
       params: workspaceParams,
       success: { status: 200, description: 'The endpoints (never their secrets).', schema: webhookListSchema },
+      example: { response: { data: [exampleWebhook] } },
       handle: ({ principal, params }) => webhooks.list(principal, params.wsId),
     }),
     defineRoute({
@@ -57,6 +73,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       auth: 'bearer',
       params: webhookParams,
       success: { status: 200, description: 'The endpoint.', schema: webhookSchema },
+      example: { response: exampleWebhook },
       errors: ['not_found'],
       handle: ({ principal, params }) => webhooks.get(principal, params.wsId, params.whId),
     }),
