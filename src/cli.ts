@@ -12,11 +12,20 @@ const USAGE = `Usage: npm run cli -- <command>
 
 Commands:
   migrate                                   bring the database schema up to date
+  workspace list [--json]                   every workspace: id, name, plan, created
   workspace create --name NAME [--json]     create a workspace and its first API key (shown once)
   workspace plan --workspace WS --plan PLAN put a workspace on a plan (see PLANS_JSON)
+  key create --workspace WS [--name NAME] [--json]
+                                            another API key for a workspace (shown once), e.g. when one is lost
   credits grant --workspace WS --amount N [--expires ISO_DATE] [--source grant|promotion]
                                             add a credit batch (lote) to a workspace's wallet
 `;
+
+/** Left-aligned columns, two spaces apart, for people reading a terminal (`--json` is for scripts). */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
+}
 
 /** Runs `work` with a container, closes it, and turns an expected failure into one line and exit code 1. */
 async function withContainer(config: ReturnType<typeof loadConfig>, work: (container: Awaited<ReturnType<typeof createContainer>>) => Promise<string>): Promise<number> {
@@ -43,9 +52,9 @@ async function run(argv: string[]): Promise<number> {
     options: { name: { type: 'string' }, workspace: { type: 'string' }, plan: { type: 'string' }, amount: { type: 'string' }, expires: { type: 'string' }, source: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
   });
   const command = positionals.join(' ');
-  if (values.help || command === '') {
+  if (values.help || command === '' || command === 'help') {
     process.stdout.write(USAGE);
-    return values.help ? 0 : 2;
+    return values.help || command === 'help' ? 0 : 2;
   }
   const config = loadConfig();
 
@@ -59,6 +68,35 @@ async function run(argv: string[]): Promise<number> {
     } finally {
       await db.close();
     }
+  }
+
+  if (command === 'workspace list') {
+    return withContainer(config, async (container) => {
+      const workspaces = await container.services.workspaces.list();
+      if (values.json) return `${JSON.stringify({ data: workspaces })}\n`;
+      if (workspaces.length === 0) return 'No workspace yet. Create one: npm run cli -- workspace create --name NAME\n';
+      return table(['ID', 'NAME', 'PLAN', 'CREATED'], workspaces.map((w) => [w.id, w.name, w.plan, w.created_at]));
+    });
+  }
+
+  if (command === 'key create') {
+    const name = values.name ?? 'cli key';
+    if (values.workspace === undefined || name.trim().length === 0 || name.length > 100) {
+      process.stderr.write('key create needs --workspace WS (see: npm run cli -- workspace list) and takes --name NAME (1 to 100 characters)\n');
+      return 2;
+    }
+    const workspace = values.workspace;
+    return withContainer(config, async (container) => {
+      const created = await container.services.workspaces.createKey(workspace, name.trim());
+      if (values.json) return `${JSON.stringify({ workspace_id: created.workspace_id, key_id: created.key_id, api_key: created.api_key })}\n`;
+      return [
+        `API key ${created.key_id} for workspace ${created.workspace_id} (${created.workspace_name}), shown only now; store it:`,
+        `  ${created.api_key}`,
+        'Paste into your shell to use it:',
+        `  export KEY=${created.api_key} WS=${created.workspace_id}`,
+        '',
+      ].join('\n');
+    });
   }
 
   if (command === 'workspace create') {

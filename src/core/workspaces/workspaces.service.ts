@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { claimMetaFlag } from '../../../db/repositories/service-meta.repo.js';
-import { findWorkspace, insertWorkspace, listWorkspaces, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
+import { findWorkspace, insertWorkspace, listWorkspaces, lockWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { mintApiKey } from '../api-keys/api-keys.service.js';
 import { type Clock, toIso } from '../clock.js';
@@ -46,6 +46,21 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
     /** Which workspace and which key or OAuth client a credential is; see `whoAmI`. */
     async me(principal: Principal): Promise<Me> {
       return whoAmI(db, principal);
+    },
+
+    /**
+     * Mints another API key for a workspace (operators: `npm run cli -- key create`), e.g. when its only key was
+     * lost; other keys stay as they are. The plaintext is returned once.
+     * @throws ServiceError `not_found` for an unknown workspace.
+     */
+    async createKey(workspaceId: string, name: string): Promise<NewWorkspace & { workspace_name: string }> {
+      return db.transaction().execute(async (tx) => {
+        // The lock first, as every key change takes it (see api-keys.service.ts); it also says whether the workspace exists.
+        if (!(await lockWorkspace(tx, workspaceId))) throw new ServiceError('not_found', `Workspace ${workspaceId} was not found. List them with: npm run cli -- workspace list`);
+        const workspace = await findWorkspace(tx, workspaceId);
+        const { row, apiKey } = await mintApiKey(tx, workspaceId, name, clock.now());
+        return { workspace_id: workspaceId, workspace_name: workspace?.name ?? '', key_id: row.id, api_key: apiKey };
+      });
     },
 
     /** Every workspace of the installation, oldest first (operators: `npm run cli -- workspace list`). */
