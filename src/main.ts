@@ -1,7 +1,37 @@
+import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
+import { firstKeyFile, writeFirstKeyFile } from './first-key-file.js';
+import type { startService } from './server.js';
 import { exitOnSignals } from './shutdown.js';
 
-/** Process entry: start, print where we listen (and the first key on a fresh install), stop cleanly on signals. */
+/** oidc-provider's warning on a Node.js line older than 22 (its `lib/index.js`), printed when it loads. */
+const RUNTIME_WARNING = /oidc-provider WARNING: Unsupported runtime/;
+const RUNTIME_NOTE =
+  'Note: the OAuth library below asks for Node.js 22 LTS or later; this service supports and is tested on Node.js >= 20.19, so it works as is (a newer Node.js silences it).';
+
+/**
+ * Loads the server while holding back what its libraries print with `console.warn` as they load, so the banner
+ * is the first thing a newcomer reads; the held lines follow it, each known one with its explanation.
+ */
+async function loadServer(): Promise<{ module: { startService: typeof startService }; heldWarnings: unknown[][] }> {
+  const heldWarnings: unknown[][] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => heldWarnings.push(args);
+  try {
+    return { module: await import('./server.js'), heldWarnings };
+  } finally {
+    console.warn = warn;
+  }
+}
+
+function releaseWarnings(held: unknown[][]): void {
+  for (const args of held) {
+    if (args.some((a) => typeof a === 'string' && RUNTIME_WARNING.test(a))) process.stderr.write(`${RUNTIME_NOTE}\n`);
+    console.warn(...args);
+  }
+}
+
+/** Process entry: start, print the banner (and the first key on a fresh install), stop cleanly on signals. */
 async function main(): Promise<void> {
   let config;
   try {
@@ -14,39 +44,57 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  // Loaded after the configuration is known good, so a bad value prints exactly one line (oidc-provider warns
-  // about the Node version when it loads).
-  const { startService } = await import('./server.js');
-  const service = await startService(config);
+  // Loaded after the configuration is known good, so a bad value prints exactly one line.
+  const { module: server, heldWarnings } = await loadServer();
+  let service;
+  try {
+    service = await server.startService(config);
+  } catch (err) {
+    releaseWarnings(heldWarnings);
+    throw err;
+  }
   const { logger } = service.container;
   // Handlers go in before the banner: whoever reads the banner may signal us at once.
   exitOnSignals(logger, () => service.stop());
-  if (config.allowLocalUrls) {
-    logger.warn('ALLOW_LOCAL_URLS is on: webhooks and media may reach http and private addresses. For local testing only.');
-  }
 
-  const lines = [`Listening on ${service.listenUrl} (base URL ${service.baseUrl})`, `API description: ${service.baseUrl}/openapi.yaml`];
-  // Only API processes serve pages and MCP; a worker process has neither.
-  if (service.container.config.role !== 'worker') {
-    lines.push(`Dashboard: ${service.baseUrl}/dashboard (sign in with an API key)`);
-    // RFC 9728 §3.3: OAuth clients compare the protected resource's `resource` (built from BASE_URL) with the URL
-    // they were given, so another spelling of the same address (127.0.0.1 for localhost) fails their check.
-    lines.push(`MCP: ${service.baseUrl}/mcp (give clients this URL exactly as written: it must match BASE_URL)`);
+  const base = service.baseUrl;
+  const lines = [`Listening on ${service.listenUrl} (base URL ${base})`];
+  // Only API processes serve pages, docs and MCP; a worker process has neither.
+  if (config.role !== 'worker') {
+    lines.push(
+      `  Dashboard  ${base}/dashboard (sign in with an API key)`,
+      // RFC 9728 §3.3: OAuth clients compare the protected resource's `resource` (built from BASE_URL) with the URL
+      // they were given, so another spelling of the same address (localhost for 127.0.0.1) fails their check.
+      `  MCP        ${base}/mcp (give clients this URL exactly as written: it must match BASE_URL)`,
+      `  API docs   ${base}/docs`,
+    );
   }
+  lines.push(`  OpenAPI    ${base}/openapi.yaml`);
+
+  const keyFile = firstKeyFile(config);
   const first = service.firstWorkspace;
   if (first) {
+    const saved = writeFirstKeyFile(keyFile, { key: first.api_key, workspaceId: first.workspace_id, baseUrl: base });
     lines.push(
       '',
       `First start: created workspace ${first.workspace_id} and its first API key (shown only now; store it):`,
       `  ${first.api_key}`,
-      'Try it:',
-      `  curl -H "Authorization: Bearer ${first.api_key}" ${service.baseUrl}/api/v1/workspaces/${first.workspace_id}/api-keys`,
+      saved === null ? `Also saved, readable by you only, in ${keyFile.display}` : `Could not save it to ${keyFile.display} (${saved}): copy it now.`,
+      'Paste into your shell to use it, then follow "Publishing in five requests" in README.md:',
+      `  export KEY=${first.api_key} WS=${first.workspace_id} BASE=${base}`,
+      `  curl -s -H "Authorization: Bearer $KEY" $BASE/api/v1/me`,
     );
   } else {
-    lines.push('Get an API key for a new workspace: npm run cli -- workspace create --name "My workspace" --json');
+    if (existsSync(keyFile.path)) lines.push('', `The first API key is in ${keyFile.display}: load it into your shell with  . ${keyFile.display}`);
+    else lines.push('');
+    lines.push('A key for a workspace: npm run cli -- workspace list, then npm run cli -- key create --workspace ws_…');
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 
+  releaseWarnings(heldWarnings);
+  if (config.allowLocalUrls) {
+    logger.warn('ALLOW_LOCAL_URLS is on: webhooks and media may reach http and private addresses. For local testing only.');
+  }
 }
 
 main().catch((err: unknown) => {
