@@ -355,12 +355,18 @@ describeEachDb('dashboard compose', (server) => {
       ['intent', 'preview'],
     ]);
     expect(sent.status).toBe(200);
-    const preview = textOf(/<section class="card" aria-labelledby="preview-h">[\s\S]*?<\/section>/.exec(sent.html)![0]);
+    const section = /<section class="card" aria-labelledby="preview-h">[\s\S]*?<h3>Plan meters<\/h3>[\s\S]*?<\/section>/.exec(sent.html)![0];
+    const preview = textOf(section);
     expect(preview).toContain('Nothing was published or counted');
-    expect(preview).toMatch(/Threads From Acme threads — sandbox.* A thread of 2 posts:/);
+    // Each network as its feed shows it: the thread split into its posts, each under the account's name.
+    expect(preview).toMatch(/Threads — a thread of 2 posts Sandbox: simulated/);
+    expect(section.match(/<article class="mock mock-threads" aria-label="Threads, post \d of 2">/g)).toHaveLength(2);
+    expect(preview).toContain('A Acme threads sandbox');
     expect(preview).toContain('1/2');
-    expect(preview).toContain('LinkedIn');
+    // LinkedIn folds its text after about 210 characters behind "…see more".
+    expect(section).toMatch(/<article class="mock mock-linkedin"[\s\S]*?<details class="mock-fold">[\s\S]*?…see more/);
     expect(preview).toMatch(/Publications this cycle 0 2 \d+/);
+    expect(preview).not.toContain('Inspiration library');
     expect(sent.html).toContain(long);
     expect(sent.html).toMatch(/id="thread_split" name="thread_split" type="checkbox" value="auto" checked/);
     expect(await contents()).toHaveLength(0);

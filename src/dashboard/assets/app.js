@@ -71,15 +71,124 @@ function counters() {
   refresh();
 }
 
-/** `[data-show-when-type="thread"]`: shown only while the content type select has that value. */
+/**
+ * `[data-show-when-type="video reel"]`: shown only while the content type select has one of those values; with
+ * `data-show-when-network="youtube"` also only while that network is ticked.
+ */
 function typeSections() {
   const select = document.getElementById('content_type');
   if (!select) return;
   const apply = () => {
-    for (const section of $$('[data-show-when-type]')) section.hidden = !section.dataset.showWhenType.split(' ').includes(select.value);
+    const ticked = $$('input[name=target_platforms]:checked').map((i) => i.value);
+    for (const section of $$('[data-show-when-type]')) {
+      const network = section.dataset.showWhenNetwork;
+      section.hidden = !section.dataset.showWhenType.split(' ').includes(select.value) || (network !== undefined && !ticked.includes(network));
+    }
+  };
+  select.addEventListener('change', apply);
+  document.addEventListener('change', (event) => {
+    if (event.target && event.target.name === 'target_platforms') apply();
+  });
+  apply();
+}
+
+/**
+ * `.network[data-brands]`: a network can be ticked only when the chosen brand is connected there; otherwise its
+ * "Connect →" link (to that brand's card) shows instead, and a tick left on it is taken off.
+ */
+function brandNetworks() {
+  const select = document.getElementById('brand_id');
+  if (!select) return;
+  const apply = () => {
+    const brand = select.value;
+    for (const network of $$('.network[data-brands]')) {
+      const brands = network.dataset.brands.split(' ').filter(Boolean);
+      const usable = brand === '' ? brands.length > 0 : brands.includes(brand);
+      const pick = network.querySelector('[data-network-pick]');
+      const connect = network.querySelector('[data-network-connect]');
+      const box = pick?.querySelector('input');
+      if (!usable && box?.checked) {
+        box.checked = false;
+        box.dispatchEvent(new window.Event('change', { bubbles: true }));
+      }
+      if (pick) pick.hidden = !usable;
+      if (connect) connect.hidden = usable;
+      const link = network.querySelector('[data-connect-link]');
+      if (link) link.href = brand === '' ? '/dashboard/brands' : `/dashboard/brands#brand-${brand}`;
+    }
   };
   select.addEventListener('change', apply);
   apply();
+}
+
+/**
+ * `[data-tabs]` holding `[data-tab]` panels (fieldsets without scripts): a tab per panel of a ticked network
+ * (`input[name=target_platforms]`), one panel shown at a time; arrows move between tabs (WAI-ARIA tabs).
+ */
+function tabs() {
+  for (const container of $$('[data-tabs]')) {
+    const panels = $$('[data-tab]', container);
+    const list = document.createElement('div');
+    list.setAttribute('role', 'tablist');
+    list.setAttribute('aria-label', 'Networks');
+    list.className = 'tablist';
+    container.classList.add('tabbed');
+    container.prepend(list);
+    let current = null;
+    const buttons = new Map();
+    for (const panel of panels) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.id = `${panel.id}-tab`;
+      button.textContent = panel.dataset.tabLabel;
+      button.setAttribute('role', 'tab');
+      button.setAttribute('aria-controls', panel.id);
+      panel.setAttribute('role', 'tabpanel');
+      panel.setAttribute('aria-labelledby', button.id);
+      button.addEventListener('click', () => select(panel.dataset.tab));
+      buttons.set(panel.dataset.tab, button);
+      list.append(button);
+    }
+    const visible = () => {
+      const ticked = $$('input[name=target_platforms]:checked').map((i) => i.value);
+      return panels.filter((p) => ticked.includes(p.dataset.tab)).map((p) => p.dataset.tab);
+    };
+    const select = (slug, focus = false) => {
+      current = slug;
+      for (const panel of panels) {
+        const on = panel.dataset.tab === slug;
+        panel.hidden = !on;
+        const button = buttons.get(panel.dataset.tab);
+        button.setAttribute('aria-selected', String(on));
+        button.tabIndex = on ? 0 : -1;
+        if (on && focus) button.focus();
+      }
+    };
+    const apply = () => {
+      const shown = visible();
+      for (const [slug, button] of buttons) button.hidden = !shown.includes(slug);
+      // A panel with an error is chosen first, so the refusal is on screen.
+      const invalid = panels.find((p) => shown.includes(p.dataset.tab) && p.classList.contains('invalid'));
+      if (!shown.includes(current)) select(invalid ? invalid.dataset.tab : shown[0] ?? null);
+      container.closest('details')?.querySelector('summary')?.toggleAttribute('data-empty', shown.length === 0);
+    };
+    list.addEventListener('keydown', (event) => {
+      const shown = visible();
+      const at = shown.indexOf(current);
+      if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+        event.preventDefault();
+        const next = shown[(at + (event.key === 'ArrowRight' ? 1 : shown.length - 1)) % shown.length];
+        if (next) select(next, true);
+      }
+    });
+    document.addEventListener('change', (event) => {
+      if (event.target && event.target.name === 'target_platforms') apply();
+    });
+    const invalid = panels.find((p) => p.classList.contains('invalid'));
+    current = null;
+    apply();
+    if (invalid && visible().includes(invalid.dataset.tab)) select(invalid.dataset.tab);
+  }
 }
 
 /**
@@ -221,6 +330,8 @@ confirmations();
 whenChoices();
 brandZone();
 counters();
+brandNetworks();
 typeSections();
+tabs();
 threadEditor();
 refreshing();

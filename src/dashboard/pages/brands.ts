@@ -4,6 +4,7 @@ import type { Brand } from '../../core/brands/brands.schema.js';
 import { type Connection, createSandboxConnectionInputSchema, platformSlugSchema } from '../../core/connections/connections.schema.js';
 import { ServiceError } from '../../core/errors.js';
 import { PLATFORM_SLUGS, PLATFORMS } from '../../vocabulary/platforms.js';
+import { handleOf } from '../names.js';
 import { explainJobError, explainServiceError, meterLabel, platformName } from '../explain.js';
 import { check, errorAt, type FieldErrors } from '../forms.js';
 import { html, type SafeHtml } from '../../web/html.js';
@@ -119,7 +120,7 @@ ${
       const open = c.status !== 'inactive';
       const reconnect = c.mode === 'live' && c.status === 'expired';
       return html`<tr>
-  <th scope="row">${c.name}</th>
+  <th scope="row">${c.name}${handleOf(c) && handleOf(c) !== c.name ? html`<span class="row-meta">${handleOf(c)}</span>` : ''}</th>
   <td>${platformName(c.platform_slug)}</td>
   <td>${c.mode === 'live' ? 'Live' : 'Sandbox'}</td>
   <td>${badge(c.status)}</td>
@@ -144,7 +145,7 @@ ${
 </tr>`;
     });
 
-    return html`<section class="card" aria-labelledby="brand-${id}-h">
+    return html`<section class="card" id="brand-${id}" aria-labelledby="brand-${id}-h">
   <h2 id="brand-${id}-h">${brand.name}</h2>
   <p class="muted">Created ${isoDate(brand.created_at)}</p>
   <p><a href="${BRANDS_URL}/${id}/queue">Publishing queue and time zone<span class="vh"> of ${brand.name}</span></a></p>

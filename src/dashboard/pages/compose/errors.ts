@@ -21,7 +21,7 @@ export interface Outcome {
 const SALDO_CODES = new Set(['saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido']);
 
 /** Field paths the form shows next to a control; any other error goes to the banner. */
-const FIELD_PREFIXES = ['brand_id', 'target_platforms', 'target_connections', 'content_type', 'text', 'title', 'thread', 'media', 'media_file', 'modo', ...WHEN_PATHS];
+const FIELD_PREFIXES = ['brand_id', 'target_platforms', 'target_connections', 'content_type', 'text', 'title', 'thread', 'media', 'media_file', 'modo', 'overrides', ...WHEN_PATHS];
 
 const chars = (s: string) => Array.from(s).length;
 

@@ -2,6 +2,7 @@ import type { Brand } from '../../../core/brands/brands.schema.js';
 import type { Connection } from '../../../core/connections/connections.schema.js';
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeySchema } from '../../../core/idempotency/idempotency.schema.js';
 import { type FieldErrors, optional } from '../../forms.js';
+import { PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../../../vocabulary/platforms.js';
 import type { MultipartLimits } from '../../multipart.js';
 import { type FormData as FormFields } from '../../page-router.js';
 import { localPublishAt, whenOf, whenPrecheck, type WhenValues } from '../../when-field.js';
@@ -38,6 +39,8 @@ export interface ComposeValues {
   mediaUrls: string[];
   /** Uploads already stored (from this submit or an earlier one), sent again as `{media_id}`. */
   mediaIds: string[];
+  /** Per-network replacements of the text and title (the API's `overrides`), as typed; empty ones are not sent. */
+  overrides: Partial<Record<PlatformSlug, { text: string; title: string }>>;
   modo: string;
   /** Publish now, schedule, queue or draft, with the date and time typed. */
   when: WhenValues;
@@ -73,6 +76,7 @@ export function emptyValues(choices: Choices): ComposeValues {
     thread: [],
     mediaUrls: [],
     mediaIds: [],
+    overrides: {},
     modo: '',
     when: { when: 'now', date: '', time: '' },
   };
@@ -94,6 +98,13 @@ export function valuesOf(form: FormFields): ComposeValues {
       .filter((p) => p !== ''),
     mediaUrls: form.all('media_url').slice(0, MEDIA_URL_INPUTS),
     mediaIds: form.all('media_id').filter((id) => id !== ''),
+    overrides: Object.fromEntries(
+      PLATFORM_SLUGS.flatMap((slug) => {
+        const text = lines(form.get(`override_text_${slug}`));
+        const title = form.get(`override_title_${slug}`);
+        return text === '' && title === '' ? [] : [[slug, { text, title }]];
+      }),
+    ),
     modo: form.get('modo'),
     when: whenOf(form, 'now'),
   };
@@ -116,24 +127,50 @@ export function chosenConnections(values: ComposeValues, choices: Choices): stri
   });
 }
 
-/** The core's input from the form, unchecked: `createContentInputSchema` and the core judge it. */
+/** Content types that carry media, and those whose video network takes a title. */
+export const MEDIA_TYPES: readonly string[] = ['photo', 'video', 'reel'];
+export const TITLE_TYPES: readonly string[] = ['video', 'reel'];
+
+/** The overrides to send: only for networks chosen, only what was typed (the API's `overrides`). */
+function overridesOf(values: ComposeValues): Record<string, { text?: string; title?: string }> {
+  const out: Record<string, { text?: string; title?: string }> = {};
+  for (const slug of values.platforms) {
+    const typed = values.overrides[slug as PlatformSlug];
+    if (!typed) continue;
+    const text = optional(typed.text);
+    const title = TITLE_TYPES.includes(values.contentType) && PLATFORMS[slug as PlatformSlug]?.limits.titleMaxChars !== null ? optional(typed.title) : undefined;
+    if (text !== undefined || title !== undefined) out[slug] = { ...(text !== undefined ? { text } : {}), ...(title !== undefined ? { title } : {}) };
+  }
+  return out;
+}
+
+/**
+ * The core's input from the form, unchecked: `createContentInputSchema` and the core judge it. Fields follow the
+ * content type, so what a browser without scripts still shows for another type (a title for a text post, media
+ * for a thread) is left out rather than refused.
+ */
 export function inputOf(values: ComposeValues, choices: Choices): Record<string, unknown> {
   const connections = chosenConnections(values, choices);
-  const media = mediaItemsOf(values).map((m) => m.item);
-  const text = optional(values.text);
-  const title = optional(values.title);
+  const type = values.contentType;
+  const media = MEDIA_TYPES.includes(type) ? mediaItemsOf(values).map((m) => m.item) : [];
+  const threadPosts = type === 'thread' ? values.thread : [];
+  // A thread is its posts; its text is used only when no post was typed (split from the text).
+  const text = type === 'thread' && threadPosts.length > 0 ? undefined : optional(values.text);
+  const title = TITLE_TYPES.includes(type) ? optional(values.title) : undefined;
   const modo = optional(values.modo);
+  const overrides = overridesOf(values);
   return {
     brand_id: values.brandId,
     target_platforms: values.platforms,
     ...(connections.length > 0 ? { target_connections: connections } : {}),
-    content_type: values.contentType,
+    content_type: type,
     ...(text !== undefined ? { text } : {}),
     ...(title !== undefined ? { title } : {}),
     ...(media.length > 0 ? { media } : {}),
-    ...(values.contentType === 'thread' && values.thread.length > 0 ? { thread: values.thread } : {}),
-    ...(values.threadSplit ? { thread_split: 'auto' } : {}),
-    ...(values.threadNumbering ? { thread_numbering: true } : {}),
+    ...(threadPosts.length > 0 ? { thread: threadPosts } : {}),
+    ...(values.threadSplit && (type === 'text' || type === 'thread') ? { thread_split: 'auto' } : {}),
+    ...(values.threadNumbering && (type === 'text' || type === 'thread') ? { thread_numbering: true } : {}),
+    ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
     ...(modo !== undefined ? { modo } : {}),
     ...timingOf(values.when),
   };

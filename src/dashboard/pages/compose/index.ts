@@ -4,8 +4,9 @@ import type { UploadedMedia } from '../../../core/media/media.schema.js';
 import { check } from '../../forms.js';
 import { readForm } from '../../multipart.js';
 import { CsrfRefused, FormData as FormFields, type PageContext, type PageRouter } from '../../page-router.js';
-import { friendlier, placeError } from './errors.js';
-import { type Choices, COMPOSE, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
+import { friendlier } from './errors.js';
+import { allRefusals, dryRun } from './refusals.js';
+import { type Choices, chosenConnections, COMPOSE, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
 import { uploadError, uploadOnce } from './uploads.js';
 import { render } from './view.js';
 import { brandZones } from '../../brand-zones.js';
@@ -70,27 +71,33 @@ export function composePages(pages: PageRouter): void {
     const early = precheck(values);
     const checked = check(createContentInputSchema, inputOf(values, choices));
     const invalid = { ...(checked.ok ? {} : friendlier(checked.errors, values)), ...early };
-    if (!checked.ok || Object.keys(early).length > 0) return render(ctx, choices, values, { errors: invalid, status: 400 });
+    if (!checked.ok) return render(ctx, choices, values, { errors: invalid, status: 400 });
     const input = checked.data;
     const { services } = ctx.deps;
+    const chosen = chosenConnections(values, choices);
+    const connectionOf = (slug: string) => chosen.find((id) => choices.usable.find((c) => c.id === id)?.platform_slug === slug);
+
+    if (Object.keys(early).length > 0) {
+      // The form's refusals and the core's (each network dry-run), in one answer; the timing is the form's to judge.
+      const untimed = { ...input, publish_at: undefined, time_zone: undefined, queue: undefined, draft: undefined };
+      const core = values.brandId === '' ? null : await dryRun(ctx, untimed, connectionOf);
+      const coreErrors = core && !core.ok ? core.outcome.errors : {};
+      return render(ctx, choices, values, { ...(core && !core.ok ? core.outcome : {}), errors: { ...coreErrors, ...early }, status: 400 });
+    }
 
     if (read.fields.intent?.[0] === 'preview') {
-      try {
-        return render(ctx, choices, values, { preview: await services.contents.preview(ctx.principal, ctx.workspaceId, input) });
-      } catch (err) {
-        if (err instanceof ServiceError) return render(ctx, choices, values, placeError(err, input));
-        throw err;
-      }
+      const run = await dryRun(ctx, input, connectionOf);
+      return render(ctx, choices, values, run.ok ? { preview: run.preview } : run.outcome);
     }
 
     let result;
     try {
       result = await services.contents.create(ctx.principal, ctx.workspaceId, input, formKey.key);
     } catch (err) {
-      if (err instanceof ServiceError) return render(ctx, choices, values, placeError(err, input));
+      if (err instanceof ServiceError) return render(ctx, choices, values, await allRefusals(ctx, input, err, connectionOf));
       throw err;
     }
-    if (!result.outcome.ok) return render(ctx, choices, values, placeError(result.outcome.error, input));
+    if (!result.outcome.ok) return render(ctx, choices, values, await allRefusals(ctx, input, result.outcome.error, connectionOf));
     const created = result.outcome.value;
     const told = createdMessage(created);
     return {

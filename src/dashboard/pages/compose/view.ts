@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { MODOS, type Modo } from '../../../core/wallet/wallet.schema.js';
+import { MODOS } from '../../../core/wallet/wallet.schema.js';
+import { MODE_CHOICES, MODE_WORDS } from '../../words.js';
+import { networksFieldset } from './networks.js';
+import { overridesSection } from './overrides.js';
 import { CONTENT_TYPES, type ContentType, PLATFORM_SLUGS, PLATFORMS } from '../../../vocabulary/platforms.js';
 import { platformName } from '../../explain.js';
 import { html, type SafeHtml } from '../../../web/html.js';
@@ -19,12 +22,6 @@ export const CONTENT_TYPE_LABELS: Record<ContentType, string> = {
   video: 'Video',
   reel: 'Reel (short video)',
   thread: 'Thread (a chain of posts, Threads only)',
-};
-
-const MODO_LABELS: Record<Modo, string> = {
-  plano: 'The plan only (refused when its allowance is used up)',
-  creditos: 'Credits for every publication',
-  automatico: 'The plan while it lasts, then credits',
 };
 
 const chars = (s: string) => Array.from(s).length;
@@ -94,22 +91,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   ${choices.brands.map((b) => html`<option value="${b.id}" data-zone="${choices.zones[b.id] ?? 'UTC'}"${b.id === values.brandId ? html` selected` : ''}>${b.name}</option>`)}
 </select>`;
 
-  const networks = html`<fieldset class="field${networksError ? ' invalid' : ''}"${attrs(['networks-hint', networksError && 'networks-error'], false)}>
-  <legend>Networks</legend>
-  <p class="hint" id="networks-hint">One post per network, through the brand's connection there.</p>
-  <div class="choices">
-  ${PLATFORM_SLUGS.map((slug) => {
-    const info = PLATFORMS[slug];
-    const id = `platform-${slug}`;
-    return html`<div class="field check">
-    <input type="checkbox" id="${id}" name="target_platforms" value="${slug}"${values.platforms.includes(slug) ? html` checked` : ''}${attrs([`${id}-hint`, badPlatforms.has(slug) && 'networks-error'], badPlatforms.has(slug))}>
-    <label for="${id}">${info.name}</label>
-    <p class="hint" id="${id}-hint">Text up to ${number(info.limits.textMaxChars)} characters; ${info.contentTypes.join(', ')}.</p>
-  </div>`;
-  })}
-  </div>
-  ${networksError ? html`<p class="field-error" id="networks-error">${networksError}</p>` : ''}
-</fieldset>`;
+  const networks = networksFieldset({ choices, values, error: networksError, bad: badPlatforms, attrs });
 
   // Connection choices, where a brand has several connections on one network.
   const groups = choices.brands.flatMap((brand) =>
@@ -196,13 +178,16 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   ${CONTENT_TYPES.map((t) => html`<option value="${t}"${t === values.contentType ? html` selected` : ''}>${CONTENT_TYPE_LABELS[t]}</option>`)}
 </select>`,
   })}
+  <div data-show-when-type="video reel" data-show-when-network="youtube">
   ${field({
     id: 'title',
     label: 'Title',
-    hint: 'Required for YouTube, at most 100 characters there.',
+    hint: 'For YouTube, where it is required: at most 100 characters.',
     error: titleError,
     control: html`<input id="title" name="title" type="text" maxlength="1000" value="${values.title}"${attrs(['title-hint', titleError && 'title-error'], titleError !== undefined)}>`,
   })}
+  </div>
+  <div data-show-when-type="text photo video reel">
   ${field({
     id: 'text',
     label: 'Text',
@@ -211,6 +196,9 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
     control: html`${textarea({ id: 'text', name: 'text', rows: 8, value: values.text, maxlength: 100_000, aria: attrs(['text-hint', 'text-count', textError && 'text-error'], textError !== undefined) })}
 <output class="counter" id="text-count" data-counter-for="text" data-limits="${JSON.stringify(limits)}" data-names="${JSON.stringify(names)}">${counterText(values.text, values.platforms)}</output>`,
   })}
+  </div>
+  ${overridesSection(values, errors, textarea)}
+  <div data-show-when-type="text">
   <div class="field check">
     <input id="thread_split" name="thread_split" type="checkbox" value="auto"${values.threadSplit ? html` checked` : ''} aria-describedby="thread_split-hint">
     <label for="thread_split">Split long text into a thread</label>
@@ -219,6 +207,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   <div class="field check">
     <input id="thread_numbering" name="thread_numbering" type="checkbox" value="true"${values.threadNumbering ? html` checked` : ''}>
     <label for="thread_numbering">Number the posts (1/n)</label>
+  </div>
   </div>
   <div data-show-when-type="thread">
     <fieldset class="field${threadError ? ' invalid' : ''}"${attrs(['thread-hint', threadError && 'thread-error'], false)}>
@@ -234,6 +223,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
       ${threadError ? html`<p class="field-error" id="thread-error">${threadError}</p>` : ''}
     </fieldset>
   </div>
+  <div data-show-when-type="photo video reel">
   <fieldset class="field${mediaError ? ' invalid' : ''}"${attrs(['media-hint', mediaError && 'media-error'], false)}>
     <legend>Media</legend>
     <p class="hint" id="media-hint">A photo, video or reel needs at least one file: give public addresses, or upload one file. At most 10 in all.</p>
@@ -265,16 +255,20 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
     })}
     ${mediaError ? html`<p class="field-error" id="media-error">${mediaError}</p>` : ''}
   </fieldset>
+  </div>
+  <details class="advanced"${values.modo !== '' || modoError ? html` open` : ''}>
+  <summary>Advanced</summary>
   ${field({
     id: 'modo',
     label: 'Pay with',
-    hint: 'How the publications are paid for.',
+    hint: 'How the publications are paid for. Most posts use the workspace default.',
     error: modoError,
     control: html`<select id="modo" name="modo"${attrs(['modo-hint', modoError && 'modo-error'], modoError !== undefined)}>
-  <option value="">The workspace default (the plan)</option>
-  ${MODOS.map((m) => html`<option value="${m}"${m === values.modo ? html` selected` : ''}>${MODO_LABELS[m]}</option>`)}
+  <option value="">The workspace default (${MODE_WORDS.plano})</option>
+  ${MODOS.map((m) => html`<option value="${m}"${m === values.modo ? html` selected` : ''}>${MODE_CHOICES[m]}</option>`)}
 </select>`,
   })}
+  </details>
   ${whenFieldset({
     choices: WHEN_CHOICES,
     values: values.when,
@@ -312,7 +306,7 @@ export function render(ctx: PageContext, choices: Choices, values: ComposeValues
     body: html`<h1>Compose</h1>
 ${errorBanner(banner, outcome.banner?.wallet ? html`<p><a href="/dashboard/wallet">Open the wallet</a></p>` : undefined)}
 ${choices.usable.length === 0 ? html`<p class="warn">No network is connected yet. <a href="/dashboard/brands">Connect one in Brands & connections</a> before publishing.</p>` : ''}
-${outcome.preview ? previewSection(outcome.preview, choices) : ''}
+${outcome.preview ? previewSection(outcome.preview, choices, values ?? emptyValues(choices)) : ''}
 ${renderForm(ctx, choices, values ?? emptyValues(choices), outcome)}`,
   };
 }
