@@ -26,6 +26,7 @@ import { usageRoutes } from './http/routes/usage.routes.js';
 import { walletRoutes } from './http/routes/wallet.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { hmacPaymentProvider } from './core/wallet/payment-provider.js';
+import { createSandboxCheckout, sandboxPaymentSecret } from './core/wallet/sandbox-checkout.js';
 import { systemRoutes } from './http/routes/system.routes.js';
 import { PLATFORM_SLUGS, type PlatformSlug } from './vocabulary/platforms.js';
 import { createMcpHandler } from './mcp/handler.js';
@@ -50,8 +51,17 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...webhookRoutes(services.webhooks),
     ...deliveryRoutes(services.webhooks),
     ...oauthClientRoutes(services.oauthClients),
-    ...walletRoutes(services.wallet, hmacPaymentProvider(container.config.paymentWebhookSecret, container.clock)),
+    ...walletRoutes(services.wallet, paymentProvider(container)),
   ];
+}
+
+/**
+ * The payment callback's verifier. With the sandbox checkout on and no PAYMENT_WEBHOOK_SECRET, it checks the key
+ * derived for the sandbox, so the checkout's events take the very path a provider's do.
+ */
+function paymentProvider(container: Container) {
+  const { config } = container;
+  return hmacPaymentProvider(config.paymentWebhookSecret ?? (config.sandboxPayments ? sandboxPaymentSecret(container.secretKey) : undefined), container.clock);
 }
 
 /** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */
@@ -129,6 +139,14 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     baseUrl,
     formTargets: [...new Set(Object.values(container.config.networks).map((n) => new URL(n.authorizeUrl).origin))],
     liveAvailable: (platform) => (PLATFORM_SLUGS as readonly string[]).includes(platform) && container.networks.liveAvailable(platform as PlatformSlug),
+    sandboxCheckout: container.config.sandboxPayments
+      ? createSandboxCheckout({
+          secret: container.config.paymentWebhookSecret ?? sandboxPaymentSecret(container.secretKey),
+          clock: container.clock,
+          provider: paymentProvider(container),
+          wallet: container.services.wallet,
+        })
+      : null,
   };
   // A person's browser coming back from a network's consent screen gets a page, not the JSON of the REST answer.
   app.get('/api/v1/oauth/networks/:platform/callback', networkCallbackForBrowsers(dashboard));

@@ -133,6 +133,8 @@ export interface Config {
   paymentUrlTemplate: string;
   /** HMAC key of the payment provider's callbacks; without it the callback endpoint refuses everything. */
   paymentWebhookSecret: string | undefined;
+  /** No PAYMENT_URL_TEMPLATE: offers link to the built-in sandbox checkout (`/pay`), which grants credits free. */
+  sandboxPayments: boolean;
   /** Each network's OAuth client and API addresses (`<NETWORK>_CLIENT_ID`, `<NETWORK>_API_URL`, …). */
   networks: Record<PlatformSlug, NetworkSettings>;
   /** How long before a token without a refresh path expires to warn with `connection.expired` (`expiring_soon`). */
@@ -334,6 +336,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     offers,
     paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${baseUrl ?? defaultBaseUrl(e.HOST, e.PORT)}/pay?offer={offer_id}&workspace={workspace_id}`,
     paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
+    sandboxPayments: e.PAYMENT_URL_TEMPLATE === undefined,
     networks: networkSettings(env),
     tokenExpiryWarningMs: e.TOKEN_EXPIRY_WARNING_DAYS * 86_400_000,
     metricsToken: e.METRICS_TOKEN,

@@ -6,6 +6,7 @@ import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { constantTimeEqual } from '../core/ids.js';
 import { deriveKey, sign } from '../core/secret-box.js';
 import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
+import type { SandboxCheckout } from '../core/wallet/sandbox-checkout.js';
 import { locals } from '../web/request-context.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
 import { applyRateLimitHeaders } from '../web/rate-limit.js';
@@ -37,6 +38,8 @@ export interface DashboardDeps {
   liveAvailable(platform: string): boolean;
   /** The service's clock: the calendar opens on its week, so tests and the core agree on "today". */
   clock: Clock;
+  /** The built-in checkout (`/pay`) while no payment provider is configured; null once PAYMENT_URL_TEMPLATE is set. */
+  sandboxCheckout: SandboxCheckout | null;
 }
 
 /** What a signed-in page handler receives. */

@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { sandboxPaymentSecret } from '../../src/core/wallet/sandbox-checkout.js';
+import { signPayload } from '../../src/webhooks/verify.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb } from '../support/server.js';
 
@@ -49,13 +51,16 @@ describeEachDb(
       const { ws, client } = await signedIn();
       const rest = await server().request<{ data: { credits: number; payment_url: string }[] }>('GET', `/v1/workspaces/${ws.workspace_id}/wallet/offers`, { key: ws.api_key });
       const page = await client.get('/dashboard/wallet');
-      const links = [...page.html.matchAll(/<a class="button" href="([^"]+)" rel="noopener noreferrer">Buy ([\d,]+) credits<\/a>/g)].map((m) => ({
+      const links = [...page.html.matchAll(/<a class="button" href="([^"]+)" rel="noopener noreferrer">Buy ([\d,]+) credits \(sandbox\)<\/a>/g)].map((m) => ({
         url: decode(m[1]!),
         credits: Number(m[2]!.replace(/,/g, '')),
       }));
       expect(links).toEqual(rest.body.data.map((o) => ({ url: o.payment_url, credits: o.credits })));
       expect(links.length).toBeGreaterThan(0);
-      expect(textOf(page.html)).toContain('100 BRL 49.00 Buy 100 credits');
+      expect(textOf(page.html)).toContain('100 R$49.00 Buy 100 credits (sandbox)');
+      expect(textOf(page.html)).toContain('buying opens a sandbox checkout');
+      const brazil = await client.raw('/dashboard/wallet', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
+      expect(textOf(await brazil.text())).toMatch(/100 R\$\s49,00 Buy 100 credits/);
     });
 
     it('the price form shows what the REST price says for publicacao × 3', async () => {
@@ -74,7 +79,10 @@ describeEachDb(
       expect(text).toContain(`Available balance ${rest.body.saldo_disponivel} credits`);
       expect(rest.body.coberto_pelo_plano).toBe(true);
       expect(text).toContain('Covered by the plan Yes');
-      expect(text).toContain('Your plan still covers this quantity this cycle, so with modo plano it costs nothing');
+      expect(text).toContain('Your plan still covers this quantity this cycle: paid with Plan (or Plan, then credits) it costs no credits.');
+      expect(text).not.toMatch(/modo|plano|creditos/);
+      // Covered by the plan: no warning about the balance beside it.
+      expect(text).not.toContain('Your balance does not cover this cost');
       // The form keeps the question; it offers the priced operations and nothing else.
       expect(page.html).toContain('<option value="publicacao" selected>');
       expect([...page.html.matchAll(/<option value="([^"]+)"/g)].map((m) => m[1])).toEqual(['publicacao', 'criacao_de_conteudo']);
@@ -104,6 +112,48 @@ describeEachDb(
       expect(textOf(limit.html)).toContain('The page size in the address must be a whole number from 1 to 200.');
     });
 
+    it('Buy credits works on a default install: the sandbox checkout adds the offer once through the signed callback path', async () => {
+      const { ws, client } = await signedIn();
+      const wallet = await client.get('/dashboard/wallet');
+      const href = decode(/<a class="button" href="([^"]+)" rel="noopener noreferrer">Buy 100 credits/.exec(wallet.html)![1]!);
+      expect(href).toContain(`/pay?offer=`);
+      const checkout = await client.get(new URL(href).pathname + new URL(href).search);
+      expect(checkout.status).toBe(200);
+      const text = textOf(checkout.html);
+      expect(text).toContain('Buy 100 credits');
+      expect(text).toContain('Sandbox checkout');
+      // The navigation stays: the page is part of the dashboard.
+      expect(checkout.html).toContain('href="/dashboard/wallet" aria-current="page"');
+      const checkoutId = /name="checkout_id" value="([^"]+)"/.exec(checkout.html)![1]!;
+      const offer = /name="offer" value="([^"]+)"/.exec(checkout.html)![1]!;
+      const paid = await client.post('/pay', { offer, checkout_id: checkoutId });
+      expect(paid.url).toMatch(/\/dashboard\/wallet$/);
+      expect(textOf(paid.html)).toContain('100 credits added (sandbox payment).');
+      expect(paid.html).toMatch(/<p class="big">100 <span class="unit">credits<\/span><\/p>/);
+      // The same form sent again (a double click, a reload) adds nothing more.
+      const again = await client.post('/pay', { offer, checkout_id: checkoutId });
+      expect(textOf(again.html)).toContain('This checkout was already paid: nothing more was added.');
+      const statement = await server().request('GET', `/v1/workspaces/${ws.workspace_id}/wallet`, { key: ws.api_key });
+      expect(statement.body.saldo).toBe(100);
+      expect(statement.body.lotes).toEqual([expect.objectContaining({ source: 'purchase', amount: 100 })]);
+
+      const forged = await client.post('/pay', { offer, checkout_id: 'x' });
+      expect(forged.status).toBe(400);
+      const unknown = await client.get('/pay?offer=pack_free&workspace=' + ws.workspace_id);
+      expect(unknown.status).toBe(404);
+      expect(textOf(unknown.html)).toContain('There is no credit package pack_free on sale.');
+      const other = await server().workspace('Other');
+      const foreign = await client.get(`/pay?offer=${offer}&workspace=${other.workspace_id}`);
+      expect(foreign.status).toBe(403);
+      expect(textOf(foreign.html)).toContain('This checkout is for another workspace');
+      expect((await server().request('GET', `/v1/workspaces/${other.workspace_id}/wallet`, { key: other.api_key })).body.saldo).toBe(0);
+      // Signed out, the checkout asks to sign in and comes back.
+      const stranger = new DashboardClient(server().url);
+      const out = await stranger.raw(new URL(href).pathname + new URL(href).search);
+      expect(out.status).toBe(303);
+      expect(out.headers.get('location')).toContain('/dashboard/sign-in?');
+    });
+
     it('pages through the ledger with "Older entries"', async () => {
       const { ws, client } = await signedIn();
       for (let i = 1; i <= 5; i++) {
@@ -126,5 +176,37 @@ describeEachDb(
     });
   },
   {},
+  () => ({ clock }),
+);
+
+describeEachDb(
+  'dashboard: wallet with a payment provider',
+  (server) => {
+    it('offers lead to the provider; /pay grants nothing and says where buying happens; sandbox signatures are refused', async () => {
+      const ws = await server().workspace();
+      const client = new DashboardClient(server().url);
+      await client.signIn(ws.api_key);
+      const page = await client.get('/dashboard/wallet');
+      expect(page.html).toContain('href="https://pay.example.com/checkout?o=');
+      expect(page.html).not.toContain('(sandbox)');
+      const pay = await client.get(`/pay?offer=pack_100&workspace=${ws.workspace_id}`);
+      expect(pay.status).toBe(404);
+      expect(textOf(pay.html)).toContain('No checkout here');
+      expect(pay.html).toContain('aria-current="page"');
+      const posted = await client.post('/pay', { offer: 'pack_100', checkout_id: 'chk_aaaaaaaaaaaaaaaaaaaaaaaa' });
+      expect(posted.status).toBe(404);
+      // The sandbox's derived key is not a key here: the callback refuses an event signed with it.
+      const body = JSON.stringify({ event_id: 'evt_forged', type: 'payment.succeeded', workspace_id: ws.workspace_id, offer_id: 'pack_100' });
+      const timestamp = String(Math.floor(clock.now() / 1000));
+      const signature = signPayload(sandboxPaymentSecret(server().container.secretKey), `${timestamp}.${body}`);
+      const callback = await server().request('POST', '/v1/payments/callback', {
+        rawBody: body,
+        headers: { 'content-type': 'application/json', 'payment-timestamp': timestamp, 'payment-signature': signature },
+      });
+      expect(callback.status).toBe(404);
+      expect((await server().request('GET', `/v1/workspaces/${ws.workspace_id}/wallet`, { key: ws.api_key })).body.saldo).toBe(0);
+    });
+  },
+  { PAYMENT_URL_TEMPLATE: 'https://pay.example.com/checkout?o={offer_id}&w={workspace_id}' },
   () => ({ clock }),
 );

@@ -4,8 +4,10 @@ import { type Price, priceQuerySchema, type Statement, statementQuerySchema } fr
 import { explainServiceError } from '../explain.js';
 import { check, fieldErrorsOf } from '../forms.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { badge, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
+import { badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
+import { newId } from '../../core/ids.js';
+import { localeOf, operationWord, price as localPrice } from '../words.js';
 
 const WALLET = '/dashboard/wallet';
 
@@ -22,20 +24,16 @@ const KIND_WORDS: Record<Statement['ledger']['data'][number]['kind'], string> = 
 const SOURCE_WORDS: Record<Statement['lotes'][number]['source'], string> = { purchase: 'Purchase', grant: 'Grant', promotion: 'Promotion' };
 
 function operationName(operation: string): string {
-  return OPERATIONS[operation] ?? operation;
+  return OPERATIONS[operation] ?? operationWord(operation);
 }
 
 function signed(amount: number): string {
   return amount > 0 ? `+${number(amount)}` : number(amount);
 }
 
-function money(amount: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'code' }).format(amount);
-  } catch {
-    // A currency code Intl does not know still reads fine as "49 XYZ".
-    return `${amount} ${currency}`;
-  }
+/** A price in the reader's language (Accept-Language), e.g. "R$ 49.00" or "R$ 49,00". */
+function money(ctx: PageContext, amount: number, currency: string): string {
+  return localPrice(amount, currency, localeOf(ctx.req.get('accept-language')));
 }
 
 /** What the statement query asked for: the ledger page, or a message when the address holds values we cannot use. */
@@ -84,9 +82,10 @@ async function loadPrice(ctx: PageContext): Promise<PriceOutcome> {
 
 function priceResult(price: Price): SafeHtml {
   const coverage = price.coberto_pelo_plano
-    ? 'Your plan still covers this quantity this cycle, so with modo plano it costs nothing.'
-    : 'Your plan does not cover this quantity for the rest of this cycle: it would be paid in credits (modo creditos or automatico).';
-  const short = price.custo_estimado > price.saldo_disponivel;
+    ? 'Your plan still covers this quantity this cycle: paid with Plan (or Plan, then credits) it costs no credits. Only paying with Credits spends them.'
+    : 'Your plan does not cover this quantity for the rest of this cycle: it would be paid in credits (Credits, or Plan, then credits).';
+  // Short of credits matters only when credits would be spent: not while the plan covers it.
+  const short = !price.coberto_pelo_plano && price.custo_estimado > price.saldo_disponivel;
   return html`<h3 id="price-result-h">${number(price.quantidade)} × ${operationName(price.operacao)}</h3>
 <dl>
   <dt>Price per unit</dt><dd>${number(price.preco_unitario)} credits</dd>
@@ -105,14 +104,14 @@ function priceForm(ctx: PageContext, outcome: PriceOutcome): SafeHtml {
   const quantity = ctx.query.quantity ?? '1';
   return html`<section class="card" aria-labelledby="price-h">
   <h2 id="price-h">Price of an operation</h2>
-  <p>What an operation costs in credits now, before you publish with modo creditos or automatico.</p>
+  <p>What an operation costs in credits now, before you publish paying with Credits or Plan, then credits.</p>
   <form method="get" action="${WALLET}">
     ${field({
       id: 'price-operation',
       label: 'Operation',
       error: opError,
       control: html`<select id="price-operation" name="operation"${describedBy('price-operation', { error: opError })}>${PRICED_OPERATIONS.map(
-        (op) => html`<option value="${op}"${op === chosen ? html` selected` : ''}>${operationName(op)} (${op})</option>`,
+        (op) => html`<option value="${op}"${op === chosen ? html` selected` : ''}>${operationName(op)}</option>`,
       )}</select>`,
     })}
     ${field({
@@ -134,6 +133,7 @@ export function walletPages(pages: PageRouter): void {
   pages.page(WALLET, async (ctx) => {
     const [{ statement, error, limit }, outcome, offers] = await Promise.all([loadStatement(ctx), loadPrice(ctx), ctx.deps.services.wallet.offers(ctx.principal, ctx.workspaceId)]);
     const status = error !== null || outcome.kind === 'invalid' ? 400 : outcome.kind === 'refused' ? 402 : 200;
+    const sandbox = ctx.deps.sandboxCheckout !== null;
 
     const batchRows = statement.lotes.map(
       (b) => html`<tr>
@@ -173,14 +173,15 @@ ${errorBanner(error)}
 ${priceForm(ctx, outcome)}
 <section class="card" aria-labelledby="offers-h">
   <h2 id="offers-h">Buy credits</h2>
+  ${sandbox ? html`<p class="muted" id="sandbox-note">This installation has no payment provider yet, so buying opens a sandbox checkout: it adds the credits without any payment. The operator connects a real provider with <code>PAYMENT_URL_TEMPLATE</code>.</p>` : ''}
   ${table({
     caption: 'Credit packages',
     head: ['Credits', 'Price', 'Buy'],
     rows: offers.data.map(
       (o) => html`<tr>
   <td>${number(o.credits)}</td>
-  <td>${money(o.price, o.currency)}</td>
-  <td><a class="button" href="${o.payment_url}" rel="noopener noreferrer">Buy ${number(o.credits)} credits</a></td>
+  <td>${money(ctx, o.price, o.currency)}</td>
+  <td><a class="button" href="${o.payment_url}" rel="noopener noreferrer">Buy ${number(o.credits)} credits${sandbox ? ' (sandbox)' : ''}</a></td>
 </tr>`,
     ),
     empty: 'No credit packages are on sale.',
@@ -196,6 +197,75 @@ ${priceForm(ctx, outcome)}
   ${table({ caption: 'Ledger entries', head: ['When', 'What', 'Amount', 'Operation', 'Reference'], rows: ledgerRows, empty: paged ? 'No older entries.' : 'No entries yet.' })}
   ${paged || older ? html`<p class="actions">${paged ? html`<a href="${WALLET}#ledger-h">Newest entries</a>` : ''}${older ? html`<a href="${older}">Older entries</a>` : ''}</p>` : ''}
 </section>`,
+    };
+  });
+
+  checkoutPages(pages);
+}
+
+/**
+ * The built-in checkout at `/pay` (the default PAYMENT_URL_TEMPLATE's address; issue 17 "no dead ends"): the offer
+ * and a "Pay (sandbox)" button granting its credits through the signed callback path. Without a sandbox (a real
+ * provider is configured) the page says where buying happens instead of granting anything.
+ */
+function checkoutPages(pages: PageRouter): void {
+  const unavailable = (ctx: PageContext) => ({
+    title: 'Checkout',
+    active: 'wallet' as const,
+    status: 404,
+    body: html`<section class="card narrow">
+  <h1>No checkout here</h1>
+  <p>This installation takes payments through its payment provider: use the Buy buttons of the wallet, which lead to it.</p>
+  <p><a class="button" href="${WALLET}">Back to the wallet</a></p>
+  <p class="muted">Reference: <code>${ctx.requestId}</code></p>
+</section>`,
+  });
+
+  pages.page('/pay', async (ctx) => {
+    const checkout = ctx.deps.sandboxCheckout;
+    if (checkout === null) return unavailable(ctx);
+    const workspace = ctx.query.workspace ?? ctx.workspaceId;
+    if (workspace !== ctx.workspaceId) {
+      return {
+        title: 'Checkout',
+        active: 'wallet',
+        status: 403,
+        body: html`<section class="card narrow">
+  <h1>This checkout is for another workspace</h1>
+  <p>The link buys credits for <code>${workspace}</code>, but you are signed in to <code>${ctx.workspaceId}</code>. Sign in to that workspace, or buy from your own wallet.</p>
+  <p><a class="button" href="${WALLET}">Your wallet</a></p>
+</section>`,
+      };
+    }
+    const offer = checkout.offer(ctx.principal, ctx.workspaceId, ctx.query.offer ?? '');
+    return {
+      title: 'Checkout (sandbox)',
+      active: 'wallet',
+      body: html`<section class="card narrow" aria-labelledby="checkout-h">
+  <h1 id="checkout-h">Buy ${number(offer.credits)} credits</h1>
+  <dl>
+    <dt>Package</dt><dd><code>${offer.id}</code></dd>
+    <dt>Credits</dt><dd>${number(offer.credits)}</dd>
+    <dt>Price</dt><dd>${money(ctx, offer.price, offer.currency)}</dd>
+  </dl>
+  <p class="notice" role="note">Sandbox checkout: no payment provider is configured on this installation, so nothing is charged. Paying adds the credits to this workspace the way a provider's confirmation does.</p>
+  <form method="post" action="/pay">
+    ${csrfField(ctx.csrf)}
+    <input type="hidden" name="offer" value="${offer.id}">
+    <input type="hidden" name="checkout_id" value="${newId('chk_', 24)}">
+    <p class="actions"><button type="submit" class="primary">Pay (sandbox)</button> <a href="${WALLET}">Cancel</a></p>
+  </form>
+</section>`,
+    };
+  });
+
+  pages.action('/pay', async (ctx) => {
+    const checkout = ctx.deps.sandboxCheckout;
+    if (checkout === null) return unavailable(ctx);
+    const { applied, offer } = await checkout.pay(ctx.principal, ctx.workspaceId, ctx.form.get('offer'), ctx.form.get('checkout_id'));
+    return {
+      redirect: WALLET,
+      flash: applied ? `${number(offer.credits)} credits added (sandbox payment).` : 'This checkout was already paid: nothing more was added.',
     };
   });
 }
