@@ -1,7 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, ConfigError } from '../src/config.js';
 import { runToEnd, startServiceProcess } from './support/process.js';
 
@@ -18,12 +21,12 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
       // F10: the MCP URL is printed exactly as BASE_URL spells it (OAuth clients compare it with `resource`).
       const baseUrl = /\(base URL (\S+)\)/.exec(out)?.[1];
       expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(out).toContain(`MCP: ${baseUrl}/mcp (give clients this URL exactly as written: it must match BASE_URL)`);
+      expect(out).toContain(`MCP        ${baseUrl}/mcp (give clients this URL exactly as written: it must match BASE_URL)`);
       const metadata = (await (await fetch(`${first.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource?: string };
       expect(metadata.resource).toBe(`${baseUrl}/mcp`);
       const key = /(svc_live_[0-9a-f]{32})/.exec(out)?.[1];
       const ws = /workspace (ws_[0-9a-z]{20})/.exec(out)?.[1];
-      expect(out).toContain(`curl -H "Authorization: Bearer ${key}"`);
+      expect(out).toContain(`export KEY=${key} WS=${ws} BASE=${baseUrl}`);
       const res = await fetch(`${first.url}/api/v1/workspaces/${ws}/api-keys`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) expect(res.headers.get(h)).toBeTruthy();
@@ -36,7 +39,8 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
     const second = await startServiceProcess(env);
     try {
       expect(second.stdout()).not.toMatch(/svc_live_/);
-      expect(second.stdout()).toContain('npm run cli -- workspace create');
+      expect(second.stdout()).toContain('npm run cli -- key create --workspace');
+      expect(second.stdout()).toContain(`The first API key is in ${join(dir, 'data', 'first-key.env')}`);
     } finally {
       expect(await second.stop('SIGTERM')).toBe(0);
     }
@@ -98,4 +102,157 @@ describe('configuration', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('PORT');
   }, 30_000);
+});
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The environment of a fresh shell: PATH and HOME only. Not the test runner's: vitest sets BASE_URL (Vite's base
+ * path, "/") and a surrounding `npm test` passes its `npm_*` settings down.
+ */
+function shellEnv(extra: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...extra };
+}
+
+interface Started {
+  child: ChildProcess;
+  /** stdout and stderr interleaved as a terminal shows them. */
+  output(): string;
+  url: string;
+  stop(): Promise<number | null>;
+}
+
+/** Runs `command` the way a person does in a shell (stderr merged into stdout), until it prints where it listens. */
+async function runCommand(command: string, env: Record<string, string>): Promise<Started> {
+  // Its own process group, so stopping it reaches npm, the shell and node alike.
+  const child = spawn('bash', ['-c', `exec ${command} 2>&1`], { cwd: ROOT, env: shellEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner after 60 s: ${out}`)), 60_000);
+    child.stdout?.on('data', () => {
+      const match = /Listening on (\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited with ${code}: ${out}`));
+    });
+  });
+  return {
+    child,
+    url,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit') as Promise<[number | null]>;
+      process.kill(-child.pid!, 'SIGTERM');
+      return (await exited)[0];
+    },
+  };
+}
+
+/** npm re-raises the signal its script died of, so the service's own clean stop is read from its log. */
+async function stopNpm(started: Started): Promise<void> {
+  await started.stop();
+  expect(started.output()).toMatch(/"reason":"SIGTERM","msg":"shutting down"/);
+  expect(started.output()).not.toContain('fatal');
+}
+
+async function waitForLine(started: Started, pattern: RegExp, ms = 5_000): Promise<void> {
+  const until = performance.now() + ms;
+  while (!pattern.test(started.output())) {
+    if (performance.now() > until) throw new Error(`no line matching ${pattern} in: ${started.output()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('npm start, as a newcomer runs it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'publisher-npm-start-'));
+  const env = { PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'data', 'service.db')}`, LOG_LEVEL: 'info' };
+  const built = (name: string) => statSync(join(ROOT, 'dist', name)).mtimeMs;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    // Whatever the checkout's state, compile once here, so the starts below measure an up-to-date build.
+    const build = spawn('npm', ['run', 'build'], { cwd: ROOT, env: shellEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+    let errors = '';
+    build.stdout?.on('data', (d: Buffer) => (errors += d.toString()));
+    const [code] = (await once(build, 'exit')) as [number | null];
+    expect(code, errors).toBe(0);
+  }, 300_000);
+
+  it('prints the banner first, then the explained runtime warning; the first key is in a 0600 file and its export lines work', async () => {
+    const started = await runCommand('npm start', env);
+    try {
+      const base = /\(base URL (\S+)\)/.exec(started.output())?.[1];
+      // BASE_URL and the listen address agree by default: OAuth clients compare them as strings.
+      expect(base).toBe(started.url);
+      await waitForLine(started, /export KEY=/);
+      const lines = started.output().split('\n');
+      expect(lines[0]).toBe(`Listening on ${base} (base URL ${base})`);
+      for (const [i, path] of ['/dashboard', '/mcp', '/docs', '/openapi.yaml'].entries()) expect(lines[i + 1]).toContain(` ${base}${path}`);
+
+      const keyPath = join(dir, 'data', 'first-key.env');
+      expect(started.output()).toContain(`Also saved, readable by you only, in ${keyPath}`);
+      expect(statSync(keyPath).mode & 0o777).toBe(0o600);
+      const exported = /export KEY=(svc_live_[0-9a-f]{32}) WS=(ws_\w+) BASE=(\S+)/.exec(started.output());
+      const [, key, ws, exportedBase] = exported ?? [];
+      expect(exportedBase).toBe(base);
+      expect(readFileSync(keyPath, 'utf8')).toContain(`export KEY=${key}\nexport WS=${ws}\nexport BASE=${base}\n`);
+      const me = await fetch(`${exportedBase}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      expect(((await me.json()) as { workspace: { id: string } }).workspace.id).toBe(ws);
+
+      // No warning line comes before the banner's last line; a runtime warning is preceded by its explanation.
+      const bannerEnd = lines.findIndex((l) => l.includes('api/v1/me'));
+      const warnings = lines.flatMap((l, i) => (/WARN|warning/i.test(l) ? [i] : []));
+      for (const i of warnings) expect(i).toBeGreaterThan(bannerEnd);
+      const runtime = lines.findIndex((l) => l.includes('oidc-provider WARNING: Unsupported runtime'));
+      if (runtime !== -1) expect(lines[runtime - 1]).toMatch(/^Note: the OAuth library below asks for Node\.js 22/);
+
+      // The bare address leads to the dashboard, and browsers find an icon.
+      const root = await fetch(`${base}/`, { redirect: 'manual' });
+      expect(root.status).toBe(302);
+      expect(root.headers.get('location')).toBe('/dashboard');
+      const icon = await fetch(`${base}/favicon.ico`);
+      expect(icon.status).toBe(200);
+      expect(icon.headers.get('content-type')).toContain('image/svg+xml');
+      // Not a terminal: request logs stay JSON lines for machines.
+      await waitForLine(started, /"msg":"request"/);
+    } finally {
+      await stopNpm(started);
+    }
+  }, 120_000);
+
+  it('a second npm start answers /healthz within 5 s and compiles nothing', async () => {
+    const before = { main: built('src/main.js'), info: built('build.tsbuildinfo') };
+    const t0 = performance.now();
+    const started = await runCommand('npm start', env);
+    try {
+      const health = await fetch(`${started.url}/healthz`);
+      const elapsed = performance.now() - t0;
+      expect(health.status).toBe(200);
+      expect(elapsed).toBeLessThan(5_000);
+      expect({ main: built('src/main.js'), info: built('build.tsbuildinfo') }).toEqual(before);
+      expect(started.output()).not.toMatch(/svc_live_/);
+      expect(started.output()).toContain(`The first API key is in ${join(dir, 'data', 'first-key.env')}`);
+    } finally {
+      await stopNpm(started);
+    }
+  }, 60_000);
+
+  it('on a terminal, request logs are one readable line each', async () => {
+    // `script` gives the service a pseudo-terminal, as a person's shell does.
+    const started = await runCommand(`script -qefc 'node dist/src/main.js' /dev/null`, env);
+    try {
+      await fetch(`${started.url}/healthz`);
+      await waitForLine(started, /INFO: GET \/healthz → 200 \(\d+\.\d ms\) \[req_\w+\]/);
+      expect(started.output()).not.toContain('"msg":"request"');
+    } finally {
+      await started.stop();
+    }
+  }, 60_000);
 });
