@@ -58,6 +58,11 @@ export default tseslint.config(
     },
   },
   {
+    // The API reference's init script: a classic script (it reads document.currentScript), browser globals.
+    files: ['src/http/docs-assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly' } },
+  },
+  {
     // The core: no transport, no door, and of the networks only the adapter contract (it decides; adapters report).
     files: ['src/core/**/*.ts'],
     rules: {

@@ -10,6 +10,7 @@ import type { Authenticators } from './web/bearer-auth.js';
 import { ipRateLimit } from './web/rate-limit.js';
 import { locals, requestContext } from './web/request-context.js';
 import { mountRoutes } from './http/mount.js';
+import { docsRouter } from './http/docs.js';
 import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
@@ -104,6 +105,9 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     app.use(errorHandler({ challenge: { realm: baseUrl } }));
     return app;
   }
+
+  // The API reference, rendered in the browser from /openapi.yaml.
+  app.use(docsRouter());
 
   // Uploads through their signed, expiring addresses (Instagram and Threads download media themselves).
   app.get('/media/:mediaId', async (req, res, next) => {
