@@ -13,7 +13,7 @@ import { applyRateLimitHeaders } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { setPageHeaders } from '../web/page-policy.js';
-import { type SectionId, shell } from './layout.js';
+import { type SectionId, shell, type ShellOptions } from './layout.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const FLASH_COOKIE = 'svc_flash';
@@ -120,13 +120,56 @@ export function sendPlainPage(res: Response, deps: DashboardDeps, status: number
   res.status(status).type('html').send(shell({ title, body }).text);
 }
 
-export function problemPage(title: string, message: string, requestId: string, link: { href: string; label: string }): SafeHtml {
+/**
+ * A failure in words with a way on: the given link and, when the person came from another of our pages, a link
+ * back to it (`back`, from `backLink`).
+ */
+export function problemPage(title: string, message: string, requestId: string, link: { href: string; label: string }, back?: string | null): SafeHtml {
   return html`<section class="card narrow">
   <h1>${title}</h1>
   <p>${message}</p>
-  <p><a class="button" href="${link.href}">${link.label}</a></p>
+  <p class="actions"><a class="button" href="${link.href}">${link.label}</a>${back && back !== link.href ? html` <a href="${back}">Back to the previous page</a>` : ''}</p>
   <p class="muted">Reference: <code>${requestId}</code></p>
 </section>`;
+}
+
+/**
+ * The page a person came from, when it is one of ours (Referrer-Policy same-origin sends it only then), as a
+ * path; null otherwise, or when it is the failing address itself.
+ */
+export function backLink(req: Request, deps: Pick<DashboardDeps, 'baseUrl'>): string | null {
+  const referrer = req.get('referer');
+  if (!referrer) return null;
+  try {
+    const from = new URL(referrer);
+    const here = new URL(req.originalUrl, `${from.protocol}//${req.get('host') ?? from.host}`);
+    const ours = from.host === here.host || from.origin === new URL(deps.baseUrl).origin;
+    if (!ours || !from.pathname.startsWith('/') || `${from.pathname}${from.search}` === req.originalUrl) return null;
+    return `${from.pathname}${from.search}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A problem page that keeps the navigation when the visitor is signed in (404s and failures before a page handler
+ * ran), and is a plain page otherwise. Resolving the session must not fail the failure page: then it is plain.
+ */
+export async function sendProblemPage(req: Request, res: Response, deps: DashboardDeps, status: number, title: string, body: SafeHtml): Promise<void> {
+  let session: ShellOptions['session'];
+  try {
+    const token = readCookie(req, SESSION_COOKIE) ?? '';
+    const resolved = token === '' ? null : await deps.services.sessions.resolve(token);
+    if (resolved?.state === 'active') {
+      const workspace = await deps.services.workspaces.get(resolved.principal, resolved.principal.workspaceId).catch(() => null);
+      session = { workspaceId: resolved.principal.workspaceId, workspaceName: workspace?.name, csrf: csrfKeys(deps.secretKey).forSession(token) };
+    }
+  } catch {
+    session = undefined;
+  }
+  if (res.headersSent) return;
+  htmlHeaders(res, deps);
+  res.status(status).type('html').send(shell({ title, body, ...(session ? { session } : {}) }).text);
 }
 
 /** Why a person is at the sign-in page (`?reason=`), in words; also said when a form arrives after the end. */
@@ -207,7 +250,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
     }
     if (err instanceof ServiceError) {
       const title = err.code === 'not_found' ? 'Not found' : err.code === 'forbidden' ? 'Not allowed' : 'That did not work';
-      respond(ctx, { title, status: err.status, body: problemPage(title, err.message, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }) });
+      respond(ctx, { title, status: err.status, body: problemPage(title, err.message, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }, backLink(ctx.req, deps)) });
       return;
     }
     locals(ctx.res).log.error({ err }, 'dashboard page failed');
@@ -215,7 +258,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       ctx.res.end();
       return;
     }
-    respond(ctx, { title: 'Something went wrong', status: 500, body: problemPage('Something went wrong', SERVER_ERROR_MESSAGE, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }) });
+    respond(ctx, { title: 'Something went wrong', status: 500, body: problemPage('Something went wrong', SERVER_ERROR_MESSAGE, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }, backLink(ctx.req, deps)) });
   }
 
   /**

@@ -2,7 +2,7 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { SERVER_ERROR_MESSAGE } from '../core/errors.js';
 import { locals } from '../web/request-context.js';
 import { assetRoutes } from './assets.js';
-import { createPageRouter, type DashboardDeps, problemPage, sendPlainPage } from './page-router.js';
+import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProblemPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
 import { brandPages } from './pages/brands.js';
 import { calendarPages } from './pages/calendar.js';
@@ -37,11 +37,13 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   oauthClientPages(pages);
   walletPages(pages);
 
-  router.use('/dashboard', (_req: Request, res: Response) => {
-    sendPlainPage(res, deps, 404, 'Not found', problemPage('Page not found', 'There is no dashboard page at this address.', locals(res).requestId, { href: '/dashboard', label: 'Go to the overview' }));
+  // Signed in, a missing page keeps the navigation (issue 17: no dead ends); signed out, it offers the overview.
+  router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {
+    const body = problemPage('Page not found', 'There is no dashboard page at this address.', locals(res).requestId, { href: '/dashboard', label: 'Go to the overview' }, backLink(req, deps));
+    sendProblemPage(req, res, deps, 404, 'Not found', body).catch(next);
   });
   // Failures before a page handler runs (an unreadable form body, a database outage while resolving the session).
-  router.use('/dashboard', (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use('/dashboard', (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: unknown }).status;
     const client = typeof status === 'number' && status >= 400 && status < 500;
     if (!client) locals(res).log.error({ err }, 'dashboard request failed');
@@ -54,7 +56,11 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         ? 'The form was larger than the dashboard accepts. Shorten it and try again.'
         : 'The form could not be read. Reload the page and try again.'
       : SERVER_ERROR_MESSAGE;
-    sendPlainPage(res, deps, client ? status : 500, 'Something went wrong', problemPage(client ? 'The form could not be read' : 'Something went wrong', message, locals(res).requestId, { href: '/dashboard', label: 'Back to the overview' }));
+    const body = problemPage(client ? 'The form could not be read' : 'Something went wrong', message, locals(res).requestId, { href: '/dashboard', label: 'Back to the overview' }, backLink(req, deps));
+    // A failure before the handler may be the database itself: sendProblemPage falls back to a plain page then.
+    void sendProblemPage(req, res, deps, client ? status : 500, 'Something went wrong', body).catch(() => {
+      if (!res.headersSent) res.status(500).end();
+    });
   });
   return router;
 }
