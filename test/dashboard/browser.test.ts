@@ -119,9 +119,28 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
 
   it('compose: counts characters live, publishes to two networks, and the content page shows both published with links', async () => {
     await page.goto(`${base()}/dashboard/compose`);
-    await page.getByLabel('Facebook Pages').check();
-    await page.getByLabel('Threads').check();
+    // On a phone the navigation is a closed menu: the page starts with its own content.
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).isVisible()).toBe(false);
+    await page.locator('.menu > summary').click();
+    expect(await page.getByRole('link', { name: 'Calendar' }).isVisible()).toBe(true);
+    await page.locator('.menu > summary').click();
+    // Networks the brand has no connection on offer Connect instead of a box.
+    expect(await page.getByRole('link', { name: 'Connect LinkedIn →' }).isVisible()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'LinkedIn' }).count()).toBe(0);
+    await page.getByRole('checkbox', { name: 'Facebook Pages' }).check();
+    await page.getByRole('checkbox', { name: 'Threads' }).check();
     await page.getByLabel('Content type').selectOption('text');
+    // Fields follow the type: no title or media for a text post.
+    expect(await page.getByLabel('Title', { exact: true }).isVisible()).toBe(false);
+    expect(await page.getByRole('group', { name: 'Media' }).isVisible()).toBe(false);
+    // Per-network text in tabs, one per network ticked.
+    await page.getByText('Different text per network').click();
+    expect(await page.getByRole('tab').evaluateAll((tabs) => tabs.filter((t) => !(t as { hidden: boolean }).hidden).map((t) => t.textContent))).toEqual(['Facebook Pages', 'Threads']);
+    await page.getByRole('tab', { name: 'Threads' }).click();
+    expect(await page.getByLabel('Text on Threads').isVisible()).toBe(true);
+    expect(await page.getByLabel('Text on Facebook Pages').isVisible()).toBe(false);
+    await page.getByLabel('Text on Threads').fill('Hello, Threads');
+    await audit('compose-tabs');
     await page.getByLabel('Text', { exact: true }).fill('Hello from the dashboard');
     await expect.poll(() => page.locator('output[data-counter-for="text"]').textContent()).toMatch(/24 characters.*Threads 500/);
     await page.getByLabel('Text', { exact: true }).fill('x'.repeat(501));
@@ -198,7 +217,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
   it('the other pages and states: form errors, preview, a failed job, an OAuth client, a price, not found', async () => {
     // Compose: a refusal shown next to its field, then a preview.
     await page.goto(`${base()}/dashboard/compose`);
-    await page.getByLabel('Threads').check();
+    await page.getByRole('checkbox', { name: 'Threads' }).check();
     await page.getByLabel('Content type').selectOption('text');
     await page.getByLabel('Text', { exact: true }).fill('y'.repeat(501));
     await page.getByRole('button', { name: 'Publish' }).click();
@@ -211,6 +230,8 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     await audit('compose-preview');
     // The thread editor: add a post, then remove it.
     await page.getByLabel('Content type').selectOption('thread');
+    // A thread is written in the thread editor only: no second text box.
+    expect(await page.getByLabel('Text', { exact: true }).isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Add post' }).click();
     expect(await page.locator('[data-thread-list] textarea').count()).toBeGreaterThanOrEqual(2);
     await audit('compose-thread');
@@ -260,6 +281,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
 
   it('signs out, and back in', async () => {
     await page.goto(`${base()}/dashboard`);
+    await page.locator('.menu > summary').click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/dashboard\/sign-in\?reason=signed_out/);
     expect(await page.getByRole('status').textContent()).toContain('You signed out');
@@ -274,6 +296,10 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
   it('the whole dashboard reads at desktop width too', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${base()}/dashboard`);
+    // Wide: the navigation is a row, always open, with no Menu button.
+    expect(await page.getByRole('link', { name: 'Calendar' }).isVisible()).toBe(true);
+    expect(await page.locator('.menu > summary').isVisible()).toBe(false);
+    expect(await page.locator('.ws').textContent()).toContain('Browser workspace');
     await audit('overview-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
   });
