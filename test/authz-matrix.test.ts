@@ -192,8 +192,8 @@ describeEachDb(
     it('every operation declares its security, and exactly the expected ones are open', () => {
       expect(documentProblems).toEqual([]);
       expect(operations.filter((op) => op.open).map((op) => op.key).sort()).toEqual(OPEN_OPERATIONS);
-      // Only /mcp is protected without a workspace in its path: its tools act on the credential's own workspace.
-      expect(protectedOps().filter((op) => !op.path.includes('{wsId}')).map((op) => op.key)).toEqual(['POST /mcp']);
+      // Only /mcp and /api/v1/me are protected without a workspace in their path: they act on the credential's own.
+      expect(protectedOps().filter((op) => !op.path.includes('{wsId}')).map((op) => op.key).sort()).toEqual(['GET /api/v1/me', 'POST /mcp']);
     });
 
     it('the matrix has a request for every protected operation and every served MCP tool', () => {
@@ -245,7 +245,7 @@ describeEachDb(
         }
       }
       expect(findings.failures).toEqual([]);
-      expect(findings.cases).toBe(2 * (protectedOps().length - 1));
+      expect(findings.cases).toBe(2 * protectedOps().filter((o) => o.path.includes('{wsId}')).length);
     });
 
     it("404: on its own workspace path, naming the victim's objects answers as for ids that do not exist (REST)", async () => {
