@@ -77,6 +77,12 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
   }
 
   const base = () => server.service.baseUrl;
+  /** Follows a navigation link; on a phone the navigation is a menu to open first. */
+  async function navigateTo(name: string): Promise<void> {
+    const link = page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
+    if (!(await link.isVisible())) await page.locator('.menu > summary').click();
+    await link.click();
+  }
   const stored = async () => (await server.request<Content>('GET', `/api/v1/workspaces/${ws.workspace_id}/contents/${contentId}`, { key: ws.api_key })).body;
   /** The text of one day of the calendar. */
   const day = (date: string) => page.locator('li.day', { has: page.locator(`h3#day-${date}`) });
@@ -94,7 +100,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
     // Publish now is the default: the date and time are out of the way, the button says Publish.
     expect(await page.getByLabel('Publish now').isChecked()).toBe(true);
     expect(await date.isVisible()).toBe(false);
-    await page.getByLabel('Facebook Pages').check();
+    await page.getByRole('checkbox', { name: 'Facebook Pages' }).check();
     await page.getByLabel('Content type').selectOption('text');
     await page.getByLabel('Text', { exact: true }).fill('Launch day, 9 sharp');
     await page.getByLabel('Schedule', { exact: true }).check();
@@ -113,7 +119,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
 
   it('calendar: the post is on Tuesday at 09:00, scheduled, and opens its page', async () => {
     await page.goto(`${base()}/dashboard`);
-    await page.getByRole('link', { name: 'Calendar', exact: true }).click();
+    await navigateTo('Calendar');
     await page.waitForURL(/\/dashboard\/calendar$/);
     expect(await page.locator('#range-h').textContent()).toBe('Week of Monday 23 November 2026');
     const tuesday = day('2026-11-24');
@@ -144,7 +150,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Changes saved. Scheduled for 2026-11-25 10:30 (America/New_York).');
     expect(await stored()).toMatchObject({ status: 'scheduled', text: 'Launch day, moved to 10:30', publish_at: '2026-11-25T15:30:00.000Z' });
 
-    await page.getByRole('link', { name: 'Calendar', exact: true }).click();
+    await navigateTo('Calendar');
     await page.waitForURL(/\/dashboard\/calendar$/);
     expect(await day('2026-11-24').textContent()).not.toContain('Launch day');
     expect(await day('2026-11-25').textContent()).toMatch(/10:30\s+Launch day, moved to 10:30\s+scheduled/);
@@ -159,7 +165,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
     expect(await stored()).toMatchObject({ status: 'canceled', jobs: [] });
     await audit('content-canceled');
 
-    await page.getByRole('link', { name: 'Calendar', exact: true }).click();
+    await navigateTo('Calendar');
     await page.waitForURL(/\/dashboard\/calendar$/);
     const wednesday = day('2026-11-25');
     expect(await wednesday.textContent()).toMatch(/10:30\s+Launch day, moved to 10:30\s+canceled/);
@@ -174,13 +180,13 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
 
   it('drafts and the queue editor', async () => {
     await page.goto(`${base()}/dashboard/compose`);
-    await page.getByLabel('Threads').check();
+    await page.getByRole('checkbox', { name: 'Threads' }).check();
     await page.getByLabel('Content type').selectOption('text');
     await page.getByLabel('Text', { exact: true }).fill('An idea for later');
     await page.getByLabel('Save draft').check();
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.waitForURL(/\/dashboard\/contents\/[0-9a-f-]{36}$/);
-    await page.getByRole('link', { name: 'Drafts', exact: true }).click();
+    await navigateTo('Drafts');
     await page.waitForURL(/\/dashboard\/drafts$/);
     expect(await page.locator('#drafts').textContent()).toContain('An idea for later');
     await audit('drafts');
