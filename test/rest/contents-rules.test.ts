@@ -118,7 +118,7 @@ describeEachDb(
       const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['myspace'], content_type: 'text', text: 'hi' });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('validation_failed');
-      expect(res.body.message).toMatch(/^target_platforms\[0\]: /);
+      expect(res.body.message).toMatch(/^target_platforms\[0\] must be one of /);
       const empty = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: [], content_type: 'text' });
       expect(empty.body.message).toMatch(/target_platforms/);
       const live = await post(ws.api_key, ws.workspace_id, {

@@ -94,7 +94,7 @@ describeEachDb('error format', (server) => {
     const ws = await server().workspace();
     const wrongType = await server().request('POST', path(ws.workspace_id), { key: ws.api_key, body: { name: 42 } });
     expectErrorBody(wrongType, 400, 'validation_failed', ['fields']);
-    expect(wrongType.body.message).toMatch(/^name: /);
+    expect(wrongType.body.message).toBe('name must be a string');
 
     const unknownField = await server().request('POST', path(ws.workspace_id), { key: ws.api_key, body: { name: 'x', revoke_other: true } });
     expectErrorBody(unknownField, 400, 'validation_failed', ['fields']);
