@@ -3,6 +3,7 @@ import type { BrandsService } from '../src/core/brands/brands.service.js';
 import type { ConnectionsService } from '../src/core/connections/connections.service.js';
 import type { NetworkConnectService } from '../src/core/connections/network-connect.service.js';
 import type { ContentsService } from '../src/core/contents/contents.service.js';
+import type { MediaService } from '../src/core/media/media.service.js';
 import type { MetersService } from '../src/core/meters/meters.service.js';
 import type { Principal } from '../src/core/principal.js';
 import type { QueueService } from '../src/core/scheduling/queue.service.js';
@@ -16,6 +17,7 @@ export interface ToolServices {
   queue: QueueService;
   connections: ConnectionsService;
   webhooks: WebhooksService;
+  media: MediaService;
   meters: MetersService;
   wallet: WalletService;
   networkConnect: NetworkConnectService;

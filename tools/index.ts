@@ -10,6 +10,7 @@ import { listBrandsTool } from './list-brands.js';
 import { listConnectionsTool } from './list-connections.js';
 import { listContentsTool } from './list-contents.js';
 import { listDeliveriesTool } from './list-deliveries.js';
+import { listMediaTool } from './list-media.js';
 import { listPlatformsTool } from './list-platforms.js';
 import { listWalletOffersTool } from './list-wallet-offers.js';
 import { listWebhooksTool } from './list-webhooks.js';
@@ -45,6 +46,7 @@ export const tools: readonly AnyTool[] = [
   createWebhookTool,
   listWebhooksTool,
   listDeliveriesTool,
+  listMediaTool,
   redeliverDeliveryTool,
   verifyWebhookSignatureTool,
   getUsageTool,

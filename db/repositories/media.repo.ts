@@ -39,3 +39,40 @@ function toRow(r: Selectable<MediaTable> | undefined): MediaRow | undefined {
     }
   );
 }
+
+/** A workspace's uploads, newest first, after a keyset position. */
+export async function listMedia(db: Kysely<Database>, workspaceId: string, q: { after?: { createdAt: number; id: string } | undefined; limit: number }): Promise<MediaRow[]> {
+  let query = db.selectFrom('media').selectAll().where('workspace_id', '=', workspaceId);
+  const after = q.after;
+  if (after !== undefined) {
+    query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+  return rows.map((r) => toRow(r)!);
+}
+
+/**
+ * Contents of a workspace whose stored request or editable input mentions any of `mediaIds`, with that text, for
+ * the caller to read which media each one really uses. Media ids are random, so the text search only narrows.
+ */
+export async function contentsMentioningMedia(
+  db: Kysely<Database>,
+  workspaceId: string,
+  mediaIds: readonly string[],
+): Promise<{ id: string; status: string; createdAt: number; request: string; input: string | null }[]> {
+  if (mediaIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('contents')
+    .select(['id', 'status', 'created_at', 'request', 'input'])
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb.or(mediaIds.flatMap((id) => [eb('request', 'like', `%${id}%`), eb('input', 'like', `%${id}%`)])))
+    .orderBy('created_at', 'desc')
+    .execute();
+  return rows.map((r) => ({ id: r.id, status: r.status, createdAt: toMillis(r.created_at), request: r.request, input: r.input }));
+}
+
+/** Deletes an upload's row; returns it when it was there. */
+export async function deleteMedia(db: Kysely<Database>, workspaceId: string, id: string): Promise<MediaRow | undefined> {
+  const row = await db.deleteFrom('media').where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirst();
+  return toRow(row);
+}

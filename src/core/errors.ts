@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { issuePredicate, possiblePredicates } from './validation-messages.js';
 import { PLATFORM_SLUGS } from '../vocabulary/platforms.js';
-import { SETTLED_STATUSES } from '../vocabulary/content-statuses.js';
+import { CONTENT_STATUSES, SETTLED_STATUSES } from '../vocabulary/content-statuses.js';
 import { METERS } from './meters/plans.js';
 import { MODOS } from './wallet/wallet.schema.js';
 
@@ -84,6 +84,15 @@ export const errorCatalogue = {
     status: 409,
     description: 'The content is no longer a draft or scheduled (publishing started, it finished, or it was canceled): it cannot be edited, canceled or published now.',
     extra: z.object({ status: z.enum(SETTLED_STATUSES).describe('The content status that refused the change.') }),
+  },
+  media_in_use: {
+    status: 409,
+    description: 'The upload is used by a content that may still publish (draft, scheduled or publishing): delete or edit those first, or wait until they finish.',
+    extra: z.object({
+      contents: z
+        .array(z.object({ content_id: z.string(), status: z.enum(CONTENT_STATUSES) }))
+        .describe('The contents that still need the file.'),
+    }),
   },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.', extra: none },
   connections_required: {

@@ -65,6 +65,7 @@ function failingCalls(brandId: string): Record<string, { args: Record<string, un
     create_webhook: { args: { url: 'not a url', enabled_events: ['content.published'] }, error: 'validation_failed' },
     list_webhooks: { args: { unexpected: true }, error: 'validation_failed' },
     list_deliveries: { args: { webhook_id: 'wh_unknown' }, error: 'not_found' },
+    list_media: { args: { cursor: 'garbage' }, error: 'validation_failed' },
     redeliver_delivery: { args: { delivery_id: 'del_unknown' }, error: 'not_found' },
     verify_webhook_signature: { args: { secret: '' }, error: 'validation_failed' },
     get_usage: { args: { unexpected: true }, error: 'validation_failed' },

@@ -70,6 +70,7 @@ export const PATH_PARAMS: Record<string, keyof Ids> = {
   contentId: 'contentId',
   whId: 'whId',
   delId: 'delId',
+  mediaId: 'mediaId',
   keyId: 'keyId',
   clientId: 'clientId',
 };
@@ -139,6 +140,7 @@ export const REQUESTS: Record<string, (ids: Ids) => RequestParts> = {
   uploadMedia: () => ({ raw: { contentType: 'image/jpeg', bytes: JPEG } }),
   createWebhook: () => ({ json: { url: 'http://127.0.0.1:9/matrix', enabled_events: ['content.published'] } }),
   updateWebhook: () => ({ json: { description: 'matrix' } }),
+  sendWebhookTestEvent: () => ({ json: {} }),
   createOAuthClient: () => ({ json: { client_name: 'matrix client', redirect_uris: [REDIRECT] } }),
   updateOAuthClient: () => ({ json: { client_name: 'matrix client renamed' } }),
   startOAuthConnection: () => ({ json: { platform_slug: 'linkedin' } }),
@@ -165,6 +167,7 @@ export const TOOL_ARGS: Record<string, ((ids: Ids) => Record<string, unknown>)[]
   create_webhook: [() => ({ url: 'http://127.0.0.1:9/matrix', enabled_events: ['content.published'] })],
   list_webhooks: [() => ({})],
   list_deliveries: [(ids) => ({ webhook_id: ids.whId })],
+  list_media: [() => ({})],
   redeliver_delivery: [(ids) => ({ delivery_id: ids.delId })],
   verify_webhook_signature: [() => ({ secret: 'whsec_matrix', signature_header: 'sha256=00', payload: '1.{}', tolerance_seconds: 300 })],
   get_usage: [() => ({})],

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
-import { findMediaById, insertMedia } from '../../../db/repositories/media.repo.js';
+import { contentsMentioningMedia, deleteMedia, findMedia, findMediaById, insertMedia, listMedia, type MediaRow } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
 import type { MediaStore } from './media-store.js';
 import type { PublicMediaLinks } from './public-links.js';
@@ -10,14 +10,99 @@ import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
-import { UPLOAD_CONTENT_TYPES, type UploadedMedia } from './media.schema.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import type { ContentStatus } from '../../vocabulary/content-statuses.js';
+import { MEDIA_NEEDED_BY, type MediaItem, type MediaList, type MediaListQuery, UPLOAD_CONTENT_TYPES, type UploadedMedia } from './media.schema.js';
+
+/** The media ids a stored content request or input names (`media: [{media_id}]`); anything unreadable names none. */
+function mediaIdsOf(json: string | null): string[] {
+  if (json === null) return [];
+  try {
+    const parsed = JSON.parse(json) as { media?: unknown };
+    if (!Array.isArray(parsed.media)) return [];
+    return parsed.media.flatMap((m: unknown) => (typeof m === 'object' && m !== null && typeof (m as { media_id?: unknown }).media_id === 'string' ? [(m as { media_id: string }).media_id] : []));
+  } catch {
+    return [];
+  }
+}
 
 export type MediaService = ReturnType<typeof createMediaService>;
 
 export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService; store: MediaStore; links: PublicMediaLinks }) {
   const { db, clock, meters, store, links } = deps;
 
+  /** For each of `ids`, the contents that use it, newest first (read from their stored media lists). */
+  async function usedBy(workspaceId: string, ids: readonly string[], executor: Kysely<Database> = db): Promise<Map<string, { content_id: string; status: ContentStatus }[]>> {
+    const out = new Map<string, { content_id: string; status: ContentStatus }[]>(ids.map((id) => [id, []]));
+    for (const c of await contentsMentioningMedia(executor, workspaceId, ids)) {
+      const named = new Set([...mediaIdsOf(c.request), ...mediaIdsOf(c.input)]);
+      for (const id of named) out.get(id)?.push({ content_id: c.id, status: c.status as ContentStatus });
+    }
+    return out;
+  }
+
+  const item = (row: MediaRow, uses: { content_id: string; status: ContentStatus }[]): MediaItem => ({
+    id: row.id,
+    content_type: row.contentType as MediaItem['content_type'],
+    size_bytes: row.sizeBytes,
+    created_at: toIso(row.createdAt),
+    url: links.linkFor(row.id),
+    used_by: uses,
+  });
+
   return {
+    /**
+     * The workspace's uploads, newest first, each with a signed address of the file (a thumbnail for people) and
+     * the contents that use it. Cursor-paginated like every list.
+     * @throws ServiceError `validation_failed` (cursor).
+     */
+    async list(principal: Principal, workspaceId: string, query: MediaListQuery): Promise<MediaList> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const rows = await listMedia(db, workspaceId, { after, limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const uses = await usedBy(workspaceId, page.map((r) => r.id));
+      const last = page.at(-1);
+      return { data: page.map((r) => item(r, uses.get(r.id) ?? [])), next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+    },
+
+    /** One upload as the list shows it. @throws ServiceError `not_found`. */
+    async get(principal: Principal, workspaceId: string, mediaId: string): Promise<MediaItem> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const row = await findMedia(db, workspaceId, mediaId);
+      if (!row) throw new ServiceError('not_found', `Media ${mediaId} was not found in this workspace.`);
+      return item(row, (await usedBy(workspaceId, [row.id])).get(row.id) ?? []);
+    },
+
+    /**
+     * Deletes an upload and gives its bytes back to the `media_storage` meter. Refused while a content that may
+     * still publish uses it (draft, scheduled, publishing): the file is what it would send. Contents that finished
+     * (published, partial, failed, canceled) keep their record but lose the file: a later retry of a failed one
+     * fails on it. The check and the delete run in one transaction, so the refusal reflects the moment of the
+     * delete; a content created in the same instant may still name it (its job then fails on the missing file).
+     * @throws ServiceError `not_found`, `media_in_use` (with the contents that need it).
+     */
+    async remove(principal: Principal, workspaceId: string, mediaId: string): Promise<void> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const gone = () => new ServiceError('not_found', `Media ${mediaId} was not found in this workspace.`);
+      const deleted = await db.transaction().execute(async (tx) => {
+        const row = await findMedia(tx, workspaceId, mediaId);
+        if (!row) throw gone();
+        const needing = ((await usedBy(workspaceId, [mediaId], tx)).get(mediaId) ?? []).filter((u) => (MEDIA_NEEDED_BY as readonly string[]).includes(u.status));
+        if (needing.length > 0) {
+          throw new ServiceError('media_in_use', `Media ${mediaId} is used by ${needing.length === 1 ? 'a content' : `${needing.length} contents`} that may still publish (${needing.map((u) => `${u.content_id}: ${u.status}`).join(', ')}). Delete or edit ${needing.length === 1 ? 'it' : 'them'} first, or wait until publishing ends.`, {
+            contents: needing,
+          });
+        }
+        const removed = await deleteMedia(tx, workspaceId, mediaId);
+        if (!removed) throw gone();
+        await meters.release(tx, workspaceId, 'media_storage', removed.sizeBytes);
+        return removed;
+      });
+      // After the commit: a failed delete never leaves a row without its file.
+      await store.remove(deleted.storagePath);
+    },
+
     /**
      * Stores an upload, streamed (never held in memory), counted on the `media_storage` meter in bytes. The
      * service's 100 MB cap for unknown-size addresses does not apply (spec 8): the meter bounds it. An empty
