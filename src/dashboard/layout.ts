@@ -7,6 +7,7 @@ export const SECTIONS = [
   { id: 'calendar', href: '/dashboard/calendar', label: 'Calendar' },
   { id: 'drafts', href: '/dashboard/drafts', label: 'Drafts' },
   { id: 'contents', href: '/dashboard/contents', label: 'Contents' },
+  { id: 'media', href: '/dashboard/media', label: 'Media' },
   { id: 'brands', href: '/dashboard/brands', label: 'Brands & connections' },
   { id: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { id: 'api-keys', href: '/dashboard/api-keys', label: 'API keys' },

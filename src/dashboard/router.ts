@@ -10,6 +10,7 @@ import { draftPages } from './pages/drafts.js';
 import { queuePages } from './pages/queue.js';
 import { composePages } from './pages/compose/index.js';
 import { contentPages } from './pages/contents.js';
+import { mediaPages } from './pages/media.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
 import { overviewPage } from './pages/overview.js';
 import { signInRoutes } from './pages/sign-in.js';
@@ -30,6 +31,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   calendarPages(pages);
   draftPages(pages);
   contentPages(pages);
+  mediaPages(pages);
   brandPages(pages);
   queuePages(pages);
   webhookPages(pages);

@@ -44,7 +44,7 @@ describeEachDb(
       const seen: MediaItem[] = [];
       let cursor: string | null = null;
       for (let page = 0; page < 5; page++) {
-        const res = await s().request<{ data: MediaItem[]; next_cursor: string | null }>('GET', `/api/v1/workspaces/${ws.workspace_id}/media?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { key: ws.api_key });
+        const res: { status: number; body: { data: MediaItem[]; next_cursor: string | null } } = await s().request<{ data: MediaItem[]; next_cursor: string | null }>('GET', `/api/v1/workspaces/${ws.workspace_id}/media?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { key: ws.api_key });
         expect(res.status).toBe(200);
         seen.push(...res.body.data);
         cursor = res.body.next_cursor;

@@ -1,0 +1,85 @@
+import { expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { DashboardClient, textOf } from '../support/dashboard.js';
+import { brandWithConnections } from '../support/factories.js';
+import { describeEachDb } from '../support/server.js';
+
+function decode(attr: string): string {
+  return attr.replace(/&amp;/g, '&');
+}
+
+describeEachDb(
+  'dashboard: media library',
+  (server) => {
+    it('uploads through the page, shows a grid with thumbnails, size, type and users; Use in Compose; delete frees the space', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['instagram']);
+      const client = new DashboardClient(server().url);
+      await client.signIn(ws.api_key);
+      const empty = await client.get('/dashboard/media');
+      expect(empty.status).toBe(200);
+      expect(textOf(empty.html)).toContain('No uploads yet.');
+      expect(empty.html).toContain('href="/dashboard/media" aria-current="page"');
+
+      const form = new FormData();
+      form.append('csrf', client.csrf!);
+      form.append('file', new Blob([Buffer.alloc(2048, 7)], { type: 'image/png' }), 'cake.png');
+      const posted = await client.raw('/dashboard/media', { method: 'POST', body: form });
+      expect(posted.status).toBe(303);
+      const page = await client.get(posted.headers.get('location')!);
+      const text = textOf(page.html);
+      const id = /Uploaded cake\.png \(2\.0 KB\) as (media_\w+)\./.exec(text)?.[1];
+      expect(id).toBeDefined();
+      expect(text).toMatch(/Image \(PNG\)\s*, 2\.0 KB/);
+      const src = decode(/<img class="thumb" src="([^"]+)" width="160" height="160" loading="lazy" alt="Uploaded image (media_\w+)">/.exec(page.html)![1]!);
+      const file = await fetch(src);
+      expect(file.status).toBe(200);
+      expect((await file.arrayBuffer()).byteLength).toBe(2048);
+      expect(page.html).toContain(`href="/dashboard/compose?media_id=${id!}"`);
+
+      const video = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/media`, { key: ws.api_key, rawBody: 'v'.repeat(100), headers: { 'content-type': 'video/mp4' } });
+      const draft = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+        key: ws.api_key,
+        body: { brand_id: brandId, target_platforms: ['instagram'], content_type: 'photo', media: [{ media_id: id }], draft: true },
+      });
+      expect(draft.status).toBe(201);
+      const grid = await client.get('/dashboard/media');
+      expect(grid.html).toContain(`aria-label="Uploaded video ${video.body.id as string}"`);
+      expect(grid.html).toContain(`href="/dashboard/contents/${draft.body.content_id as string}"`);
+      expect(textOf(grid.html)).toContain('Kept while a draft content needs it.');
+      // The delete button is not offered for it; a forged delete is refused and says why.
+      expect(grid.html).not.toContain(`aria-label="Delete ${id!}"`);
+      const refused = await client.post(`/dashboard/media/${id!}/delete`, {});
+      expect(textOf(refused.html)).toContain(`${id!} was not deleted: a draft content still needs it.`);
+
+      expect(grid.html).toContain(`aria-label="Delete ${video.body.id as string}"`);
+      const deleted = await client.post(`/dashboard/media/${video.body.id as string}/delete`, {});
+      expect(textOf(deleted.html)).toContain(`${video.body.id as string} was deleted and its space freed.`);
+      expect(deleted.html).not.toContain(`Uploaded video ${video.body.id as string}`);
+    });
+
+    it('a wrong type is refused next to the form; another workspace cannot delete; a bad cursor falls back', async () => {
+      const ws = await server().workspace();
+      const other = await server().workspace();
+      const theirs = await server().request('POST', `/api/v1/workspaces/${other.workspace_id}/media`, { key: other.api_key, rawBody: 'x'.repeat(10), headers: { 'content-type': 'image/gif' } });
+      const client = new DashboardClient(server().url);
+      await client.signIn(ws.api_key);
+      await client.get('/dashboard/media');
+      const form = new FormData();
+      form.append('csrf', client.csrf!);
+      form.append('file', new Blob(['MZ'], { type: 'application/x-msdownload' }), 'setup.exe');
+      const res = await client.raw('/dashboard/media', { method: 'POST', body: form });
+      expect(res.status).toBe(400);
+      expect(textOf(await res.text())).toContain('This kind of file is not accepted.');
+      const forged = new FormData();
+      forged.append('csrf', 'nope');
+      forged.append('file', new Blob(['x'], { type: 'image/png' }), 'x.png');
+      expect((await client.raw('/dashboard/media', { method: 'POST', body: forged })).status).toBe(403);
+      expect((await client.post(`/dashboard/media/${theirs.body.id as string}/delete`, {})).status).toBe(404);
+      const stale = await client.get('/dashboard/media?cursor=garbage');
+      expect(stale.status).toBe(200);
+      expect(textOf(stale.html)).toContain('That page link is not valid any more');
+    });
+  },
+  {},
+  () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
+);
