@@ -261,8 +261,8 @@ describeEachDb(
       expect(page.html).toContain('<a href="/dashboard/calendar" aria-current="page">Calendar</a>');
       expect(page.html).toMatch(/<h2 id="range-h">Week of Monday 23 November 2026<\/h2>/);
       const day = (date: string) => dayText(page.html, date);
-      expect(day('2026-11-24')).toMatch(/^Tuesday 24 November 2026 09:00 New York nine scheduled Facebook Pages$/);
-      expect(day('2026-11-25')).toMatch(/^Wednesday 25 November 2026 08:00 Auckland eight scheduled Facebook Pages · Pacific\/Auckland$/);
+      expect(day('2026-11-24')).toMatch(/^Tuesday 24 November 2026 09:00 New York nine scheduled Acme · Facebook Pages$/);
+      expect(day('2026-11-25')).toMatch(/^Wednesday 25 November 2026 08:00 Auckland eight scheduled Acme · Facebook Pages · Pacific\/Auckland$/);
       expect(day('2026-11-26')).toMatch(/12:00 Called off canceled/);
       expect(day('2026-11-23')).toContain('No posts.');
       expect(page.html).toContain(`href="/dashboard/contents/${ny.content_id}"`);

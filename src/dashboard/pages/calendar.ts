@@ -104,13 +104,13 @@ function sortPosts(posts: Placed[]): Placed[] {
   return posts.sort((a, b) => a.date.localeCompare(b.date) || a.time.localeCompare(b.time) || (a.content.publish_at ?? '').localeCompare(b.content.publish_at ?? ''));
 }
 
-function postItem(p: Placed, reference: string): SafeHtml {
+function postItem(p: Placed, reference: string, brandNames: ReadonlyMap<string, string>): SafeHtml {
   const c = p.content;
   const networks = c.target_platforms.map(platformName).join(', ');
   return html`<li class="post post-${c.status}">
   <a href="/dashboard/contents/${c.content_id}"><time datetime="${c.publish_at ?? ''}">${p.time}</time> <span class="post-text">${contentTitle(c)}</span></a>
   ${badge(c.status)}
-  <span class="muted post-meta">${networks}${p.zone !== reference ? html` · ${p.zone}` : ''}</span>
+  <span class="muted post-meta">${brandNames.get(c.brand_id) ?? ''}${brandNames.has(c.brand_id) ? ' · ' : ''}${networks}${p.zone !== reference ? html` · ${p.zone}` : ''}</span>
 </li>`;
 }
 
@@ -118,17 +118,17 @@ function postItem(p: Placed, reference: string): SafeHtml {
  * The zone "today" is read in: the brands' zone when they share one, else UTC. Posts are placed in their own
  * zone whatever this is.
  */
-async function referenceZone(ctx: PageContext): Promise<string> {
+async function referenceZone(ctx: PageContext): Promise<{ zone: string; brandNames: Map<string, string> }> {
   const { data: brands } = await ctx.deps.services.brands.list(ctx.principal, ctx.workspaceId);
   const zones = new Set(Object.values(await brandZones(ctx, brands)));
-  return zones.size === 1 ? [...zones][0]! : 'UTC';
+  return { zone: zones.size === 1 ? [...zones][0]! : 'UTC', brandNames: new Map(brands.map((b) => [b.id, b.name])) };
 }
 
 /** Calendar (issue 16): scheduled and published contents by week or month, each at its local time with its status. */
 export function calendarPages(pages: PageRouter): void {
   pages.page(CALENDAR, async (ctx) => {
     const view: View = ctx.query.view === 'month' ? 'month' : 'week';
-    const zone = await referenceZone(ctx);
+    const { zone, brandNames } = await referenceZone(ctx);
     const today = localOf(ctx.deps.clock.now(), zone).date;
     const asked = ctx.query.date;
     const badDate = asked !== undefined && asked !== '' && !isDate(asked);
@@ -147,7 +147,7 @@ export function calendarPages(pages: PageRouter): void {
       const name = view === 'week' ? html`<h3 id="day-${day}">${dayInWords(day)}</h3>` : html`<h3 id="day-${day}"><span aria-hidden="true">${Number(day.slice(8))}</span><span class="vh">${dayInWords(day)}</span></h3>`;
       return html`<li class="day${outside ? ' outside' : ''}${day === today ? ' today' : ''}"${day === today ? html` aria-current="date"` : ''}>
   ${name}
-  ${here.length > 0 ? html`<ul class="posts">${here.map((p) => postItem(p, zone))}</ul>` : view === 'week' ? html`<p class="empty">No posts.</p>` : ''}
+  ${here.length > 0 ? html`<ul class="posts">${here.map((p) => postItem(p, zone, brandNames))}</ul>` : view === 'week' ? html`<p class="empty">No posts.</p>` : ''}
 </li>`;
     };
 

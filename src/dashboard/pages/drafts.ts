@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { html } from '../../web/html.js';
 import { platformName } from '../explain.js';
 import { fieldErrorsOf, optional } from '../forms.js';
-import { contentTitle } from '../names.js';
+import { brandName, contentTitle, loadNames } from '../names.js';
 import { actionButton, errorBanner, isoDate, table } from '../layout.js';
 import type { PageRouter } from '../page-router.js';
 
@@ -22,10 +22,11 @@ export function draftPages(pages: PageRouter): void {
       if (!fieldErrorsOf(err)) throw err;
       damaged = true;
     }
+    const names = found && found.data.length > 0 ? await loadNames(ctx) : null;
     const rows = (found?.data ?? []).map((c) => {
       const label = contentTitle(c);
       return html`<tr>
-  <th scope="row"><a href="/dashboard/contents/${c.content_id}">${label}</a></th>
+  <th scope="row"><a href="/dashboard/contents/${c.content_id}">${label}</a>${names ? html`<span class="row-meta">${brandName(names, c.brand_id)}</span>` : ''}</th>
   <td>${isoDate(c.created_at)}</td>
   <td>${c.target_platforms.map(platformName).join(', ')}</td>
   <td><div class="actions">${actionButton({
