@@ -111,7 +111,7 @@ describeEachDb('dashboard compose', (server) => {
     expect(sent.status).toBe(303);
     const id = contentIdOf(sent.location);
     expect(id).toBeDefined();
-    expect(textOf(sent.html)).toContain('Queued for 2 networks.');
+    expect(textOf(sent.html)).toContain('Sent to 2 networks: each one’s progress is below.');
     const api = await server().request<{ text: string; jobs: { platform_slug: string }[] }>('GET', `/api/v1/workspaces/${ws.workspace_id}/contents/${id}`, { key: ws.api_key });
     expect(api.status).toBe(200);
     expect(api.body.text).toBe('Hello from the dashboard');

@@ -28,7 +28,8 @@ function createdMessage(created: CreatedContent): string {
     case 'scheduled':
       return `${created.queued ? 'Added to the queue' : 'Scheduled'} for ${localInWords(created.local_publish_at, created.time_zone)} on ${networks}.`;
     default:
-      return `Queued for ${networks}.`;
+      // Said once and left on the page while it refreshes: it must stay true once the networks have answered.
+      return `Sent to ${networks}: each one’s progress is below.`;
   }
 }
 
