@@ -186,4 +186,15 @@ describeEachDb('dashboard guided composer', (server) => {
     expect(page.html).not.toMatch(/>[^<]*\bmodo (plano|creditos|automatico)/);
     expect(page.html).toMatch(/<span class="ws" title="Workspace ws_[^"]+"><span class="vh">Workspace: <\/span>Test workspace[^<]*<\/span>/);
   });
+
+  it('"Use in composer" from the media library: ?media_id= offers that upload ticked, with a media type', async () => {
+    const { client } = await composer(server(), [['facebook', 'Acme page']]);
+    const page = await client.get('/dashboard/compose?media_id=media_abc123&content_type=video');
+    expect(page.html).toContain('<input id="media-kept-1" name="media_id" type="checkbox" value="media_abc123" checked');
+    expect(page.html).toContain('<option value="video" selected>');
+    const photo = await client.get('/dashboard/compose?media_id=media_abc123&content_type=nonsense');
+    expect(photo.html).toContain('<option value="photo" selected>');
+    const plain = await client.get('/dashboard/compose');
+    expect(plain.html).not.toContain('name="media_id"');
+  });
 });

@@ -6,7 +6,7 @@ import { readForm } from '../../multipart.js';
 import { CsrfRefused, FormData as FormFields, type PageContext, type PageRouter } from '../../page-router.js';
 import { friendlier } from './errors.js';
 import { allRefusals, dryRun } from './refusals.js';
-import { type Choices, chosenConnections, COMPOSE, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
+import { type Choices, chosenConnections, COMPOSE, emptyValues, MEDIA_TYPES, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
 import { uploadError, uploadOnce } from './uploads.js';
 import { render } from './view.js';
 import { brandZones } from '../../brand-zones.js';
@@ -35,7 +35,14 @@ function createdMessage(created: CreatedContent): string {
 
 /** Compose (spec 4.3): one form for every network, with preview, uploads and errors next to their fields. */
 export function composePages(pages: PageRouter): void {
-  pages.page(COMPOSE, async (ctx) => render(ctx, await loadChoices(ctx), null));
+  pages.page(COMPOSE, async (ctx) => {
+    const choices = await loadChoices(ctx);
+    // "Use in composer" from the media library: the upload is offered ticked, with a type that takes media.
+    const mediaId = ctx.query.media_id?.trim() ?? '';
+    if (mediaId === '' || mediaId.length > 100) return render(ctx, choices, null);
+    const type = ctx.query.content_type ?? '';
+    return render(ctx, choices, { ...emptyValues(choices), mediaIds: [mediaId], contentType: MEDIA_TYPES.includes(type) ? type : 'photo' });
+  });
 
   pages.rawAction(COMPOSE, async (ctx) => {
     const read = await readForm<UploadedMedia>(ctx.req, {
