@@ -76,3 +76,16 @@ export async function deleteMedia(db: Kysely<Database>, workspaceId: string, id:
   const row = await db.deleteFrom('media').where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirst();
   return toRow(row);
 }
+
+/** The stored request and input of some contents of a workspace, for reading which uploads they name. */
+export async function contentMediaSources(db: Kysely<Database>, workspaceId: string, contentIds: readonly string[]): Promise<{ id: string; request: string; input: string | null }[]> {
+  if (contentIds.length === 0) return [];
+  return db.selectFrom('contents').select(['id', 'request', 'input']).where('workspace_id', '=', workspaceId).where('id', 'in', contentIds).execute();
+}
+
+/** Uploads of a workspace by id; missing ones (deleted) are left out. */
+export async function findMediaMany(db: Kysely<Database>, workspaceId: string, ids: readonly string[]): Promise<MediaRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('media').selectAll().where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+  return rows.map((r) => toRow(r)!);
+}

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
-import { contentsMentioningMedia, deleteMedia, findMedia, findMediaById, insertMedia, listMedia, type MediaRow } from '../../../db/repositories/media.repo.js';
+import { contentMediaSources, contentsMentioningMedia, deleteMedia, findMedia, findMediaById, findMediaMany, insertMedia, listMedia, type MediaRow } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
 import type { MediaStore } from './media-store.js';
 import type { PublicMediaLinks } from './public-links.js';
@@ -64,6 +64,28 @@ export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; m
       const uses = await usedBy(workspaceId, page.map((r) => r.id));
       const last = page.at(-1);
       return { data: page.map((r) => item(r, uses.get(r.id) ?? [])), next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+    },
+
+    /**
+     * The uploads each content names, in its order, each with a signed address (thumbnails of a list of posts).
+     * Deleted uploads are left out; contents of other workspaces name none.
+     */
+    async ofContents(principal: Principal, workspaceId: string, contentIds: readonly string[]): Promise<Map<string, Pick<MediaItem, 'id' | 'content_type' | 'url'>[]>> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const sources = await contentMediaSources(db, workspaceId, contentIds);
+      const named = new Map(sources.map((c) => [c.id, [...new Set([...mediaIdsOf(c.input), ...mediaIdsOf(c.request)])]]));
+      const rows = new Map((await findMediaMany(db, workspaceId, [...new Set([...named.values()].flat())])).map((r) => [r.id, r]));
+      const out = new Map<string, Pick<MediaItem, 'id' | 'content_type' | 'url'>[]>();
+      for (const [contentId, ids] of named) {
+        out.set(
+          contentId,
+          ids.flatMap((id) => {
+            const row = rows.get(id);
+            return row ? [{ id: row.id, content_type: row.contentType as MediaItem['content_type'], url: links.linkFor(row.id) }] : [];
+          }),
+        );
+      }
+      return out;
     },
 
     /** One upload as the list shows it. @throws ServiceError `not_found`. */

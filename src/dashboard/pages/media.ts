@@ -18,9 +18,9 @@ const THUMB = 160;
 /** What a photo looks like in a list of contents or media: the file itself, scaled into a fixed box. */
 export function mediaThumbnail(item: Pick<MediaItem, 'id' | 'content_type' | 'url'>, size = THUMB): SafeHtml {
   if (item.content_type.startsWith('image/')) {
-    return html`<img class="thumb" src="${item.url}" width="${size}" height="${size}" loading="lazy" alt="Uploaded image ${item.id}">`;
+    return html`<img class="thumb${size < THUMB ? ' small' : ''}" src="${item.url}" width="${size}" height="${size}" loading="lazy" alt="Uploaded image ${item.id}">`;
   }
-  return html`<span class="thumb thumb-video" role="img" aria-label="Uploaded video ${item.id}"><span aria-hidden="true">▶</span> Video</span>`;
+  return html`<span class="thumb thumb-video${size < THUMB ? ' small' : ''}" role="img" aria-label="Uploaded video ${item.id}"><span aria-hidden="true">▶</span> Video</span>`;
 }
 
 function kindWord(contentType: string): string {

@@ -1,72 +1,196 @@
-import { html } from '../../web/html.js';
-import { badge, bytes, isoDate, number, table } from '../layout.js';
-import type { PageRouter } from '../page-router.js';
-import { meterLabel, platformName } from '../explain.js';
+import type { Content } from '../../core/contents/contents.schema.js';
+import type { Connection } from '../../core/connections/connections.schema.js';
+import type { MediaService } from '../../core/media/media.service.js';
+import type { Delivery, Webhook } from '../../core/webhooks/webhooks.schema.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { platformName } from '../explain.js';
+import { actionButton, badge, bytes, isoDate, number, table } from '../layout.js';
+import { contentTitle } from '../names.js';
+import type { PageContext, PageRouter } from '../page-router.js';
+import { localInWords } from '../when-field.js';
+import { meterShown, meterWord } from '../words.js';
+import { mediaThumbnail } from './media.js';
 
-/** Overview: plan meters, wallet balance, recent contents and connection health on one screen. */
+/** How far back a failed or partial post still asks for attention: older ones live on the Contents page. */
+const ATTENTION_DAYS = 14;
+
+type Thumbs = Awaited<ReturnType<MediaService['ofContents']>>;
+
+/** A webhook endpoint whose newest delivery did not get through, with that delivery. */
+interface FailingEndpoint {
+  hook: Webhook;
+  delivery: Delivery;
+}
+
+/** The endpoints that are failing now: their newest delivery failed, died, or waits for a retry after a failure. */
+async function failingEndpoints(ctx: PageContext, hooks: Webhook[]): Promise<FailingEndpoint[]> {
+  const newest = await Promise.all(
+    hooks.filter((h) => h.active).map(async (hook) => ({ hook, delivery: (await ctx.deps.services.webhooks.deliveries(ctx.principal, ctx.workspaceId, hook.id, { limit: 1 })).data[0] })),
+  );
+  return newest.filter((n): n is FailingEndpoint => n.delivery !== undefined && (n.delivery.status === 'failed' || n.delivery.status === 'dead' || (n.delivery.status === 'pending' && n.delivery.attempt_count > 0)));
+}
+
+function thumbFor(thumbs: Thumbs, content: Content): SafeHtml {
+  const first = thumbs.get(content.content_id)?.[0];
+  return first ? mediaThumbnail(first, 64) : html``;
+}
+
+function networks(content: Content): SafeHtml {
+  return html`${content.jobs.map((j, i) => html`${i > 0 ? ', ' : ''}${platformName(j.platform_slug)} ${badge(j.status)}`)}`;
+}
+
+function postItem(thumbs: Thumbs, content: Content, when: SafeHtml, action?: SafeHtml): SafeHtml {
+  return html`<li class="post">
+  ${thumbFor(thumbs, content)}
+  <div class="post-body">
+    <p><a href="/dashboard/contents/${content.content_id}">${contentTitle(content)}</a> ${badge(content.status)}</p>
+    <p class="muted">${when} · ${networks(content)}</p>
+  </div>
+  ${action ?? ''}
+</li>`;
+}
+
+/** The onboarding checklist of a new workspace: each step ticked from what exists, the next one linked. */
+function checklist(steps: { done: boolean; label: string; href: string; hint: string; optional?: boolean }[]): SafeHtml {
+  const next = steps.find((s) => !s.done);
+  return html`<section class="card onboarding" aria-labelledby="start-h">
+  <h2 id="start-h">Get started</h2>
+  <p>Four steps from an empty workspace to a post on your networks. Sandbox connections publish nowhere, so you can try everything safely.</p>
+  <ol class="checklist">${steps.map(
+    (s) => html`<li class="${s.done ? 'done' : s === next ? 'next' : 'todo'}">
+    <span class="tick" aria-hidden="true">${s.done ? '✓' : '○'}</span>
+    <span><strong>${s.done ? html`<span class="vh">Done: </span>` : ''}${s === next ? html`<a href="${s.href}">${s.label}</a>` : s.label}</strong>${s.optional ? ' (optional)' : ''}<br><span class="muted">${s.hint}</span></span>
+  </li>`,
+  )}</ol>
+</section>`;
+}
+
+/**
+ * Overview (issue 17 point 6): what needs attention first (failed and partial posts with Retry, expired
+ * connections, failing webhook endpoints), then what is coming and what went out, then the plan and the wallet.
+ * A new workspace sees its onboarding checklist on top.
+ */
 export function overviewPage(pages: PageRouter): void {
   pages.page('/dashboard', async (ctx) => {
     const { services } = ctx.deps;
-    const [usage, statement, recent, { data: connections }] = await Promise.all([
+    const now = ctx.deps.clock.now();
+    const since = new Date(now - ATTENTION_DAYS * 86_400_000).toISOString();
+    const [usage, statement, recent, upcoming, failed, partial, { data: connections }, { data: brands }, { data: hooks }] = await Promise.all([
       services.meters.usage(ctx.workspaceId),
       services.wallet.statement(ctx.principal, ctx.workspaceId, { limit: 1 }),
       services.contents.list(ctx.principal, ctx.workspaceId, { limit: 5 }),
+      services.contents.list(ctx.principal, ctx.workspaceId, { status: 'scheduled', from: new Date(now).toISOString(), limit: 5 }),
+      services.contents.list(ctx.principal, ctx.workspaceId, { status: 'failed', created_after: since, limit: 5 }),
+      services.contents.list(ctx.principal, ctx.workspaceId, { status: 'partial', created_after: since, limit: 5 }),
       services.connections.list(ctx.principal, ctx.workspaceId, {}),
+      services.brands.list(ctx.principal, ctx.workspaceId),
+      services.webhooks.list(ctx.principal, ctx.workspaceId),
     ]);
-    const unhealthy = connections.filter((c) => c.status === 'expired');
+    const failing = await failingEndpoints(ctx, hooks);
+    const expired = connections.filter((c) => c.status === 'expired');
     const active = connections.filter((c) => c.status === 'active');
-    const meterRows = usage.meters.map((m) => {
-      const shown = m.meter === 'media_storage' ? (n: number) => bytes(n) : number;
-      const ratio = m.limit > 0 ? Math.min(1, m.used / m.limit) : 1;
-      return html`<tr>
-  <th scope="row">${meterLabel(m.meter)}</th>
-  <td>${shown(m.used)} of ${shown(m.limit)} <meter min="0" max="1" value="${ratio.toFixed(3)}" aria-label="${meterLabel(m.meter)} used">${Math.round(ratio * 100)}%</meter></td>
-  <td>${m.kind === 'cycle' ? html`resets ${isoDate(m.cycle_end)}` : 'in stock'}</td>
+    const problems = [...failed.data, ...partial.data].sort((a, b) => b.created_at.localeCompare(a.created_at));
+    const shown = [...problems, ...upcoming.data, ...recent.data.filter((c) => c.status !== 'scheduled')];
+    const thumbs = await services.media.ofContents(ctx.principal, ctx.workspaceId, [...new Set(shown.map((c) => c.content_id))]);
+
+    const steps = [
+      { done: brands.length > 0, label: 'Create a brand', href: '/dashboard/brands', hint: 'A brand groups the accounts you post to, with its own time zone and queue.' },
+      { done: connections.some((c) => c.status !== 'inactive'), label: 'Add a sandbox connection', href: '/dashboard/brands', hint: 'A pretend account on any network: everything works, nothing is posted.' },
+      { done: recent.data.length > 0, label: 'Compose a post', href: '/dashboard/compose', hint: 'Write once, preview it per network, publish now, schedule it or save a draft.' },
+      { done: hooks.length > 0, label: 'Add a webhook', href: '/dashboard/webhooks', hint: 'Get told when a post is published or fails; send a test event to check your receiver.', optional: true },
+    ];
+    // The checklist is for the first steps; once a post exists, the webhook alone does not keep it on the page.
+    const onboarding = steps.slice(0, 3).some((s) => !s.done);
+
+    const attention: SafeHtml[] = [
+      ...problems.map((c) =>
+        postItem(
+          thumbs,
+          c,
+          html`${c.status === 'failed' ? 'Failed' : 'Partly published'} ${isoDate(c.completed_at ?? c.updated_at)}`,
+          actionButton({ action: `/dashboard/contents/${c.content_id}/retry`, csrf: ctx.csrf, label: 'Retry', describe: `Retry ${contentTitle(c)}` }),
+        ),
+      ),
+      ...expired.map(
+        (c: Connection) => html`<li class="post">
+  <div class="post-body">
+    <p><strong>${c.name}</strong> on ${platformName(c.platform_slug)} ${badge('expired')}</p>
+    <p class="muted">This connection can no longer post: the network asks for it to be authorised again.</p>
+  </div>
+  ${
+    c.mode === 'live'
+      ? actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })
+      : html`<a class="button" href="/dashboard/brands">Brands & connections</a>`
+  }
+</li>`,
+      ),
+      ...failing.map(
+        ({ hook, delivery }) => html`<li class="post">
+  <div class="post-body">
+    <p>Webhook <code>${hook.url}</code> ${badge(delivery.status)}</p>
+    <p class="muted">Its last delivery did not get through: ${delivery.attempts.at(-1)?.error ?? 'no answer'}</p>
+  </div>
+  <a class="button" href="/dashboard/deliveries/${delivery.id}" aria-label="Debug the delivery to ${hook.url}">See why</a>
+</li>`,
+      ),
+    ];
+
+    const meterRows = usage.meters
+      .filter((m) => meterShown(m.meter))
+      .map((m) => {
+        const shownAs = m.meter === 'media_storage' ? (n: number) => bytes(n) : number;
+        const ratio = m.limit > 0 ? Math.min(1, m.used / m.limit) : 1;
+        return html`<tr>
+  <th scope="row">${meterWord(m.meter)}</th>
+  <td>${shownAs(m.used)} of ${shownAs(m.limit)} <meter min="0" max="1" value="${ratio.toFixed(3)}" aria-label="${meterWord(m.meter)} used">${Math.round(ratio * 100)}%</meter></td>
+  <td>${m.kind === 'cycle' ? html`resets ${isoDate(m.cycle_end)}` : 'while they exist'}</td>
 </tr>`;
-    });
+      });
+
     return {
       title: 'Overview',
       active: 'overview',
       body: html`<h1>Overview</h1>
+${onboarding ? checklist(steps) : ''}
+<section class="card" aria-labelledby="attention-h">
+  <h2 id="attention-h">Needs attention</h2>
+  ${attention.length > 0 ? html`<ul class="posts">${attention}</ul>` : html`<p class="muted">Nothing needs attention: no failed posts in the last ${ATTENTION_DAYS} days, no expired connections, no failing webhooks.</p>`}
+</section>
+<section class="card" aria-labelledby="upcoming-h">
+  <h2 id="upcoming-h">Upcoming</h2>
+  ${
+    upcoming.data.length > 0
+      ? html`<ul class="posts">${upcoming.data.map((c) => postItem(thumbs, c, html`${c.local_publish_at ? localInWords(c.local_publish_at, c.time_zone) : isoDate(c.publish_at)}`))}</ul>`
+      : html`<p class="muted">Nothing scheduled.</p>`
+  }
+  <p class="actions"><a href="/dashboard/calendar">Calendar</a><a href="/dashboard/drafts">Drafts</a></p>
+</section>
+<section class="card" aria-labelledby="recent-h">
+  <h2 id="recent-h">Recent posts</h2>
+  ${
+    recent.data.length > 0
+      ? html`<ul class="posts">${recent.data.map((c) => postItem(thumbs, c, html`Created ${isoDate(c.created_at)}`))}</ul>`
+      : html`<p class="muted">Nothing published yet.</p>`
+  }
+  <p class="actions">${
+    brands.length > 0
+      ? html`<a class="button primary" href="/dashboard/compose">Compose a post</a>`
+      : html`<a class="button primary" href="/dashboard/brands">Create a brand to start posting</a>`
+  } <a href="/dashboard/contents">All contents</a> <a href="/dashboard/media">Media</a></p>
+</section>
 <div class="grid">
+  <section class="card" aria-labelledby="meters-h">
+    <h2 id="meters-h">Plan <span class="muted">${usage.plan}</span></h2>
+    <p>The current cycle ends ${isoDate(usage.cycle_end)}. ${active.length} active connection${active.length === 1 ? '' : 's'}.</p>
+    ${table({ caption: 'Use of the plan', head: ['Meter', 'Used', 'Counts'], rows: meterRows, empty: 'No meters.' })}
+  </section>
   <section class="card" aria-labelledby="wallet-h">
     <h2 id="wallet-h">Wallet</h2>
     <p class="big">${number(statement.saldo)} <span class="unit">credits</span></p>
-    <p><a href="/dashboard/wallet">Batches, ledger and offers</a></p>
+    <p class="muted">Credits pay for publications beyond your plan.</p>
+    <p><a href="/dashboard/wallet">Buy credits, batches and ledger</a></p>
   </section>
-  <section class="card" aria-labelledby="health-h">
-    <h2 id="health-h">Connections</h2>
-    <p class="big">${active.length} <span class="unit">active</span></p>
-    ${
-      unhealthy.length > 0
-        ? html`<p class="warn" role="status">${unhealthy.length} need reconnecting: ${unhealthy.map((c, i) => html`${i > 0 ? ', ' : ''}${c.name} (${platformName(c.platform_slug)})`)}.</p>`
-        : html`<p>All connections are healthy.</p>`
-    }
-    <p><a href="/dashboard/brands">Brands & connections</a></p>
-  </section>
-</div>
-<section class="card" aria-labelledby="meters-h">
-  <h2 id="meters-h">Plan <span class="muted">${usage.plan}</span></h2>
-  <p>The current cycle ends ${isoDate(usage.cycle_end)}.</p>
-  ${table({ caption: 'Plan meters', head: ['Meter', 'Used', 'Kind'], rows: meterRows, empty: 'No meters.' })}
-</section>
-<section class="card" aria-labelledby="recent-h">
-  <h2 id="recent-h">Recent contents</h2>
-  ${table({
-    caption: 'Recent contents',
-    head: ['Created', 'Type', 'Status', 'Networks'],
-    rows: recent.data.map(
-      (c) => html`<tr>
-  <td><a href="/dashboard/contents/${c.content_id}">${isoDate(c.created_at)}</a></td>
-  <td>${c.content_type}</td>
-  <td>${badge(c.status)}</td>
-  <td>${c.jobs.map((j, i) => html`${i > 0 ? ', ' : ''}${platformName(j.platform_slug)} ${badge(j.status)}`)}</td>
-</tr>`,
-    ),
-    empty: 'Nothing published yet.',
-  })}
-  <p><a class="button primary" href="/dashboard/compose">Compose a post</a> <a href="/dashboard/contents">All contents</a></p>
-</section>`,
+</div>`,
     };
   });
 }
