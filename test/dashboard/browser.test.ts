@@ -122,7 +122,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     // On a phone the navigation is a closed menu: the page starts with its own content.
     expect(await page.getByRole('navigation', { name: 'Dashboard' }).isVisible()).toBe(false);
     await page.locator('.menu > summary').click();
-    expect(await page.getByRole('link', { name: 'Calendar' }).isVisible()).toBe(true);
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Calendar', exact: true }).isVisible()).toBe(true);
     await page.locator('.menu > summary').click();
     // Networks the brand has no connection on offer Connect instead of a box.
     expect(await page.getByRole('link', { name: 'Connect LinkedIn →' }).isVisible()).toBe(true);
@@ -297,7 +297,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${base()}/dashboard`);
     // Wide: the navigation is a row, always open, with no Menu button.
-    expect(await page.getByRole('link', { name: 'Calendar' }).isVisible()).toBe(true);
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Calendar', exact: true }).isVisible()).toBe(true);
     expect(await page.locator('.menu > summary').isVisible()).toBe(false);
     expect(await page.locator('.ws').textContent()).toContain('Browser workspace');
     await audit('overview-desktop');
