@@ -75,6 +75,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard at phone width', () => {
     ['api-keys', '/dashboard/api-keys'],
     ['oauth-clients', '/dashboard/oauth-clients'],
     ['wallet', '/dashboard/wallet'],
+    ['media', '/dashboard/media'],
     ['not-found', '/dashboard/no-such-page'],
   ];
 
