@@ -127,6 +127,11 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     // Networks the brand has no connection on offer Connect instead of a box.
     expect(await page.getByRole('link', { name: 'Connect LinkedIn →' }).isVisible()).toBe(true);
     expect(await page.getByRole('checkbox', { name: 'LinkedIn' }).count()).toBe(0);
+    // Per-network text before any network is ticked: a hint, no empty tab list.
+    await page.getByText('Different text per network').click();
+    expect(await page.getByText('Tick a network above to give it its own text.').isVisible()).toBe(true);
+    expect(await page.getByRole('tablist').isVisible()).toBe(false);
+    await audit('compose-overrides-empty');
     await page.getByRole('checkbox', { name: 'Facebook Pages' }).check();
     await page.getByRole('checkbox', { name: 'Threads' }).check();
     await page.getByLabel('Content type').selectOption('text');
@@ -134,7 +139,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     expect(await page.getByLabel('Title', { exact: true }).isVisible()).toBe(false);
     expect(await page.getByRole('group', { name: 'Media' }).isVisible()).toBe(false);
     // Per-network text in tabs, one per network ticked.
-    await page.getByText('Different text per network').click();
+    expect(await page.getByText('Tick a network above to give it its own text.').isVisible()).toBe(false);
     expect(await page.getByRole('tab').evaluateAll((tabs) => tabs.filter((t) => !(t as { hidden: boolean }).hidden).map((t) => t.textContent))).toEqual(['Facebook Pages', 'Threads']);
     await page.getByRole('tab', { name: 'Threads' }).click();
     expect(await page.getByLabel('Text on Threads').isVisible()).toBe(true);

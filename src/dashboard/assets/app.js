@@ -134,6 +134,10 @@ function tabs() {
     list.className = 'tablist';
     container.classList.add('tabbed');
     container.prepend(list);
+    const none = document.createElement('p');
+    none.className = 'hint';
+    none.textContent = 'Tick a network above to give it its own text.';
+    container.prepend(none);
     let current = null;
     const buttons = new Map();
     for (const panel of panels) {
@@ -167,10 +171,12 @@ function tabs() {
     const apply = () => {
       const shown = visible();
       for (const [slug, button] of buttons) button.hidden = !shown.includes(slug);
+      // An empty tab list is not offered at all (a tablist needs a tab).
+      list.hidden = shown.length === 0;
+      none.hidden = shown.length > 0;
       // A panel with an error is chosen first, so the refusal is on screen.
       const invalid = panels.find((p) => shown.includes(p.dataset.tab) && p.classList.contains('invalid'));
       if (!shown.includes(current)) select(invalid ? invalid.dataset.tab : shown[0] ?? null);
-      container.closest('details')?.querySelector('summary')?.toggleAttribute('data-empty', shown.length === 0);
     };
     list.addEventListener('keydown', (event) => {
       const shown = visible();
