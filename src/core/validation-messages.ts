@@ -108,8 +108,12 @@ export function issuePredicate(issue: Issue): string {
       if (issue.expected === 'never' || issue.expected === 'undefined') return 'is not accepted here';
       return `must be ${ARTICLE_TYPES[issue.expected] ?? issue.expected}`;
     }
-    case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${shown(issue.values[0])}` : `must be one of ${issue.values.map(shown).join(', ')}`;
+    case 'invalid_value': {
+      const base = issue.values.length === 1 ? `must be ${shown(issue.values[0])}` : `must be one of ${issue.values.map(shown).join(', ')}`;
+      // Slugs and codes are lower case; "Threads" is the likeliest slip, so name the value meant.
+      const lower = typeof issue.input === 'string' ? issue.input.toLowerCase() : undefined;
+      return lower !== undefined && lower !== issue.input && issue.values.includes(lower) ? `${base} (lower case: ${lower})` : base;
+    }
     case 'too_big':
     case 'too_small':
       return sizeMessage(issue);
@@ -140,6 +144,10 @@ export function issuePredicate(issue: Issue): string {
 export function possiblePredicates(issue: z.core.$ZodIssue): string[] {
   if (issue.code === 'invalid_type') {
     return [issuePredicate({ ...issue, input: undefined }), issuePredicate({ ...issue, input: null })];
+  }
+  if (issue.code === 'invalid_value') {
+    const base = issuePredicate({ ...issue, input: undefined });
+    return [base, ...issue.values.filter((v) => typeof v === 'string').map((v) => `${base} (lower case: ${v})`)];
   }
   return [issuePredicate(issue as Issue)];
 }

@@ -90,6 +90,7 @@ describeEachDb('OpenAPI document', (server) => {
       media_too_large: ['platform_slug', 'limit', 'fields'],
       caption_too_long: ['platform_slug', 'limit', 'fields'],
       content_not_editable: ['status'],
+      media_in_use: ['contents'],
     };
     for (const code of ERROR_CODES) {
       const name = `${code.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase())}Error`;
