@@ -42,6 +42,9 @@ describeEachDb(
         body: { brand_id: brandId, target_platforms: ['instagram'], content_type: 'photo', media: [{ media_id: id }], draft: true },
       });
       expect(draft.status).toBe(201);
+      // The content page shows the photo it will publish.
+      const contentPage = await client.get(`/dashboard/contents/${draft.body.content_id as string}`);
+      expect(contentPage.html).toMatch(new RegExp(`<a href="/dashboard/media#${id!}"><img class="thumb" src="[^"]+/media/${id!}\\?`));
       const grid = await client.get('/dashboard/media');
       expect(grid.html).toContain(`aria-label="Uploaded video ${video.body.id as string}"`);
       expect(grid.html).toContain(`href="/dashboard/contents/${draft.body.content_id as string}"`);

@@ -8,6 +8,7 @@ import { badge, csrfField, describedBy, errorBanner, field, isoDate, table } fro
 import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
 import { brandName, contentTitle, handleOf, loadNames, type Names } from '../names.js';
+import { mediaThumbnail } from './media.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -132,6 +133,7 @@ ${
     const failed = content.jobs.filter((j) => j.status === 'failed');
     const mayBeLive = failed.filter(isConfirmationFailure);
     const names = await loadNames(ctx);
+    const media = (await ctx.deps.services.media.ofContents(ctx.principal, ctx.workspaceId, [content.content_id])).get(content.content_id) ?? [];
 
     const rows = content.jobs.map((j) => {
       const name = platformName(j.platform_slug);
@@ -163,6 +165,7 @@ ${errorBanner(failure?.message)}
     ${waiting ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? isoDate(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
     ${content.title !== null ? html`<dt>Title</dt><dd>${content.title}</dd>` : ''}
     ${content.text !== null ? html`<dt>Text</dt><dd class="content-text">${multiline(content.text)}</dd>` : ''}
+    ${media.length > 0 ? html`<dt>Media</dt><dd class="content-media">${media.map((m) => html`<a href="/dashboard/media#${m.id}">${mediaThumbnail(m)}</a>`)}</dd>` : ''}
   </dl>
   ${
     content.thread
