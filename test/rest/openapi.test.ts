@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Agent, fetch as fetchOnce } from 'undici';
 import { expect, it } from 'vitest';
 import { restRoutes } from '../../src/app.js';
 import { ERROR_CODES, errorCatalogue } from '../../src/core/errors.js';
@@ -199,7 +200,10 @@ describeEachDb('OpenAPI document', (server) => {
     const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
     try {
       const file = join(dir, 'openapi.yaml');
-      writeFileSync(file, await (await fetch(`${server().url}/openapi.yaml`)).text());
+      // A connection of its own: the pooled one may be the server's idle keep-alive socket, closed as it is reused.
+      const dispatcher = new Agent({ pipelining: 0 });
+      writeFileSync(file, await (await fetchOnce(`${server().url}/openapi.yaml`, { dispatcher })).text());
+      await dispatcher.close();
       const { stdout } = await run(process.execPath, ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--config', 'redocly.yaml', '--format=json'], {
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
         maxBuffer: 20 * 1024 * 1024,
