@@ -32,10 +32,10 @@ it.runIf(postgres !== undefined)(
         scheduledEarly: 0,
       });
       expect(report.scheduledPublished + report.scheduledMissed).toBe(SCHEDULED);
-      // The outage (3 s plus the restart) is longer than the grace (3 s): some due in it are missed, those due in
-      // its last 3 s publish late, and those due before the kill or after the restart publish on time.
+      // The outage (3 s plus the restart) is longer than the grace (3 s): some due in it are missed, and those due
+      // after the restart publish on time. Those due in its last 3 s publish late, unless the restart itself took
+      // longer than the grace (a loaded machine): how many is timing, so only the rules above are asserted on them.
       expect(report.scheduledMissed, JSON.stringify(report)).toBeGreaterThan(0);
-      expect(report.scheduledPublishedLate, JSON.stringify(report)).toBeGreaterThan(0);
       expect(report.scheduledPublished, JSON.stringify(report)).toBeGreaterThan(report.scheduledPublishedLate);
       expect(report.eventsDelivered).toBe(all);
       expect(report.duplicateDeliveries).toBeGreaterThanOrEqual(0);
