@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { expect, it } from 'vitest';
 import type { Principal } from '../../src/core/principal.js';
 import type { PlatformSlug } from '../../src/vocabulary/platforms.js';
@@ -196,5 +197,33 @@ describeEachDb('dashboard guided composer', (server) => {
     expect(photo.html).toContain('<option value="photo" selected>');
     const plain = await client.get('/dashboard/compose');
     expect(plain.html).not.toContain('name="media_id"');
+  });
+
+  it('the preview draws an uploaded photo in each network’s frame: 4:5 on Instagram, 1.91:1 on LinkedIn', async () => {
+    const { ws, brand, send, contents } = await composer(server(), [
+      ['instagram', '@acme'],
+      ['linkedin', 'Acme Inc'],
+    ]);
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const uploaded = await server().container.services.media.upload(principal, ws.workspace_id, 'image/png', Readable.from([png]));
+    const sent = await send([
+      ['brand_id', brand.id],
+      ['target_platforms', 'instagram'],
+      ['target_platforms', 'linkedin'],
+      ['content_type', 'photo'],
+      ['media_id', uploaded.id],
+      ['text', 'A caption that is long enough to be folded on Instagram, which shows about one hundred and twenty-five characters first, then a link to see more.'],
+      ['intent', 'preview'],
+    ]);
+    expect(sent.status).toBe(200);
+    const insta = /<article class="mock mock-instagram"[\s\S]*?<\/article>/.exec(sent.html)![0];
+    const linked = /<article class="mock mock-linkedin"[\s\S]*?<\/article>/.exec(sent.html)![0];
+    expect(insta).toMatch(/<div class="crop crop-4x5" role="img" aria-label="photo 1, cropped to 4:5"><img src="[^"]*\/media\/[^"]+" alt=""><\/div>/);
+    expect(linked).toMatch(/<div class="crop crop-191x1" role="img" aria-label="photo 1, cropped to 1.91:1"><img src=/);
+    // Instagram folds this caption; LinkedIn (about 210 characters) shows it whole.
+    expect(insta).toContain('…see more');
+    expect(linked).not.toContain('…see more');
+    expect(await contents()).toHaveLength(0);
   });
 });

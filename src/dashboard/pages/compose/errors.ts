@@ -14,6 +14,8 @@ export interface Outcome {
   /** The connections offered by a 422 connections_required. */
   offered?: { id: string; name: string; platform_slug: string }[];
   preview?: Preview;
+  /** For the preview: each media item's picture address (uploads of ours), null where there is none to show. */
+  previewImages?: (string | null)[];
   status?: number;
 }
 

@@ -6,7 +6,7 @@ import { readForm } from '../../multipart.js';
 import { CsrfRefused, FormData as FormFields, type PageContext, type PageRouter } from '../../page-router.js';
 import { friendlier } from './errors.js';
 import { allRefusals, dryRun } from './refusals.js';
-import { type Choices, chosenConnections, COMPOSE, emptyValues, MEDIA_TYPES, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
+import { type Choices, chosenConnections, COMPOSE, type ComposeValues, emptyValues, MEDIA_TYPES, mediaItemsOf, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
 import { uploadError, uploadOnce } from './uploads.js';
 import { render } from './view.js';
 import { brandZones } from '../../brand-zones.js';
@@ -17,6 +17,25 @@ async function loadChoices(ctx: PageContext): Promise<Choices> {
   const [{ data: brands }, { data: connections }] = await Promise.all([services.brands.list(ctx.principal, ctx.workspaceId), services.connections.list(ctx.principal, ctx.workspaceId, {})]);
   const zones = await brandZones(ctx, brands);
   return { brands, zones, usable: connections.filter((c) => c.status !== 'inactive') };
+}
+
+/**
+ * The pictures the preview can draw, in the order the media go out: our own photo uploads, at their signed
+ * address (a public address elsewhere would be refused by the page's image policy, so it stays a frame).
+ */
+async function previewImages(ctx: PageContext, values: ComposeValues): Promise<(string | null)[]> {
+  return Promise.all(
+    mediaItemsOf(values).map(async ({ item }) => {
+      if (!('media_id' in item)) return null;
+      try {
+        const media = await ctx.deps.services.media.get(ctx.principal, ctx.workspaceId, item.media_id);
+        return media.content_type.startsWith('image/') ? media.url : null;
+      } catch (err) {
+        if (err instanceof ServiceError) return null;
+        throw err;
+      }
+    }),
+  );
 }
 
 /** What the person is told after a submit: where the content went and when. */
@@ -95,7 +114,7 @@ export function composePages(pages: PageRouter): void {
 
     if (read.fields.intent?.[0] === 'preview') {
       const run = await dryRun(ctx, input, connectionOf);
-      return render(ctx, choices, values, run.ok ? { preview: run.preview } : run.outcome);
+      return render(ctx, choices, values, run.ok ? { preview: run.preview, previewImages: await previewImages(ctx, values) } : run.outcome);
     }
 
     let result;

@@ -44,13 +44,15 @@ function mockPost(slug: PlatformSlug, account: { name: string; handle: string | 
 }
 
 /** The media frames of a post: one box per item at the network's crop. */
-function frames(slug: PlatformSlug, type: string, count: number): SafeHtml {
+function frames(slug: PlatformSlug, type: string, count: number, images: readonly (string | null)[]): SafeHtml {
   if (!MEDIA_TYPES.includes(type) || count === 0) return html``;
   const kind = type as 'photo' | 'video' | 'reel';
   const aspect = LOOK[slug].aspect[kind];
   return html`<div class="mock-media">${Array.from(
     { length: Math.min(count, 3) },
-    (_, i) => html`<div class="crop crop-${aspect.replace(/[.:]/g, (c) => (c === ':' ? 'x' : ''))}" role="img" aria-label="${kind} ${i + 1}, cropped to ${aspect}"><span>${kind} ${i + 1} · ${aspect}</span></div>`,
+    (_, i) => html`<div class="crop crop-${aspect.replace(/[.:]/g, (c) => (c === ':' ? 'x' : ''))}" role="img" aria-label="${kind} ${i + 1}, cropped to ${aspect}">${
+      images[i] ? html`<img src="${images[i]}" alt="">` : html`<span>${kind} ${i + 1} · ${aspect}</span>`
+    }</div>`,
   )}${count > 3 ? html`<p class="muted">+${count - 3} more</p>` : ''}</div>`;
 }
 
@@ -59,7 +61,7 @@ function frames(slug: PlatformSlug, type: string, count: number): SafeHtml {
  * text folded where the network folds it, a thread as its posts, media at the network's crop, YouTube's title.
  * Then the plan meters it would use. Nothing is published or counted.
  */
-export function previewSection(preview: Preview, choices: Choices, values: ComposeValues): SafeHtml {
+export function previewSection(preview: Preview, choices: Choices, values: ComposeValues, images: readonly (string | null)[]): SafeHtml {
   const mediaCount = mediaItemsOf(values).length;
   const jobs = preview.jobs.map((job) => {
     const slug = job.platform_slug;
@@ -72,7 +74,7 @@ export function previewSection(preview: Preview, choices: Choices, values: Compo
           mockPost(
             slug,
             account,
-            html`${frames(slug, preview.content_type, mediaCount)}${job.title ? html`<p class="mock-title">${job.title}</p>` : ''}${
+            html`${frames(slug, preview.content_type, mediaCount, images)}${job.title ? html`<p class="mock-title">${job.title}</p>` : ''}${
               job.text ? folded(job.text, LOOK[slug].fold) : html`<p class="muted">(no caption)</p>`
             }`,
             `${info.name} post`,
