@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
-import { type Config, defaultBaseUrl } from './config.js';
+import { type Config, defaultBaseUrl, sandboxPaymentUrlTemplate } from './config.js';
 import { type Container, type ContainerOptions, createContainer } from './container.js';
 import type { NewWorkspace } from './core/workspaces/workspaces.service.js';
 import type { Logger } from './observability/logger.js';
@@ -34,7 +34,10 @@ export async function startService(config: Config, options: ContainerOptions & {
   // Listen first: with PORT=0 the port, hence the default base URL that OAuth metadata and links carry, is known
   // only then. Requests are served once the app is attached, after the database is ready.
   const server = createServer();
-  server.keepAliveTimeout = 5_000;
+  // Longer than a load balancer's usual idle timeout (60 s) and than clients keep idle sockets, so the client, not
+  // the server, closes an idle connection: a client never reuses a socket the server is closing at that moment
+  // (ECONNRESET on a busy machine, where timers run late).
+  server.keepAliveTimeout = 65_000;
   // A client that trickles headers or a body is cut off rather than holding a socket (slowloris).
   server.headersTimeout = 15_000;
   server.requestTimeout = 15 * 60_000; // long enough for large uploads on slow links
@@ -52,7 +55,9 @@ export async function startService(config: Config, options: ContainerOptions & {
   let container: Container;
   let firstWorkspace: NewWorkspace | null;
   try {
-    container = await createContainer({ ...config, baseUrl }, options);
+    // The sandbox checkout's links name the address known only now when PORT is 0 (an ephemeral port).
+    const paymentUrlTemplate = config.sandboxPayments ? sandboxPaymentUrlTemplate(baseUrl) : config.paymentUrlTemplate;
+    container = await createContainer({ ...config, baseUrl, paymentUrlTemplate }, options);
     logger = container.logger;
     firstWorkspace = await container.services.workspaces.bootstrapOnce();
     server.on('request', await buildApp(container, baseUrl));
