@@ -133,7 +133,7 @@ export interface Config {
   paymentUrlTemplate: string;
   /** HMAC key of the payment provider's callbacks; without it the callback endpoint refuses everything. */
   paymentWebhookSecret: string | undefined;
-  /** No PAYMENT_URL_TEMPLATE: offers link to the built-in sandbox checkout (`/pay`), which grants credits free. */
+  /** No PAYMENT_URL_TEMPLATE: offers link to the built-in sandbox checkout (`/dashboard/pay`), which grants credits free. */
   sandboxPayments: boolean;
   /** Each network's OAuth client and API addresses (`<NETWORK>_CLIENT_ID`, `<NETWORK>_API_URL`, …). */
   networks: Record<PlatformSlug, NetworkSettings>;
@@ -164,6 +164,11 @@ const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
  * fail the check although both reach the same socket. A wildcard listens on loopback too; its loopback address
  * stands in for it.
  */
+/** The offers' link to the built-in sandbox checkout of a service at `baseUrl` (a dashboard page: its cookie's path). */
+export function sandboxPaymentUrlTemplate(baseUrl: string): string {
+  return `${baseUrl}/dashboard/pay?offer={offer_id}&workspace={workspace_id}`;
+}
+
 export function defaultBaseUrl(host: string, port: number): string {
   if (host === '0.0.0.0') return `http://127.0.0.1:${port}`;
   if (host === '::' || host === '[::]') return `http://[::1]:${port}`;
@@ -334,7 +339,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     plans,
     prices: { ...DEFAULT_PRICES, ...prices },
     offers,
-    paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? `${baseUrl ?? defaultBaseUrl(e.HOST, e.PORT)}/pay?offer={offer_id}&workspace={workspace_id}`,
+    paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? sandboxPaymentUrlTemplate(baseUrl ?? defaultBaseUrl(e.HOST, e.PORT)),
     paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     sandboxPayments: e.PAYMENT_URL_TEMPLATE === undefined,
     networks: networkSettings(env),

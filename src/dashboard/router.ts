@@ -25,6 +25,10 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   const router = Router();
   assetRoutes(router);
   signInRoutes(router, deps);
+  // The sandbox checkout's first address: links given out before it moved under /dashboard still arrive.
+  router.get('/pay', (req: Request, res: Response) => {
+    res.redirect(303, `/dashboard/pay${req.originalUrl.slice('/pay'.length)}`);
+  });
   const pages = createPageRouter(router, deps);
   overviewPage(pages);
   composePages(pages);

@@ -116,7 +116,7 @@ describeEachDb(
       const { ws, client } = await signedIn();
       const wallet = await client.get('/dashboard/wallet');
       const href = decode(/<a class="button" href="([^"]+)" rel="noopener noreferrer">Buy 100 credits/.exec(wallet.html)![1]!);
-      expect(href).toContain(`/pay?offer=`);
+      expect(href).toContain(`/dashboard/pay?offer=`);
       const checkout = await client.get(new URL(href).pathname + new URL(href).search);
       expect(checkout.status).toBe(200);
       const text = textOf(checkout.html);
@@ -126,28 +126,32 @@ describeEachDb(
       expect(checkout.html).toContain('href="/dashboard/wallet" aria-current="page"');
       const checkoutId = /name="checkout_id" value="([^"]+)"/.exec(checkout.html)![1]!;
       const offer = /name="offer" value="([^"]+)"/.exec(checkout.html)![1]!;
-      const paid = await client.post('/pay', { offer, checkout_id: checkoutId });
+      const paid = await client.post('/dashboard/pay', { offer, checkout_id: checkoutId });
       expect(paid.url).toMatch(/\/dashboard\/wallet$/);
       expect(textOf(paid.html)).toContain('100 credits added (sandbox payment).');
       expect(paid.html).toMatch(/<p class="big">100 <span class="unit">credits<\/span><\/p>/);
       // The same form sent again (a double click, a reload) adds nothing more.
-      const again = await client.post('/pay', { offer, checkout_id: checkoutId });
+      const again = await client.post('/dashboard/pay', { offer, checkout_id: checkoutId });
       expect(textOf(again.html)).toContain('This checkout was already paid: nothing more was added.');
       const statement = await server().request('GET', `/v1/workspaces/${ws.workspace_id}/wallet`, { key: ws.api_key });
       expect(statement.body.saldo).toBe(100);
       expect(statement.body.lotes).toEqual([expect.objectContaining({ source: 'purchase', amount: 100 })]);
 
-      const forged = await client.post('/pay', { offer, checkout_id: 'x' });
+      const forged = await client.post('/dashboard/pay', { offer, checkout_id: 'x' });
       expect(forged.status).toBe(400);
-      const unknown = await client.get('/pay?offer=pack_free&workspace=' + ws.workspace_id);
+      const unknown = await client.get('/dashboard/pay?offer=pack_free&workspace=' + ws.workspace_id);
       expect(unknown.status).toBe(404);
       expect(textOf(unknown.html)).toContain('There is no credit package pack_free on sale.');
       const other = await server().workspace('Other');
-      const foreign = await client.get(`/pay?offer=${offer}&workspace=${other.workspace_id}`);
+      const foreign = await client.get(`/dashboard/pay?offer=${offer}&workspace=${other.workspace_id}`);
       expect(foreign.status).toBe(403);
       expect(textOf(foreign.html)).toContain('This checkout is for another workspace');
       expect((await server().request('GET', `/v1/workspaces/${other.workspace_id}/wallet`, { key: other.api_key })).body.saldo).toBe(0);
       // Signed out, the checkout asks to sign in and comes back.
+      // The first address of the checkout still leads to it.
+      const old = await client.raw(`/pay?offer=${offer}&workspace=${ws.workspace_id}`);
+      expect(old.status).toBe(303);
+      expect(old.headers.get('location')).toBe(`/dashboard/pay?offer=${offer}&workspace=${ws.workspace_id}`);
       const stranger = new DashboardClient(server().url);
       const out = await stranger.raw(new URL(href).pathname + new URL(href).search);
       expect(out.status).toBe(303);
@@ -189,11 +193,11 @@ describeEachDb(
       const page = await client.get('/dashboard/wallet');
       expect(page.html).toContain('href="https://pay.example.com/checkout?o=');
       expect(page.html).not.toContain('(sandbox)');
-      const pay = await client.get(`/pay?offer=pack_100&workspace=${ws.workspace_id}`);
+      const pay = await client.get(`/dashboard/pay?offer=pack_100&workspace=${ws.workspace_id}`);
       expect(pay.status).toBe(404);
       expect(textOf(pay.html)).toContain('No checkout here');
       expect(pay.html).toContain('aria-current="page"');
-      const posted = await client.post('/pay', { offer: 'pack_100', checkout_id: 'chk_aaaaaaaaaaaaaaaaaaaaaaaa' });
+      const posted = await client.post('/dashboard/pay', { offer: 'pack_100', checkout_id: 'chk_aaaaaaaaaaaaaaaaaaaaaaaa' });
       expect(posted.status).toBe(404);
       // The sandbox's derived key is not a key here: the callback refuses an event signed with it.
       const body = JSON.stringify({ event_id: 'evt_forged', type: 'payment.succeeded', workspace_id: ws.workspace_id, offer_id: 'pack_100' });

@@ -48,7 +48,7 @@ function card(ctx: PageContext, item: MediaItem): SafeHtml {
   </figure>
   ${usedBy(item)}
   <p class="actions">
-    <a class="button" href="/dashboard/compose?${new URLSearchParams({ media_id: item.id }).toString()}" aria-label="Use ${item.id} in Compose">Use in Compose</a>
+    <a class="button" href="/dashboard/compose?${new URLSearchParams({ media_id: item.id }).toString()}" aria-label="Use in Compose: ${item.id}">Use in Compose</a>
     ${
       needed.length > 0
         ? html`<span class="muted">Kept while a ${needed[0]!.status} content needs it.</span>`

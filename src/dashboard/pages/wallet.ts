@@ -10,6 +10,8 @@ import { newId } from '../../core/ids.js';
 import { localeOf, operationWord, price as localPrice } from '../words.js';
 
 const WALLET = '/dashboard/wallet';
+/** The sandbox checkout: under /dashboard, where the session cookie is sent. */
+const CHECKOUT = '/dashboard/pay';
 
 /** The operations the core charges for; the price form offers exactly these. */
 const OPERATIONS: Record<string, string> = { publicacao: 'Publication', criacao_de_conteudo: 'Content creation' };
@@ -204,7 +206,7 @@ ${priceForm(ctx, outcome)}
 }
 
 /**
- * The built-in checkout at `/pay` (the default PAYMENT_URL_TEMPLATE's address; issue 17 "no dead ends"): the offer
+ * The built-in checkout at `/dashboard/pay` (the default PAYMENT_URL_TEMPLATE's address; issue 17 "no dead ends"): the offer
  * and a "Pay (sandbox)" button granting its credits through the signed callback path. Without a sandbox (a real
  * provider is configured) the page says where buying happens instead of granting anything.
  */
@@ -221,7 +223,7 @@ function checkoutPages(pages: PageRouter): void {
 </section>`,
   });
 
-  pages.page('/pay', async (ctx) => {
+  pages.page(CHECKOUT, async (ctx) => {
     const checkout = ctx.deps.sandboxCheckout;
     if (checkout === null) return unavailable(ctx);
     const workspace = ctx.query.workspace ?? ctx.workspaceId;
@@ -249,7 +251,7 @@ function checkoutPages(pages: PageRouter): void {
     <dt>Price</dt><dd>${money(ctx, offer.price, offer.currency)}</dd>
   </dl>
   <p class="notice" role="note">Sandbox checkout: no payment provider is configured on this installation, so nothing is charged. Paying adds the credits to this workspace the way a provider's confirmation does.</p>
-  <form method="post" action="/pay">
+  <form method="post" action="${CHECKOUT}">
     ${csrfField(ctx.csrf)}
     <input type="hidden" name="offer" value="${offer.id}">
     <input type="hidden" name="checkout_id" value="${newId('chk_', 24)}">
@@ -259,7 +261,7 @@ function checkoutPages(pages: PageRouter): void {
     };
   });
 
-  pages.action('/pay', async (ctx) => {
+  pages.action(CHECKOUT, async (ctx) => {
     const checkout = ctx.deps.sandboxCheckout;
     if (checkout === null) return unavailable(ctx);
     const { applied, offer } = await checkout.pay(ctx.principal, ctx.workspaceId, ctx.form.get('offer'), ctx.form.get('checkout_id'));
