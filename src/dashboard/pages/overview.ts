@@ -90,7 +90,9 @@ export function overviewPage(pages: PageRouter): void {
     const expired = connections.filter((c) => c.status === 'expired');
     const active = connections.filter((c) => c.status === 'active');
     const problems = [...failed.data, ...partial.data].sort((a, b) => b.created_at.localeCompare(a.created_at));
-    const shown = [...problems, ...upcoming.data, ...recent.data.filter((c) => c.status !== 'scheduled')];
+    // Recent posts are those that went out (or are going): waiting ones are Upcoming or Drafts.
+    const went = recent.data.filter((c) => c.status !== 'scheduled' && c.status !== 'draft');
+    const shown = [...problems, ...upcoming.data, ...went];
     const thumbs = await services.media.ofContents(ctx.principal, ctx.workspaceId, [...new Set(shown.map((c) => c.content_id))]);
 
     const steps = [
@@ -168,8 +170,8 @@ ${onboarding ? checklist(steps) : ''}
 <section class="card" aria-labelledby="recent-h">
   <h2 id="recent-h">Recent posts</h2>
   ${
-    recent.data.length > 0
-      ? html`<ul class="posts">${recent.data.map((c) => postItem(thumbs, c, html`Created ${isoDate(c.created_at)}`))}</ul>`
+    went.length > 0
+      ? html`<ul class="posts">${went.map((c) => postItem(thumbs, c, html`Created ${isoDate(c.created_at)}`))}</ul>`
       : html`<p class="muted">Nothing published yet.</p>`
   }
   <p class="actions">${
