@@ -110,7 +110,7 @@ export function csrfKeys(secretKey: Buffer) {
 
 /** The dashboard's pages load their stylesheet, their one script and images from us (src/web/page-policy.ts). */
 export function htmlHeaders(res: Response, deps: DashboardDeps): void {
-  setPageHeaders(res, { script: ["'self'"], style: ["'self'"], img: ["'self'", 'data:'], connect: ["'self'"], formTargets: deps.formTargets });
+  setPageHeaders(res, { script: ["'self'"], style: ["'self'"], img: ["'self'", 'data:'], media: ["'self'"], connect: ["'self'"], formTargets: deps.formTargets });
   res.setHeader('Referrer-Policy', 'same-origin');
 }
 

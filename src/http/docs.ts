@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Response, Router } from 'express';
+import { nonceSource, type PagePolicy, setPageHeaders } from '../web/page-policy.js';
 
 /**
  * The API reference at /docs: Redoc's standalone bundle (from node_modules, never a CDN) rendering the served
@@ -33,22 +34,13 @@ function asset(path: string): Asset {
 /**
  * The page's policy: like every page, nothing from other origins, no inline script and no eval. Two grants are
  * particular to the renderer, both scoped to this one page: its styles are created at run time, so `style-src`
- * names this answer's nonce (docs.js stamps it on each <style> the bundle adds), never 'unsafe-inline'; and its
+ * names this answer's nonce (docs.js stamps it on each <style> the bundle adds), never an unsafe-inline grant; and its
  * search index runs in a worker built from a blob: URL. Redoc's sidebar asks for its logo from the vendor's CDN;
  * `img-src` refuses it (the image then hides itself), so no visitor's address reaches a third party.
  */
-export function docsPolicy(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    'worker-src blob:',
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+export function docsPolicy(nonce: string): PagePolicy {
+  const own = nonceSource(nonce);
+  return { script: [own], style: [own], img: ["'self'", 'data:'], connect: ["'self'"], worker: ['blob:'], noForms: true };
 }
 
 function page(nonce: string): string {
@@ -90,9 +82,7 @@ export function docsRouter(): Router {
   ]);
   router.get(['/docs', '/docs/'], (_req, res) => {
     const nonce = randomBytes(16).toString('base64');
-    res.setHeader('Content-Security-Policy', docsPolicy(nonce));
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Frame-Options', 'DENY');
+    setPageHeaders(res, docsPolicy(nonce));
     res.type('html').send(page(nonce));
   });
   router.get('/docs/assets/:file', (req, res, next) => {

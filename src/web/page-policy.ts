@@ -6,14 +6,28 @@ import type { Response } from 'express';
  * or style: the source type has no unsafe-inline (nor any other keyword), so no page can ask for it.
  */
 
-/** What a page may load, per fetch directive (CSP Level 3 §6.1); `data:` is for images drawn in CSS. */
-export type PageSource = "'self'" | 'data:';
+/**
+ * What a page may load, per fetch directive (CSP Level 3 §6.1): our origin, `data:` for images drawn in CSS,
+ * `blob:` for a worker a page builds (the reference's search), or the nonce of one answer (see `nonceSource`).
+ */
+export type PageSource = "'self'" | 'data:' | 'blob:' | `'nonce-${string}'`;
+
+/** The source that admits exactly the elements carrying this answer's nonce (base64 only, so it cannot break out). */
+export function nonceSource(nonce: string): PageSource {
+  if (!/^[A-Za-z0-9+/]+=*$/.test(nonce)) throw new Error('a nonce is base64');
+  return `'nonce-${nonce}'`;
+}
 
 export interface PagePolicy {
   script?: readonly PageSource[];
   style?: readonly PageSource[];
   img?: readonly PageSource[];
+  /** Video and audio elements (the dashboard shows an uploaded video's first frame as its poster). */
+  media?: readonly PageSource[];
   connect?: readonly PageSource[];
+  worker?: readonly PageSource[];
+  /** A page without forms: `form-action 'none'` instead of our origin and `formTargets`. */
+  noForms?: boolean;
   /**
    * Where a form may lead besides our origin: origins (`https://host`) or schemes (`app.example:`). CSP3's
    * `form-action` also governs the redirects that follow a form post, so the OAuth client's callback and the
@@ -39,8 +53,10 @@ export function contentSecurityPolicy(policy: PagePolicy): string {
     ...fetch('script-src', policy.script),
     ...fetch('style-src', policy.style),
     ...fetch('img-src', policy.img),
+    ...fetch('media-src', policy.media),
     ...fetch('connect-src', policy.connect),
-    ["form-action 'self'", ...targets].join(' '),
+    ...fetch('worker-src', policy.worker),
+    policy.noForms === true ? "form-action 'none'" : ["form-action 'self'", ...targets].join(' '),
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');

@@ -47,6 +47,9 @@ describeEachDb(
       expect(contentPage.html).toMatch(new RegExp(`<a href="/dashboard/media#${id!}"><img class="thumb" src="[^"]+/media/${id!}\\?`));
       const grid = await client.get('/dashboard/media');
       expect(grid.html).toContain(`aria-label="Uploaded video ${video.body.id as string}"`);
+      // A video's poster is its own first frame, read by the browser from our origin (media-src 'self').
+      expect(grid.html).toMatch(new RegExp(`<video class="thumb thumb-video" src="[^"]+/${video.body.id as string}[^"]*#t=0\\.1" preload="metadata"`));
+      expect(grid.headers.get('content-security-policy')).toContain("media-src 'self'");
       expect(grid.html).toContain(`href="/dashboard/contents/${draft.body.content_id as string}"`);
       expect(textOf(grid.html)).toContain('Kept while a draft content needs it.');
       // The delete button is not offered for it; a forged delete is refused and says why.

@@ -20,7 +20,9 @@ export function mediaThumbnail(item: Pick<MediaItem, 'id' | 'content_type' | 'ur
   if (item.content_type.startsWith('image/')) {
     return html`<img class="thumb${size < THUMB ? ' small' : ''}" src="${item.url}" width="${size}" height="${size}" loading="lazy" alt="Uploaded image ${item.id}">`;
   }
-  return html`<span class="thumb thumb-video${size < THUMB ? ' small' : ''}" role="img" aria-label="Uploaded video ${item.id}"><span aria-hidden="true">▶</span> Video</span>`;
+  // The poster is the video's own first frame: the browser reads only the file's start (preload metadata), so no
+  // frame extraction runs on the server. Without controls it is a still picture; the media page links the file.
+  return html`<video class="thumb thumb-video${size < THUMB ? ' small' : ''}" src="${item.url}#t=0.1" preload="metadata" muted playsinline width="${size}" height="${size}" aria-label="Uploaded video ${item.id}"></video>`;
 }
 
 function kindWord(contentType: string): string {

@@ -1,7 +1,7 @@
 // Renders /openapi.yaml with Redoc's standalone bundle. A file, not an inline script: the page's policy runs only
 // scripts carrying this answer's nonce, and styles only with it too. It loads before the bundle because the bundle
 // adds <style> elements as soon as it loads, before Redoc.init could hand it the nonce: every <style> created on
-// this page gets the nonce, so the policy needs no 'unsafe-inline'. (A script able to run here can read the
+// this page gets the nonce, so the policy needs no unsafe-inline grant. (A script able to run here can read the
 // nonce anyway; this grants nothing to anything else.)
 (function () {
   'use strict';
