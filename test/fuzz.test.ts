@@ -95,7 +95,7 @@ const OPERATIONS = operationsTakingInput(served.doc, excluded);
 const IDEMPOTENT = ['createContent', 'updateContent', 'cancelContent', 'publishContentNow'];
 
 /** Every path parameter the fuzzer knows real ids for; an unknown one would only ever get random values. */
-const KNOWN_PATH_PARAMS = ['wsId', 'keyId', 'brandId', 'connId', 'contentId', 'whId', 'delId', 'clientId', 'platform'];
+const KNOWN_PATH_PARAMS = ['wsId', 'keyId', 'brandId', 'connId', 'contentId', 'whId', 'delId', 'clientId', 'platform', 'mediaId'];
 
 interface Fixtures {
   wsId: string;
@@ -112,6 +112,8 @@ interface Fixtures {
   spareKey: string;
   mediaId: string;
   videoId: string;
+  /** An upload no content names: the one the media delete may remove. */
+  doomedMedia: string;
   platforms: { slug: string; content_types: string[]; title_required: boolean }[];
   contents: string[];
   /** A scheduled and a draft content: what an edit can change. */
@@ -157,6 +159,8 @@ async function makeFixtures(server: TestServer): Promise<Fixtures> {
   const mediaId = ((await upload.json()) as { id: string }).id;
   const video = await fetch(`${server.url}${base}/media`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'video/mp4' }, body: new Uint8Array(256).fill(2) });
   const videoId = ((await video.json()) as { id: string }).id;
+  const doomed = await fetch(`${server.url}${base}/media`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'image/png' }, body: new Uint8Array(32).fill(3) });
+  const doomedMedia = ((await doomed.json()) as { id: string }).id;
   const platforms = (await must(server, 'GET', '/api/v1/platforms', k, undefined, 200)).data as Fixtures['platforms'];
   const webhook = (await must(server, 'POST', `${base}/webhooks`, k, { url: 'https://hooks.invalid/fuzz', enabled_events: ['content.published', 'content.failed'] }, 201)).id as string;
   const doomedWebhook = (await must(server, 'POST', `${base}/webhooks`, k, { url: 'https://hooks.invalid/doomed', enabled_events: ['content.failed'] }, 201)).id as string;
@@ -188,6 +192,7 @@ async function makeFixtures(server: TestServer): Promise<Fixtures> {
     spareKey,
     mediaId,
     videoId,
+    doomedMedia,
     platforms,
     contents: [published, failed],
     waiting,
@@ -215,6 +220,7 @@ function idsFor(op: Operation, f: Fixtures): Record<string, readonly string[]> {
     delId: [f.delivery],
     clientId: op.method === 'DELETE' ? [f.doomedClient] : [f.client],
     platform: ALL_PLATFORMS,
+    mediaId: op.method === 'DELETE' ? [f.doomedMedia] : [f.mediaId, f.videoId],
   };
 }
 
@@ -223,7 +229,7 @@ function idsFor(op: Operation, f: Fixtures): Record<string, readonly string[]> {
  * destructive operation never gets this workspace's ids of its own kind, so it cannot delete the shared fixtures.
  */
 function foreignIdsFor(op: Operation, f: Fixtures): string[] {
-  const own = [f.brand, f.sideBrand, f.doomedBrand, ...Object.values(f.connections), f.sideConnection, ...f.contents, ...f.waiting, f.toCancel, f.toPublish, f.webhook, f.doomedWebhook, f.delivery, f.client, f.doomedClient, f.spareKey, f.mediaId];
+  const own = [f.brand, f.sideBrand, f.doomedBrand, ...Object.values(f.connections), f.sideConnection, ...f.contents, ...f.waiting, f.toCancel, f.toPublish, f.webhook, f.doomedWebhook, f.delivery, f.client, f.doomedClient, f.spareKey, f.mediaId, f.videoId, f.doomedMedia];
   const target = op.pathParams.at(-1)?.name;
   const targetIds = target === undefined ? [] : (idsFor(op, f)[target] ?? []);
   // Content ids are UUIDs, without a kind prefix: they are all one kind.
