@@ -149,8 +149,12 @@ async function runCommand(command: string, env: Record<string, string>): Promise
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       const exited = once(child, 'exit') as Promise<[number | null]>;
+      // npm may exit before the service has written its last lines: the pipe closes only when every process
+      // holding it (npm, the shell, node) is gone, so the output is complete then.
+      const drained = child.stdout ? once(child.stdout, 'close') : Promise.resolve();
       process.kill(-child.pid!, 'SIGTERM');
-      return (await exited)[0];
+      const [[code]] = await Promise.all([exited, drained]);
+      return code;
     },
   };
 }
