@@ -1,23 +1,14 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { auditPage, CHROMIUM, openWatchedPage } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 /**
  * The whole dashboard in Debian's Chromium (CI installs it; playwright-core downloads nothing): the journey of
@@ -31,24 +22,14 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let ws: { workspace_id: string; key_id: string; api_key: string };
   const checked: string[] = [];
-  const pageProblems: string[] = [];
+  let pageProblems: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     receiver = await startReceiver();
     server = await startTestServer(testDatabaseKinds()[0]!, { ALLOW_LOCAL_URLS: 'true' }, { clock, workers: false });
     ws = await server.workspace('Browser workspace');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    // The page's own script must run under its CSP: a script error or a CSP refusal fails the page's audit.
-    page.on('pageerror', (err) => pageProblems.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/.test(msg.text())) pageProblems.push(msg.text());
-    });
-    page.on('dialog', (dialog) => void dialog.accept());
+    ({ browser, page, problems: pageProblems } = await openWatchedPage({ width: 390, height: 844 }));
   }, 60_000);
 
   afterAll(async () => {
@@ -59,17 +40,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
 
   /** axe-core in the page (run through the debugger protocol, so the page's CSP need not allow it). */
   async function audit(name: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    // A string, because this test is compiled without the DOM library; it runs in the page.
-    const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-      r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`);
-    expect(pageProblems, `${name}: script errors or CSP refusals`).toEqual([]);
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(severe, `${name}: ${JSON.stringify(severe, null, 1)}`).toEqual([]);
-    // Usable at phone width: nothing wider than the screen (wide tables scroll inside their own region).
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    expect(overflow, `${name}: the page is wider than the screen`).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    await auditPage(page, pageProblems, name, ARTIFACTS);
     checked.push(name);
   }
 

@@ -1,25 +1,16 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Content } from '../../src/core/contents/contents.schema.js';
 import type { Principal } from '../../src/core/principal.js';
+import { auditPage, CHROMIUM, openWatchedPage } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-scheduling');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 /**
  * Scheduling in Debian's Chromium (issue 16, "browser test of schedule → calendar → edit → cancel"): a post
@@ -35,7 +26,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
   let ws: { workspace_id: string; key_id: string; api_key: string };
   let brandId: string;
   let contentId: string;
-  const pageProblems: string[] = [];
+  let pageProblems: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -45,16 +36,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
     brandId = made.brandId;
     const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
     await server.container.services.queue.setQueue(principal, ws.workspace_id, brandId, { time_zone: 'America/New_York', slots: [{ days: ['fri'], time: '16:00' }] });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    page.on('pageerror', (err) => pageProblems.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/.test(msg.text())) pageProblems.push(msg.text());
-    });
-    page.on('dialog', (dialog) => void dialog.accept());
+    ({ browser, page, problems: pageProblems } = await openWatchedPage({ width: 390, height: 844 }));
   }, 60_000);
 
   afterAll(async () => {
@@ -64,16 +46,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
 
   /** axe-core in the page, no script error or CSP refusal, nothing wider than a phone, and a screenshot. */
   async function audit(name: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    // A string, because this test is compiled without the DOM library; it runs in the page.
-    const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-      r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`);
-    expect(pageProblems, `${name}: script errors or CSP refusals`).toEqual([]);
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(severe, `${name}: ${JSON.stringify(severe, null, 1)}`).toEqual([]);
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    expect(overflow, `${name}: the page is wider than the screen`).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    await auditPage(page, pageProblems, name, ARTIFACTS);
   }
 
   const base = () => server.service.baseUrl;

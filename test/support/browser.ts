@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/** Debian's Chromium, driven through playwright-core (no browser download). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * A headless Chromium page at `viewport` whose script errors and CSP refusals are collected in `problems` (the
+ * page's own script must run under its policy), and whose confirmation dialogs are accepted.
+ */
+export async function openWatchedPage(viewport: { width: number; height: number }): Promise<{ browser: Browser; page: Page; problems: string[] }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport });
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy|Refused to/.test(msg.text())) problems.push(msg.text());
+  });
+  page.on('dialog', (dialog) => void dialog.accept());
+  return { browser, page, problems };
+}
+
+/**
+ * The audit of one page: axe-core run in the page (through the debugger protocol, so the page's CSP need not allow
+ * it) finds nothing serious or critical, no script error or CSP refusal happened, nothing is wider than the
+ * screen, and a full-page screenshot `<name>.png` goes to `artifacts` for review.
+ */
+export async function auditPage(page: Page, problems: readonly string[], name: string, artifacts: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  // A string, because the tests are compiled without the DOM library; it runs in the page.
+  const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`);
+  expect(problems, `${name}: script errors or CSP refusals`).toEqual([]);
+  const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(severe, `${name}: ${JSON.stringify(severe, null, 1)}`).toEqual([]);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+  expect(overflow, `${name}: the page is wider than the screen`).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
