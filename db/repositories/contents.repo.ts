@@ -161,37 +161,6 @@ export async function transitionContent(
   return row && toRow(row);
 }
 
-/**
- * Takes the earliest due scheduled content (publish_at at or before `now`) and marks it publishing, in one
- * statement; undefined when none is due. On PostgreSQL the inner select skips contents another process (or an
- * edit or cancel) holds, and re-checks the status of the row it locks, so each due content is taken exactly once
- * and never after a cancel that committed first. SQLite has a single writer.
- */
-export async function takeDueContent(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', now: number): Promise<ContentRow | undefined> {
-  let due = db
-    .selectFrom('contents')
-    .select('id')
-    .where('status', '=', 'scheduled')
-    .where('publish_at', '<=', now)
-    .orderBy('publish_at', 'asc')
-    .orderBy('id', 'asc')
-    .limit(1);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  // `=` with a scalar subquery: evaluated once (an InitPlan). Under `in`, PostgreSQL may run a SKIP LOCKED
-  // subquery once per outer row, each run seeing other locks, and so update more than the one row it returns.
-  const rows = await db
-    .updateTable('contents')
-    .set({ status: 'publishing', version: sql<number>`version + 1`, updated_at: now })
-    .where('id', '=', due)
-    .where('status', '=', 'scheduled')
-    .where('publish_at', '<=', now)
-    .returningAll()
-    .execute();
-  if (rows.length > 1) throw new Error(`takeDueContent took ${rows.length} contents at once`);
-  const row = rows[0];
-  return row && toRow(row);
-}
-
 export interface WindowPageQuery {
   status?: string | undefined;
   from?: number | undefined;
@@ -241,8 +210,8 @@ export async function cancelBrandContents(db: Kysely<Database>, workspaceId: str
 }
 
 /**
- * Takes up to `limit` due scheduled contents (earliest first) and marks them publishing, in one statement: the
- * batch form of `takeDueContent`. The due rows are chosen in a materialized CTE (evaluated once; on PostgreSQL it
+ * Takes up to `limit` due scheduled contents (earliest first) and marks them publishing, in one statement. The
+ * due rows are chosen in a materialized CTE (evaluated once; on PostgreSQL it
  * skips rows other processes, edits or cancels hold, and re-checks each row it locks), so a content is taken by
  * one process only, never before its time, and never after a change that committed first.
  */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type ContentRow, takeDueContent, takeDueContents, transitionContent } from '../../../db/repositories/contents.repo.js';
+import { type ContentRow, takeDueContents, transitionContent } from '../../../db/repositories/contents.repo.js';
 import { failScheduledJobs, startScheduledJobs } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { CHARGE_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
@@ -28,7 +28,7 @@ export type ScheduledStart = ReturnType<typeof createScheduledStart>;
 
 /**
  * Starts scheduled contents when they are due: the scheduler's one step, run by every worker process. A content is
- * taken by one conditional statement (see `takeDueContent`), so with several processes each due content starts
+ * taken by one conditional statement (see `takeDueContents`), so with several processes each due content starts
  * once, never before its time, and never after a cancel or edit that committed first. In the same transaction:
  * - due longer ago than the grace (the service was down): its jobs fail with `schedule_missed` and
  *   `content.failed` is recorded; nothing is charged;
@@ -59,21 +59,24 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
     });
   }
 
+  /** A content later than the grace is not published late: its jobs fail schedule_missed and content.failed is recorded. */
+  async function failMissed(tx: Kysely<Database>, row: ContentRow, now: number): Promise<StartOutcome> {
+    await failScheduledJobs(tx, row.id, 'schedule_missed', JOB_ERROR_MESSAGES.schedule_missed, now);
+    await refreshContentOutcome(tx, row.id, now);
+    return { kind: 'missed', contentId: row.id, publishAt: row.publishAt ?? now };
+  }
+
   /** Starts (or reports missed) the earliest due content, if any: the precise path, one transaction per content. */
   async function startNextDue(dialect: 'sqlite' | 'postgres'): Promise<StartOutcome> {
     const now = clock.now();
     let taken: { id: string; workspaceId: string } | null = null;
     try {
       return await db.transaction().execute(async (tx): Promise<StartOutcome> => {
-        const row = await takeDueContent(tx, dialect, now);
+        const [row] = await takeDueContents(tx, dialect, now, 1);
         if (!row) return { kind: 'idle' };
         taken = { id: row.id, workspaceId: row.workspaceId };
         const publishAt = row.publishAt ?? now;
-        if (publishAt < now - graceMs) {
-          await failScheduledJobs(tx, row.id, 'schedule_missed', JOB_ERROR_MESSAGES.schedule_missed, now);
-          await refreshContentOutcome(tx, row.id, now);
-          return { kind: 'missed', contentId: row.id, publishAt };
-        }
+        if (publishAt < now - graceMs) return failMissed(tx, row, now);
         const jobs = await startScheduledJobs(tx, row.id, now);
         await chargeStart(tx, wallet, { workspaceId: row.workspaceId, modo: modoOf(row), contentId: row.id, jobIds: jobs.map((j) => j.id) });
         return { kind: 'started', contentId: row.id, publishAt, jobs: jobs.length };
@@ -105,13 +108,8 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
         const starting: ContentRow[] = [];
         for (const row of rows) {
           const publishAt = row.publishAt ?? now;
-          if (publishAt >= now - graceMs) {
-            starting.push(row);
-            continue;
-          }
-          await failScheduledJobs(tx, row.id, 'schedule_missed', JOB_ERROR_MESSAGES.schedule_missed, now);
-          await refreshContentOutcome(tx, row.id, now);
-          outcomes.push({ kind: 'missed', contentId: row.id, publishAt });
+          if (publishAt >= now - graceMs) starting.push(row);
+          else outcomes.push(await failMissed(tx, row, now));
         }
         const jobs = await startScheduledJobs(tx, starting.map((r) => r.id), now);
         const jobsOf = new Map<string, string[]>();
