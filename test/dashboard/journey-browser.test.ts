@@ -1,25 +1,16 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { auditPage, CHROMIUM, launchChromium, watchPage } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'journey');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** A 1×1 PNG, the smallest real photo for the media library. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 /**
  * Issue 17 "Done when": a newcomer's first hour in Debian's Chromium, from an empty workspace, at phone and desktop
@@ -37,10 +28,7 @@ describe.runIf(existsSync(CHROMIUM))('the newcomer journey in a real browser', (
     mkdirSync(ARTIFACTS, { recursive: true });
     receiver = await startReceiver();
     server = await startTestServer(testDatabaseKinds()[0]!, { ALLOW_LOCAL_URLS: 'true' }, { clock, workers: false });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -55,27 +43,13 @@ describe.runIf(existsSync(CHROMIUM))('the newcomer journey in a real browser', (
   ]) {
     it(`${viewport.name} (${viewport.width}×${viewport.height}): from an empty workspace to a published post, a test event, credits and the media library`, async () => {
       const ws = await server.workspace(`Journey ${viewport.name}`);
-      const page: Page = await browser.newPage({ viewport: { width: viewport.width, height: viewport.height } });
-      const problems: string[] = [];
-      page.on('pageerror', (err) => problems.push(err.message));
-      page.on('console', (msg) => {
-        if (msg.type() === 'error' && /Content Security Policy|Refused to/.test(msg.text())) problems.push(msg.text());
-      });
-      page.on('dialog', (dialog) => void dialog.accept());
+      const { page, problems } = await watchPage(browser, { width: viewport.width, height: viewport.height });
       let step = 0;
       const base = server.service.baseUrl;
 
       async function audit(name: string): Promise<void> {
-        await page.evaluate(AXE_SOURCE);
-        const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-          r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`);
-        expect(problems, `${name}: script errors or CSP refusals`).toEqual([]);
-        const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        expect(severe, `${name}: ${JSON.stringify(severe, null, 1)}`).toEqual([]);
-        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-        expect(overflow, `${name}: the page is wider than the screen`).toBeLessThanOrEqual(0);
         step += 1;
-        await page.screenshot({ path: join(ARTIFACTS, `${viewport.name}-${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
+        await auditPage(page, problems, name, ARTIFACTS, `${viewport.name}-${String(step).padStart(2, '0')}-${name}`);
       }
       const main = () => page.locator('main').textContent();
 

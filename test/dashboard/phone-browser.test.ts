@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Principal } from '../../src/core/principal.js';
+import { CHROMIUM, launchChromium } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-phone');
 const WIDTH = 390;
 
@@ -48,7 +48,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard at phone width', () => {
     await server.request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, { key: ws.api_key, body: { brand_id: brandId, target_platforms: ['facebook'], content_type: 'text', text: long, draft: true } });
     await services.apiKeys.create(principal, ws.workspace_id, { name: `key-${'n'.repeat(80)}` });
     await server.settle();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: WIDTH, height: 844 } });
     await page.goto(`${server.service.baseUrl}/dashboard/sign-in`);
     await page.getByLabel('API key').fill(ws.api_key);

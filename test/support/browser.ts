@@ -16,15 +16,19 @@ interface AxeViolation {
   nodes: { target: unknown[] }[];
 }
 
-/**
- * A headless Chromium page at `viewport` whose script errors and CSP refusals are collected in `problems` (the
- * page's own script must run under its policy), and whose confirmation dialogs are accepted.
- */
-export async function openWatchedPage(viewport: { width: number; height: number }): Promise<{ browser: Browser; page: Page; problems: string[] }> {
-  const browser = await chromium.launch({
+/** Headless Chromium with what a test does not need switched off. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/**
+ * A page of `browser` at `viewport` whose script errors and CSP refusals are collected in `problems` (the page's
+ * own script must run under its policy), and whose confirmation dialogs are accepted.
+ */
+export async function watchPage(browser: Browser, viewport: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage({ viewport });
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(err.message));
@@ -32,15 +36,21 @@ export async function openWatchedPage(viewport: { width: number; height: number 
     if (msg.type() === 'error' && /Content Security Policy|Refused to/.test(msg.text())) problems.push(msg.text());
   });
   page.on('dialog', (dialog) => void dialog.accept());
-  return { browser, page, problems };
+  return { page, problems };
+}
+
+/** A browser of its own with one watched page (see `watchPage`). */
+export async function openWatchedPage(viewport: { width: number; height: number }): Promise<{ browser: Browser; page: Page; problems: string[] }> {
+  const browser = await launchChromium();
+  return { browser, ...(await watchPage(browser, viewport)) };
 }
 
 /**
  * The audit of one page: axe-core run in the page (through the debugger protocol, so the page's CSP need not allow
  * it) finds nothing serious or critical, no script error or CSP refusal happened, nothing is wider than the
- * screen, and a full-page screenshot `<name>.png` goes to `artifacts` for review.
+ * screen, and a full-page screenshot `<file>.png` (by default the step's name) goes to `artifacts` for review.
  */
-export async function auditPage(page: Page, problems: readonly string[], name: string, artifacts: string): Promise<void> {
+export async function auditPage(page: Page, problems: readonly string[], name: string, artifacts: string, file = name): Promise<void> {
   await page.evaluate(AXE_SOURCE);
   // A string, because the tests are compiled without the DOM library; it runs in the page.
   const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
@@ -50,5 +60,5 @@ export async function auditPage(page: Page, problems: readonly string[], name: s
   expect(severe, `${name}: ${JSON.stringify(severe, null, 1)}`).toEqual([]);
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
   expect(overflow, `${name}: the page is wider than the screen`).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(artifacts, `${file}.png`), fullPage: true });
 }
