@@ -49,3 +49,15 @@ export async function lockBrandQueue(db: Kysely<Database>, workspaceId: string, 
     .executeTakeFirst();
   return r && { brandId: r.brand_id, workspaceId: r.workspace_id, timeZone: r.time_zone, slots: r.slots, updatedAt: toMillis(r.updated_at) };
 }
+
+/** The zones of those brands of the workspace that have a queue, by brand id, in one statement. */
+export async function brandQueueZones(db: Kysely<Database>, workspaceId: string, brandIds: readonly string[]): Promise<Map<string, string>> {
+  if (brandIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('brand_queues')
+    .select(['brand_id', 'time_zone'])
+    .where('workspace_id', '=', workspaceId)
+    .where('brand_id', 'in', [...brandIds])
+    .execute();
+  return new Map(rows.map((r) => [r.brand_id, r.time_zone]));
+}

@@ -3,6 +3,5 @@ import type { PageContext } from './page-router.js';
 
 /** Each brand's time zone (its queue's, else UTC, as the core reads a local time without a zone). */
 export async function brandZones(ctx: Pick<PageContext, 'deps' | 'principal' | 'workspaceId'>, brands: readonly Pick<Brand, 'id'>[]): Promise<Record<string, string>> {
-  const queues = await Promise.all(brands.map((b) => ctx.deps.services.queue.getQueue(ctx.principal, ctx.workspaceId, b.id)));
-  return Object.fromEntries(queues.map((q) => [q.brand_id, q.time_zone]));
+  return ctx.deps.services.queue.timeZones(ctx.principal, ctx.workspaceId, brands.map((b) => b.id));
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type BrandQueueRow, findBrandQueue, upsertBrandQueue } from '../../../db/repositories/brand-queues.repo.js';
+import { type BrandQueueRow, brandQueueZones, findBrandQueue, upsertBrandQueue } from '../../../db/repositories/brand-queues.repo.js';
 import { heldQueueSlots } from '../../../db/repositories/contents.repo.js';
 import { findBrand } from '../../../db/repositories/brands.repo.js';
 import type { Database } from '../../../db/schema.js';
@@ -58,6 +58,17 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
       const answer = renderQueue(brandId, queue, now, await heldQueueSlots(db, brandId, now));
       await upsertBrandQueue(db, { brandId, workspaceId, timeZone: queue.time_zone, slots: JSON.stringify(answer.slots), updatedAt: now });
       return answer;
+    },
+
+    /**
+     * Each brand's time zone (its queue's, else UTC: the zone a local time without one is read in), by brand id,
+     * without computing any slot. Brands not of the workspace answer UTC, as brands without a queue.
+     * @throws ServiceError `forbidden` (another workspace).
+     */
+    async timeZones(principal: Principal, workspaceId: string, brandIds: readonly string[]): Promise<Record<string, string>> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const zones = await brandQueueZones(db, workspaceId, brandIds);
+      return Object.fromEntries(brandIds.map((id) => [id, zones.get(id) ?? DEFAULT_TIME_ZONE]));
     },
 
     /**
