@@ -5,12 +5,11 @@ import type { Database } from '../../../db/schema.js';
 import { CHARGE_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 import type { Clock } from '../clock.js';
 import { chargeStart } from '../contents/charging.js';
-import { contentFieldsSchema } from '../contents/contents.schema.js';
 import { ServiceError } from '../errors.js';
 import { refreshContentOutcome } from '../jobs/outcome.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { WalletService } from '../wallet/wallet.service.js';
-import type { Modo } from '../wallet/wallet.schema.js';
+import { type Modo, modoSchema } from '../wallet/wallet.schema.js';
 
 /** How long after its time a content due while the service was down still publishes (issue 16; SCHEDULE_GRACE_MS). */
 export const DEFAULT_SCHEDULE_GRACE_MS = 3_600_000;
@@ -40,7 +39,8 @@ export type ScheduledStart = ReturnType<typeof createScheduledStart>;
 export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock; wallet: WalletService; meters: MetersService; graceMs: number }) {
   const { db, clock, wallet, meters, graceMs } = deps;
 
-  const modoOf = (row: ContentRow): Modo => (row.input === null ? 'plano' : (contentFieldsSchema.parse(JSON.parse(row.input)).modo ?? 'plano'));
+  // Only the modo is needed here: the stored fields were checked whole when they were written.
+  const modoOf = (row: ContentRow): Modo => (row.input === null ? 'plano' : (modoSchema.optional().parse((JSON.parse(row.input) as { modo?: unknown }).modo) ?? 'plano'));
 
   /** A charge refusal the one-by-one path turns into failed jobs (or, for a batch race, a retry). */
   const isChargeRefusal = (err: unknown): err is ServiceError =>
