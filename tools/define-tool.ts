@@ -41,6 +41,20 @@ export interface ToolHints {
 }
 
 /**
+ * An object a tool result names, offered to the client as an MCP `resource_link` (protocol 2025-06-18 and
+ * later). `path` is the dashboard page that shows it; the MCP door makes it absolute with the public base URL,
+ * so a person can open what the assistant just did.
+ */
+export interface ToolLink {
+  path: string;
+  /** A stable identifier for the object, e.g. its id. */
+  name: string;
+  /** What a person reads, e.g. "Post ct_… (scheduled)". */
+  title?: string;
+  description?: string;
+}
+
+/**
  * One MCP tool, declared once: the registry lists it, the server registers it, the registry test inspects it.
  * Input and output schemas are the core's zod schemas (objects at the root, as MCP requires).
  */
@@ -53,6 +67,13 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   annotations: ToolHints;
   inputSchema: I;
   outputSchema: O;
+  /**
+   * One or two sentences saying what happened, for the model and the person reading along; the result's text
+   * carries it after the JSON (which stays first, for clients that parse it).
+   */
+  summary?(output: z.output<O>): string;
+  /** The objects the answer names, as links; none when it names nothing one can open. */
+  links?(output: z.output<O>): ToolLink[];
   /** Calls one core function with `ctx.principal`'s own workspace; throws the core's `ServiceError`. */
   handle(input: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
 }
