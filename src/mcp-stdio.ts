@@ -1,4 +1,4 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ConfigError, loadConfig, loadStdioApiKey } from './config.js';
 import { createContainer } from './container.js';
 import { ServiceError } from './core/errors.js';
@@ -35,19 +35,24 @@ async function main(): Promise<void> {
   }
   container.startWorkers();
 
-  const server = buildMcpServer({
-    // Checked on every call, so revoking the key takes effect at once, as it does over HTTP.
-    principal: () => apiKeys.authenticate(apiKey),
-    services: container.services,
-    log: logger,
-    requestId: () => newId('req_'),
-  });
+  // One connection, either era: a 2025 client opens with `initialize`, a 2026-07-28 client with `server/discover`.
+  const connection = serveStdio(
+    () =>
+      buildMcpServer({
+        // Checked on every call, so revoking the key takes effect at once, as it does over HTTP.
+        principal: () => apiKeys.authenticate(apiKey),
+        services: container.services,
+        log: logger,
+        requestId: () => newId('req_'),
+        baseUrl: config.baseUrl ?? `http://localhost:${config.port}`,
+      }),
+    { onerror: (err) => logger.warn({ err }, 'MCP stdio error') },
+  );
 
-  const shutdown = exitOnSignals(logger, () => Promise.all([server.close(), container.close()]));
+  const shutdown = exitOnSignals(logger, () => Promise.all([connection.close(), container.close()]));
   // The transport does not notice the end of stdin; a client that closes it means "done".
   process.stdin.once('end', () => shutdown('stdin closed'));
 
-  await server.connect(new StdioServerTransport());
   logger.info('MCP server ready on stdio');
 }
 

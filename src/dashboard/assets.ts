@@ -17,7 +17,7 @@ function assetsDir(): string {
   throw new Error('dashboard assets not found: no package.json above the dashboard module');
 }
 
-const TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml' };
+const TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml', 'icon.png': 'image/png' };
 
 export function assetRoutes(router: Router): void {
   const dir = assetsDir();

@@ -1,4 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { type AuthInfo, classifyInboundRequest, createMcpHandler as createSdkHandler } from '@modelcontextprotocol/server';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { ServiceError } from '../core/errors.js';
 import { MCP_SCOPE } from '../core/oauth-clients/oauth-clients.service.js';
@@ -10,7 +11,7 @@ import type { RateLimiter } from '../web/rate-limiter.js';
 import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
 import { jsonRpcGuard } from './jsonrpc-guard.js';
-import { buildMcpServer } from './server.js';
+import { buildMcpServer, type McpScope } from './server.js';
 import type { ToolServices } from '../../tools/define-tool.js';
 
 export interface McpHandlerDeps {
@@ -54,15 +55,52 @@ function methodNotAllowed(_req: Request, res: Response): void {
   res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed. Send JSON-RPC messages with POST.' }, id: null });
 }
 
+/** The header a request names its protocol revision in (Streamable HTTP transport, "Protocol Version Header"). */
+function protocolHeader(req: Request): string | undefined {
+  return req.get('mcp-protocol-version');
+}
+
 /**
- * The MCP door at `/mcp`: Streamable HTTP, stateless, JSON responses. Per request: Host/Origin check → CORS →
- * bearer auth → rate limit → JSON body → protocol version and batch check (`jsonrpc-guard.ts`, which charges a
- * batch per message) → a fresh `McpServer` + transport bound to the caller's principal.
+ * Whether a request speaks the 2026-07-28 era (a `_meta` envelope per request, no `initialize`). The SDK's own
+ * classifier decides, on the already-parsed body and the headers, so the routing never disagrees with it.
+ */
+function isModern(req: Request): boolean {
+  const optional = (name: string) => req.get(name);
+  const outcome = classifyInboundRequest({
+    httpMethod: req.method,
+    body: req.body as unknown,
+    ...(optional('mcp-protocol-version') !== undefined && { protocolVersionHeader: optional('mcp-protocol-version') }),
+    ...(optional('mcp-method') !== undefined && { mcpMethodHeader: optional('mcp-method') }),
+    ...(optional('mcp-name') !== undefined && { mcpNameHeader: optional('mcp-name') }),
+  });
+  return outcome.kind !== 'legacy';
+}
+
+/**
+ * The MCP door at `/mcp`: Streamable HTTP, stateless, JSON responses, both protocol eras. Per request:
+ * Host/Origin check → CORS → bearer auth → rate limit → JSON body → protocol version and batch check
+ * (`jsonrpc-guard.ts`, which charges a batch per message) → a fresh server bound to the caller's principal.
+ * - 2024-11-05 … 2025-11-25 (`initialize`, then stateless calls): the SDK's Streamable HTTP transport, as before.
+ * - 2026-07-28 (`server/discover`, an envelope on every request, `Mcp-Method` headers): the SDK's per-request
+ *   handler, which also answers malformed modern requests (header mismatches, bad envelopes) in that era's form.
  * Errors before the MCP layer (401, 403, 413, 429) are the REST error bodies, rendered by the app's error
  * handler; 401 also carries `WWW-Authenticate` so MCP clients can discover OAuth.
  */
 export function createMcpHandler(deps: McpHandlerDeps): Router {
   const router = Router();
+
+  // The modern leg hands the factory only `authInfo`; each request's scope rides on its own AuthInfo object.
+  const scopes = new WeakMap<AuthInfo, McpScope>();
+  const modern = createSdkHandler(
+    ({ authInfo }) => {
+      const scope = authInfo === undefined ? undefined : scopes.get(authInfo);
+      if (scope === undefined) throw new Error('the modern MCP leg was reached without an authenticated scope');
+      return buildMcpServer(scope);
+    },
+    // 'auto' answers JSON: the tools emit no progress or log messages before their result.
+    { legacy: 'reject' },
+  );
+  const serveModern = toNodeHandler(modern);
 
   router.all('/mcp', hostOriginGuard(deps.baseUrl), mcpCors());
 
@@ -71,9 +109,25 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
     const principal = principalOf(res);
     if (principal === null) throw new Error('authenticate() let a request through without a principal');
     const { requestId, log } = locals(res);
-    const server = buildMcpServer({ principal: async () => principal, services: deps.services, log, requestId: () => requestId });
+    const scope: McpScope = {
+      principal: async () => principal,
+      services: deps.services,
+      log,
+      requestId: () => requestId,
+      baseUrl: deps.baseUrl,
+      protocolVersion: protocolHeader(req),
+    };
+
+    if (isModern(req)) {
+      const authInfo: AuthInfo = { token: '', clientId: principal.workspaceId, scopes: [MCP_SCOPE] };
+      scopes.set(authInfo, scope);
+      await serveModern(Object.assign(req, { auth: authInfo }), res, req.body);
+      return;
+    }
+
+    const server = buildMcpServer(scope);
     // A new server and transport per request (stateless mode: no session id), so no caller state outlives it.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();

@@ -1,9 +1,9 @@
 import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
-  ErrorCode,
   LATEST_PROTOCOL_VERSION,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { NextFunction, Request, Response } from 'express';
 import { rateLimit } from '../web/rate-limit.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
@@ -21,6 +21,15 @@ import type { RateLimiter } from '../web/rate-limiter.js';
  * else the `MCP-Protocol-Version` header, else 2025-03-26 as the transport spec says a server assumes when the
  * header is missing.
  */
+
+/**
+ * The revisions of the per-request era (2026-07-28 and later). The SDK keeps that list internal; its exported
+ * `SUPPORTED_PROTOCOL_VERSIONS` names the `initialize` era only.
+ */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+
+/** Every revision `/mcp` speaks, newest first. */
+export const SPOKEN_PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** The SDK transport's own ceiling on a batch; a longer one is refused here before its messages are charged. */
 export const MAX_BATCH_SIZE = 100;
@@ -88,14 +97,14 @@ export function jsonRpcGuard(limiter: RateLimiter) {
     const messages: readonly unknown[] = Array.isArray(body) ? body : [body];
     const header = req.get('mcp-protocol-version');
 
-    if (header !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(header) && !messages.some(isInitialize)) {
+    if (header !== undefined && !SPOKEN_PROTOCOL_VERSIONS.includes(header) && !messages.some(isInitialize)) {
       reply(res, 400, {
         jsonrpc: '2.0',
         id: requestIdOf(body),
         error: {
           code: -32000,
-          message: `Bad Request: Unsupported protocol version: ${header} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-          data: { requested: header, supported: SUPPORTED_PROTOCOL_VERSIONS },
+          message: `Bad Request: Unsupported protocol version: ${header} (supported versions: ${SPOKEN_PROTOCOL_VERSIONS.join(', ')})`,
+          data: { requested: header, supported: SPOKEN_PROTOCOL_VERSIONS },
         },
       });
       return;
@@ -111,14 +120,14 @@ export function jsonRpcGuard(limiter: RateLimiter) {
         jsonrpc: '2.0',
         id: null,
         error: {
-          code: ErrorCode.InvalidRequest,
+          code: ProtocolErrorCode.InvalidRequest,
           message: `Invalid Request: JSON-RPC batches are not part of MCP ${BATCHLESS_SINCE} and later (this request speaks ${version}); send one message per request.`,
         },
       });
       return;
     }
     if (body.length > MAX_BATCH_SIZE) {
-      reply(res, 400, { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages` } });
+      reply(res, 400, { jsonrpc: '2.0', id: null, error: { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages` } });
       return;
     }
     // The request itself already cost one point; the other messages of the batch cost one each.

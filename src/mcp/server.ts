@@ -1,15 +1,23 @@
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type CallToolResult, CallToolRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  type Icon,
+  type Implementation,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { validationError } from '../core/errors.js';
-import type { z } from 'zod';
 import { tools as registry } from '../../tools/index.js';
 import type { Principal } from '../core/principal.js';
 import type { Logger } from '../observability/logger.js';
 import type { AnyTool, ToolServices } from '../../tools/define-tool.js';
 import { toolFailure, toolSuccess } from './tool-result.js';
 
-export const SERVER_INFO = { name: 'multi-network-publisher', version: '0.1.0' } as const;
+const SERVER_NAME = 'multi-network-publisher';
+const SERVER_VERSION = '0.1.0';
 
 const INSTRUCTIONS =
   'Publishes content to Instagram, Facebook Pages, Threads, YouTube and LinkedIn for one workspace (the one the ' +
@@ -21,18 +29,18 @@ const INSTRUCTIONS =
   '`message` and `request_id`.';
 
 /**
- * A JSON-RPC error thrown from a request handler. The SDK sends `error.code` and `error.message` as they are;
- * its `McpError` puts "MCP error <code>: " into the message itself, so clients (which add the same prefix when
- * they rethrow) would print it twice.
+ * The server's icons, served by the dashboard's asset route: a PNG first because some clients draw only raster
+ * icons fetched over http(s), not data URIs or SVG.
  */
-export class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'JsonRpcError';
-  }
+function icons(baseUrl: string): Icon[] {
+  return [
+    { src: `${baseUrl}/dashboard/assets/icon.png`, mimeType: 'image/png', sizes: ['256x256'] },
+    { src: `${baseUrl}/dashboard/assets/favicon.svg`, mimeType: 'image/svg+xml', sizes: ['any'] },
+  ];
+}
+
+export function serverInfo(baseUrl: string): Implementation {
+  return { name: SERVER_NAME, version: SERVER_VERSION, title: 'Multi-network publisher', websiteUrl: `${baseUrl}/docs`, icons: icons(baseUrl) };
 }
 
 /** Who calls and where the tools report; one per MCP server instance. */
@@ -46,10 +54,21 @@ export interface McpScope {
   log: Logger;
   /** The id quoted in error bodies: the HTTP request's id, or a fresh one per call on stdio. */
   requestId(): string;
+  /** Public base URL: icons and the links in tool results point there. */
+  baseUrl: string;
+  /**
+   * The protocol revision the request speaks when the server instance cannot know it from a handshake (a
+   * stateless HTTP request after `initialize`: its `MCP-Protocol-Version` header).
+   */
+  protocolVersion?: string;
 }
 
-// A server is built per HTTP request; each schema is derived once, not on every request.
+/** The first revision with `resource_link` content (MCP 2025-06-18 changelog). */
+export const RESOURCE_LINKS_SINCE = '2025-06-18';
+
+// Schemas are rendered once per tool, not per request: a server instance is built for every HTTP request.
 const rootObjects = new WeakMap<z.ZodObject, z.ZodObject>();
+const listings = new WeakMap<readonly AnyTool[], Tool[]>();
 
 /**
  * MCP requires `type: "object"` at the root of a tool's input and output JSON Schemas. A core schema that
@@ -65,7 +84,27 @@ function rootObject(schema: z.ZodObject): z.ZodObject {
   return derived;
 }
 
-async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: McpScope): Promise<CallToolResult> {
+/**
+ * `tools/list`, rendered once: draft-07 JSON Schemas of what a tool accepts (`io: input`, so defaults are
+ * optional) and of what it returns (`io: output`), the shapes clients have seen since the first release.
+ */
+export function toolListing(tools: readonly AnyTool[]): Tool[] {
+  let listed = listings.get(tools);
+  if (listed === undefined) {
+    listed = tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: z.toJSONSchema(rootObject(tool.inputSchema), { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+      outputSchema: z.toJSONSchema(rootObject(tool.outputSchema), { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+      annotations: { title: tool.title, ...tool.annotations },
+    }));
+    listings.set(tools, listed);
+  }
+  return listed;
+}
+
+async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: McpScope, withLinks: boolean): Promise<CallToolResult> {
   const requestId = scope.requestId();
   const started = performance.now();
   try {
@@ -75,46 +114,45 @@ async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: Mcp
     const checked = rootObject(tool.outputSchema).safeParse(value);
     if (!checked.success) throw new Error(`${tool.name} returned a result outside its output schema: ${checked.error.message}`);
     scope.log.info({ tool: tool.name, ok: true, ms: performance.now() - started }, 'tool call');
-    return toolSuccess(value);
+    return toolSuccess(value, {
+      summary: tool.summary?.(value),
+      links: withLinks ? (tool.links?.(value) ?? []) : [],
+      baseUrl: scope.baseUrl,
+    });
   } catch (err) {
     scope.log.info({ tool: tool.name, ok: false, ms: performance.now() - started }, 'tool call');
     return toolFailure(err, requestId, scope.log);
   }
 }
 
-/**
- * One JSON Schema validator for every per-request server: the SDK would otherwise build a new Ajv instance per
- * request (a tenth of an MCP call's CPU in the profile).
- */
-const sharedValidator = new AjvJsonSchemaValidator();
+/** The revision a request speaks: the handshake's, else what the door read from the request. */
+function speaksAtLeast(server: Server, scope: McpScope, revision: string): boolean {
+  const version = server.getNegotiatedProtocolVersion() ?? scope.protocolVersion;
+  return version !== undefined && version >= revision;
+}
 
 /**
- * An MCP server exposing every tool of `tools/index.ts` to one caller. The SDK lists the tools with their
- * schemas; calls go through our own handler, so invalid arguments answer `validation_failed` in the same error
- * body as every other failure (the SDK's own check would answer free text).
+ * An MCP server exposing every tool of `tools/index.ts` to one caller, for both protocol eras (2024-11-05 to
+ * 2026-07-28: the SDK answers `initialize` and `server/discover` and shapes each era's envelope). The tool list
+ * is pre-rendered, and calls go through our own handler, so invalid arguments answer `validation_failed` in the
+ * same error body as every other failure (an SDK check would answer free text).
  */
-export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = registry): McpServer {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator });
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: rootObject(tool.inputSchema),
-        outputSchema: rootObject(tool.outputSchema),
-        annotations: { title: tool.title, ...tool.annotations },
-      },
-      (input) => runTool(tool, input, scope),
-    );
-  }
+export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = registry): Server {
+  const server = new Server(serverInfo(scope.baseUrl), {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    // The list changes only with a deployment; clients of 2026-07-28 may keep it a few minutes, for any caller.
+    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
+  });
+  const listed = toolListing(tools);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  server.setRequestHandler('tools/call', async (request, _ctx: ServerContext) => {
     const tool = byName.get(request.params.name);
-    if (tool === undefined) throw new JsonRpcError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const input = rootObject(tool.inputSchema).safeParse(request.params.arguments ?? {});
     if (!input.success) return toolFailure(validationError(input.error), scope.requestId(), scope.log);
-    return runTool(tool, input.data, scope);
+    return runTool(tool, input.data, scope, speaksAtLeast(server, scope, RESOURCE_LINKS_SINCE));
   });
   return server;
 }

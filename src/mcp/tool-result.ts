@@ -1,11 +1,12 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
+import type { ToolLink } from '../../tools/define-tool.js';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import type { Logger } from '../observability/logger.js';
 
 /**
  * The MCP door's one mapping from core outcomes to tool results (STYLE 3). A value becomes `structuredContent`
- * plus the same JSON as text (for clients that read only `content`); an error becomes an `isError` result whose
- * only payload is the REST error body, as JSON text.
+ * plus the same JSON as text (for clients that read only `content`), then a short summary and links to the
+ * objects it names; an error becomes an `isError` result whose only payload is the REST error body, as JSON text.
  */
 
 function asText(value: object): CallToolResult['content'] {
@@ -20,9 +21,33 @@ function asText(value: object): CallToolResult['content'] {
  */
 export type ToolErrorResult = { isError: true; content: CallToolResult['content']; structuredContent?: never };
 
-/** A successful tool result: the core's response object, as structured content and as JSON text. */
-export function toolSuccess(value: Record<string, unknown>): CallToolResult {
-  return { content: asText(value), structuredContent: value };
+export interface SuccessExtras {
+  summary?: string | undefined;
+  /** Empty when the caller's protocol revision has no `resource_link` content. */
+  links?: readonly ToolLink[];
+  baseUrl?: string;
+}
+
+function resourceLink(link: ToolLink, baseUrl: string): ContentBlock {
+  return {
+    type: 'resource_link',
+    uri: new URL(link.path, baseUrl).href,
+    name: link.name,
+    ...(link.title !== undefined && { title: link.title }),
+    ...(link.description !== undefined && { description: link.description }),
+    mimeType: 'text/html',
+  };
+}
+
+/**
+ * A successful tool result: the core's response object as structured content and as JSON text (first, where
+ * clients that parse `content[0]` have always found it), then the summary, then one link per object named.
+ */
+export function toolSuccess(value: Record<string, unknown>, extras: SuccessExtras = {}): CallToolResult {
+  const content = asText(value);
+  if (extras.summary !== undefined && extras.summary !== '') content.push({ type: 'text', text: extras.summary });
+  if (extras.baseUrl !== undefined) for (const link of extras.links ?? []) content.push(resourceLink(link, extras.baseUrl));
+  return { content, structuredContent: value };
 }
 
 /**

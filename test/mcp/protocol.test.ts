@@ -105,21 +105,26 @@ describeEachDb(
     it('an unsupported MCP-Protocol-Version is a 400 that echoes the request id (null only for a batch or a notification)', async () => {
       const ws = await server().workspace();
       for (const id of [3, 'req-three']) {
-        const answer = await post(server(), ws.api_key, { jsonrpc: '2.0', id, method: 'tools/list', params: {} }, '2026-07-28');
+        const answer = await post(server(), ws.api_key, { jsonrpc: '2.0', id, method: 'tools/list', params: {} }, '2099-01-01');
         expect(answer.status).toBe(400);
         expect(answer.body).toMatchObject({
           jsonrpc: '2.0',
           id,
-          error: { code: -32000, message: expect.stringContaining('Unsupported protocol version: 2026-07-28'), data: { requested: '2026-07-28' } },
+          error: { code: -32000, message: expect.stringContaining('Unsupported protocol version: 2099-01-01'), data: { requested: '2099-01-01' } },
         });
+        expect(JSON.stringify(answer.body)).toContain('2026-07-28');
       }
-      const batch = await post(server(), ws.api_key, [toolCall(1, 'get_usage')], '2026-07-28');
+      const batch = await post(server(), ws.api_key, [toolCall(1, 'get_usage')], '2099-01-01');
       expect(batch.body).toMatchObject({ id: null, error: { code: -32000 } });
-      // initialize negotiates in its body, whatever the header says (MCP lifecycle).
-      const init = { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-      const negotiated = await post(server(), ws.api_key, init, '2026-07-28');
-      expect(negotiated.status).toBe(200);
+      // initialize negotiates in its body (MCP lifecycle): an unknown revision is answered with the latest one of its era.
+      const init = { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+      const negotiated = await post(server(), ws.api_key, init);
+      expect(negotiated.status, JSON.stringify(negotiated.body)).toBe(200);
       expect(negotiated.body).toMatchObject({ id: 7, result: { protocolVersion: '2025-11-25' } });
+      // The 2026-07-28 era has no initialize: the SDK refuses the handshake under a modern header, echoing the id.
+      const mixed = await post(server(), ws.api_key, { ...init, params: { ...init.params, protocolVersion: '2026-07-28' } }, '2026-07-28');
+      expect(mixed.status).toBe(400);
+      expect(mixed.body).toMatchObject({ id: 7, error: { code: -32020 } });
     });
   },
   { RATE_LIMIT_PER_MINUTE: String(LIMIT) },

@@ -77,6 +77,7 @@ describe('MCP tool registry (tools/index.ts)', () => {
       services: {} as ToolServices,
       log: createLogger('silent'),
       requestId: () => 'req_test',
+      baseUrl: 'http://localhost:3000',
     };
     const server = buildMcpServer(scope);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
