@@ -41,3 +41,14 @@ export const mediaListSchema = z
   .object({ data: z.array(mediaItemSchema).describe('Uploads, newest first.'), next_cursor: z.string().nullable().describe('Pass as cursor for older uploads; null on the last page.') })
   .meta({ id: 'LibraryMediaList' });
 export type MediaList = z.infer<typeof mediaListSchema>;
+
+/** Importing a file into the library from an address instead of sending its bytes (MCP import_media_from_url). */
+export const importMediaInputSchema = z.strictObject({
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .describe(
+      'Public https address of the file itself (not a web page showing it): an image (JPEG, PNG, WebP, GIF) or a video (MP4, MOV, WebM), as the address answers in its Content-Type.',
+    ),
+});
+export type ImportMediaInput = z.infer<typeof importMediaInputSchema>;

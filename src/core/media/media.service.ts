@@ -1,8 +1,9 @@
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
+import type { Dispatcher } from 'undici';
 import { contentMediaSources, contentsMentioningMedia, deleteMedia, findMedia, findMediaById, findMediaMany, insertMedia, listMedia, type MediaRow } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
-import type { MediaStore } from './media-store.js';
+import type { MediaStore, StoredFile } from './media-store.js';
 import type { PublicMediaLinks } from './public-links.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
@@ -12,7 +13,43 @@ import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { ContentStatus } from '../../vocabulary/content-statuses.js';
+import { type MediaProbe, probeMedia, type StreamedMedia, streamMediaCapped } from '../../media/probe.js';
+import type { OutboundPolicy } from '../../media/safe-fetch.js';
+import { MEDIA_PROBE_DEADLINE_MS } from '../contents/content-plan.js';
 import { MEDIA_NEEDED_BY, type MediaItem, type MediaList, type MediaListQuery, UPLOAD_CONTENT_TYPES, type UploadedMedia } from './media.schema.js';
+
+type UploadType = (typeof UPLOAD_CONTENT_TYPES)[number];
+
+/** The upload type a Content-Type header names (parameters and case ignored), or undefined for any other. */
+function uploadTypeOf(contentType: string | null): UploadType | undefined {
+  const bare = contentType?.split(';')[0]?.trim().toLowerCase();
+  return UPLOAD_CONTENT_TYPES.find((t) => t === bare);
+}
+
+/**
+ * Reads a public address for the library (infrastructure, injected like the contents' media probe): `probe`
+ * learns the type and size without the body, `stream` hands the body to `sink` and stops past `capBytes`. Both
+ * end when `signal` does.
+ */
+export interface MediaFetcher {
+  probe(url: string, signal: AbortSignal): Promise<MediaProbe>;
+  stream(url: string, capBytes: number, signal: AbortSignal, sink: (chunk: Buffer) => Promise<void>): Promise<StreamedMedia>;
+}
+
+/**
+ * The outbound guard of `src/media` (public addresses only, checked again at every connection and redirect)
+ * under `policy`, through `dispatcher` when given (one from `createSafeDispatcher` for that policy).
+ */
+export function guardedMediaFetcher(policy: OutboundPolicy, dispatcher?: Dispatcher): MediaFetcher {
+  return {
+    probe: (url, signal) => probeMedia(url, policy, { signal, dispatcher }),
+    stream: (url, capBytes, signal, sink) => streamMediaCapped(url, capBytes, policy, { signal, dispatcher }, sink),
+  };
+}
+
+// Without an injected fetcher the service reads public https addresses only: ALLOW_LOCAL_URLS reaches it only
+// through the fetcher the container passes.
+const PUBLIC_ONLY: OutboundPolicy = { allowLocal: false };
 
 /** The media ids a stored content request or input names (`media: [{media_id}]`); anything unreadable names none. */
 function mediaIdsOf(json: string | null): string[] {
@@ -28,8 +65,53 @@ function mediaIdsOf(json: string | null): string[] {
 
 export type MediaService = ReturnType<typeof createMediaService>;
 
-export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService; store: MediaStore; links: PublicMediaLinks }) {
+export function createMediaService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  meters: MetersService;
+  store: MediaStore;
+  links: PublicMediaLinks;
+  /** How `importFromUrl` reads an address; the guard with public addresses only when omitted. */
+  fetcher?: MediaFetcher;
+  /** Overrides MEDIA_PROBE_DEADLINE_MS for `importFromUrl` (tests). */
+  importDeadlineMs?: number;
+}) {
   const { db, clock, meters, store, links } = deps;
+  const fetcher = deps.fetcher ?? guardedMediaFetcher(PUBLIC_ONLY);
+  const importDeadlineMs = deps.importDeadlineMs ?? MEDIA_PROBE_DEADLINE_MS;
+
+  /** What is left of the workspace's `media_storage` meter, in bytes. */
+  async function storageRoom(workspaceId: string): Promise<{ limit: number; used: number; room: number }> {
+    const storage = (await meters.usage(workspaceId)).meters.find((m) => m.meter === 'media_storage')!;
+    return { limit: storage.limit, used: storage.used, room: Math.max(0, storage.limit - storage.used) };
+  }
+
+  function storageFull(storage: { limit: number; used: number }, what: string): ServiceError {
+    return new ServiceError('limit_reached', `${what} does not fit the plan's media_storage (${storage.limit} bytes).`, {
+      meter: 'media_storage',
+      limit: storage.limit,
+      used: storage.used,
+      resolve: 'desativar_outra',
+    });
+  }
+
+  /**
+   * Counts a stored file on the meter and records it, in one transaction; the file is removed when that fails
+   * (the meter may have filled meanwhile: `limit_reached`).
+   */
+  async function record(workspaceId: string, id: string, type: UploadType, saved: Extract<StoredFile, { ok: true }>): Promise<MediaRow> {
+    const row: MediaRow = { id, workspaceId, contentType: type, sizeBytes: saved.bytes, storagePath: saved.path, createdAt: clock.now() };
+    try {
+      await db.transaction().execute(async (tx) => {
+        await meters.consume(tx, workspaceId, [{ meter: 'media_storage', amount: saved.bytes }]);
+        await insertMedia(tx, row);
+      });
+    } catch (err) {
+      await store.remove(saved.path);
+      throw err;
+    }
+    return row;
+  }
 
   /** For each of `ids`, the contents that use it, newest first (read from their stored media lists). */
   async function usedBy(workspaceId: string, ids: readonly string[], executor: Kysely<Database> = db): Promise<Map<string, { content_id: string; status: ContentStatus }[]>> {
@@ -134,42 +216,97 @@ export function createMediaService(deps: { db: Kysely<Database>; clock: Clock; m
      */
     async upload(principal: Principal, workspaceId: string, contentType: string, body: Readable): Promise<UploadedMedia> {
       assertWorkspaceAccess(principal, workspaceId);
-      const type = UPLOAD_CONTENT_TYPES.find((t) => t === contentType.split(';')[0]?.trim().toLowerCase());
+      const type = uploadTypeOf(contentType);
       if (type === undefined) {
         body.resume();
         throw new ServiceError('validation_failed', `Content-Type: must be one of ${UPLOAD_CONTENT_TYPES.join(', ')}`, {
           fields: [{ path: 'Content-Type', message: 'unsupported media type' }],
         });
       }
-      const storage = (await meters.usage(workspaceId)).meters.find((m) => m.meter === 'media_storage')!;
-      const room = Math.max(0, storage.limit - storage.used);
+      const storage = await storageRoom(workspaceId);
       const id = newId('media_');
-      const saved = await store.save(workspaceId, id, body, room);
-      const full = () =>
-        new ServiceError('limit_reached', `The upload does not fit the plan's media_storage (${storage.limit} bytes).`, {
-          meter: 'media_storage',
-          limit: storage.limit,
-          used: storage.used,
-          resolve: 'desativar_outra',
-        });
-      if (!saved.ok) throw full();
+      const saved = await store.save(workspaceId, id, body, storage.room);
+      if (!saved.ok) throw storageFull(storage, 'The upload');
       if (saved.bytes === 0) {
         await store.remove(saved.path);
         throw new ServiceError('validation_failed', 'body: the file is empty (0 bytes); send the file itself as the request body', {
           fields: [{ path: 'body', message: 'must not be empty' }],
         });
       }
-      const now = clock.now();
+      const row = await record(workspaceId, id, type, saved);
+      return { id, content_type: type, size_bytes: saved.bytes, created_at: toIso(row.createdAt) };
+    },
+
+    /**
+     * Copies the file at a public address into the library, as `upload` stores a sent one: the same types, the
+     * same `media_storage` meter (the file never passes what is left of it) and the same storage, streamed. The
+     * address goes through the outbound guard (public https only; every redirect and connection is checked
+     * again); its type is checked from a HEAD (or one-byte) probe before any body is read, and again on the
+     * download. The whole copy ends within the media probe deadline (10 s), so a caller never waits longer on a
+     * slow host. Each call makes a new upload.
+     * @throws ServiceError `validation_failed` (field `url`: not a public https address, unreachable, an HTTP
+     *   error, too slow, not one of the upload types, an empty file), `limit_reached` (media_storage).
+     */
+    async importFromUrl(principal: Principal, workspaceId: string, url: string): Promise<MediaItem> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const refused = (why: string) => new ServiceError('validation_failed', `url: the address ${why}`, { fields: [{ path: 'url', message: why }] });
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), importDeadlineMs);
+      // Same words as the contents' media addresses (content-plan.ts), so both doors read alike.
+      const failed = (result: { reason: string; status?: number | undefined }) =>
+        refused(
+          deadline.signal.aborted
+            ? `did not deliver the file within ${importDeadlineMs / 1000} s`
+            : result.reason === 'blocked'
+              ? 'is not a public https address'
+              : result.reason === 'http_error'
+                ? `answered HTTP ${result.status ?? 'error'}`
+                : 'could not be reached',
+        );
+      const wrongType = (type: string | null) =>
+        refused(`${type === null ? 'does not say what type of file it serves' : `serves ${type.split(';')[0]?.trim() ?? type}`}; it must be one of ${UPLOAD_CONTENT_TYPES.join(', ')}`);
       try {
-        await db.transaction().execute(async (tx) => {
-          await meters.consume(tx, workspaceId, [{ meter: 'media_storage', amount: saved.bytes }]);
-          await insertMedia(tx, { id, workspaceId, contentType: type, sizeBytes: saved.bytes, storagePath: saved.path, createdAt: now });
+        const probed = await fetcher.probe(url, deadline.signal);
+        if (!probed.ok) throw failed(probed);
+        if (probed.contentType !== null && uploadTypeOf(probed.contentType) === undefined) throw wrongType(probed.contentType);
+        const storage = await storageRoom(workspaceId);
+        if (probed.size !== null && probed.size > storage.room) throw storageFull(storage, 'The file');
+
+        const id = newId('media_');
+        const body = new PassThrough();
+        const saving = store.save(workspaceId, id, body, storage.room);
+        // A store that fails stops reading: destroying the stream fails the pending write, so the download stops
+        // too, and the store's own error is the answer (a fault, not the address's).
+        const storeFailure: { err?: unknown } = {};
+        saving.catch((err: unknown) => {
+          storeFailure.err = err ?? new Error('media store failed');
+          body.destroy();
         });
-      } catch (err) {
-        await store.remove(saved.path);
-        throw err;
+        // The write callback comes once the store took the piece: the download goes at the store's pace.
+        const sink = (chunk: Buffer) => new Promise<void>((resolve, reject) => body.write(chunk, (err) => (err ? reject(err) : resolve())));
+        const got = await fetcher.stream(url, storage.room, deadline.signal, sink);
+        if (!got.ok) {
+          // Read before stopping the store ourselves, which fails `saving` too.
+          const storeError = storeFailure.err;
+          body.destroy();
+          await saving.catch(() => undefined);
+          if (storeError !== undefined) throw storeError;
+          throw got.reason === 'too_large' ? storageFull(storage, 'The file') : failed(got);
+        }
+        body.end();
+        const saved = await saving;
+        if (!saved.ok) throw storageFull(storage, 'The file');
+        const served = got.contentType ?? probed.contentType;
+        const type = uploadTypeOf(served);
+        if (type === undefined || saved.bytes === 0) {
+          await store.remove(saved.path);
+          throw type === undefined ? wrongType(served) : refused('served an empty file (0 bytes)');
+        }
+        return item(await record(workspaceId, id, type, saved), []);
+      } finally {
+        clearTimeout(timer);
+        deadline.abort();
       }
-      return { id, content_type: type, size_bytes: saved.bytes, created_at: toIso(now) };
     },
 
     /** A signed address of an upload that a network can download it from, for the links' lifetime. */
