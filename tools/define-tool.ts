@@ -32,7 +32,17 @@ export interface ToolContext {
   services: ToolServices;
 }
 
-/** MCP tool annotations, every one stated: a missing hint lets a client assume the worst (or the best). */
+/**
+ * MCP tool annotations, every one stated: a missing hint lets a client assume the worst (or the best).
+ * - readOnlyHint: a pure read; it changes nothing anywhere.
+ * - destructiveHint: it deletes, or replaces things the call does not name, and the user cannot get them back
+ *   (a delete, a cancel that cannot be undone, a replace-all). Edits of the fields a call names are not.
+ * - idempotentHint: a second call with the same arguments has no further effect (a repeat may answer an error,
+ *   as a second delete does, but changes nothing).
+ * - openWorldHint: the call, or the work it starts, reaches outside the service: it publishes to a network,
+ *   reads an address, or sends (or points) events to an outside receiver.
+ * The registry test holds the expected hints of every tool in one table, so a change is a visible decision.
+ */
 export interface ToolHints {
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -68,10 +78,10 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   inputSchema: I;
   outputSchema: O;
   /**
-   * One or two sentences saying what happened, for the model and the person reading along; the result's text
-   * carries it after the JSON (which stays first, for clients that parse it).
+   * One or two sentences saying what happened, with names and counts, for the model and the person reading
+   * along; the result's text carries it after the JSON (which stays first, for clients that parse it).
    */
-  summary?(output: z.output<O>): string;
+  summary(output: z.output<O>): string;
   /** The objects the answer names, as links; none when it names nothing one can open. */
   links?(output: z.output<O>): ToolLink[];
   /** Calls one core function with `ctx.principal`'s own workspace; throws the core's `ServiceError`. */
@@ -84,4 +94,56 @@ export type AnyTool = ToolDefinition<z.ZodObject, z.ZodObject>;
 /** Declares a tool with its input and output types inferred from its schemas. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): AnyTool {
   return tool as unknown as AnyTool;
+}
+
+/**
+ * Dashboard pages a result can link to; each path is a page of src/dashboard/pages (the registry test checks
+ * them against the served routes). Brands and their connections have no page of their own: the brands page
+ * holds a card per brand (`#brand-{id}`) listing its connections.
+ */
+export const dashboardLink = {
+  content: (id: string, status?: string): ToolLink => ({ path: `/dashboard/contents/${encodeURIComponent(id)}`, name: id, title: `Post ${id}${status === undefined ? '' : ` (${status})`}` }),
+  brand: (id: string, name: string): ToolLink => ({ path: `/dashboard/brands#brand-${encodeURIComponent(id)}`, name: id, title: `Brand ${name}` }),
+  queue: (brandId: string): ToolLink => ({ path: `/dashboard/brands/${encodeURIComponent(brandId)}/queue`, name: `${brandId} queue`, title: `Publishing queue of ${brandId}` }),
+  brandConnections: (brandId: string): ToolLink => ({ path: `/dashboard/brands#brand-${encodeURIComponent(brandId)}`, name: brandId, title: `Connections of brand ${brandId}` }),
+  connection: (id: string, brandId: string, name: string): ToolLink => ({
+    path: `/dashboard/brands#brand-${encodeURIComponent(brandId)}`,
+    name: id,
+    title: `Connection ${name}`,
+    description: `Listed under its brand ${brandId}`,
+  }),
+  webhook: (id: string, url: string): ToolLink => ({ path: `/dashboard/webhooks/${encodeURIComponent(id)}`, name: id, title: `Webhook endpoint ${url}` }),
+  delivery: (id: string, eventType: string): ToolLink => ({ path: `/dashboard/deliveries/${encodeURIComponent(id)}`, name: id, title: `Delivery ${id} (${eventType})` }),
+  media: (): ToolLink => ({ path: '/dashboard/media', name: 'media library', title: 'Media library' }),
+  wallet: (): ToolLink => ({ path: '/dashboard/wallet', name: 'wallet', title: 'Credit wallet' }),
+};
+
+/** Lists link at most this many of their items: enough to open what was just shown, not a page of links. */
+export const MAX_LIST_LINKS = 10;
+
+/** `n` and the noun, plural when needed: "1 post", "3 posts". */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
+/** Items in words, the rest counted: "a, b and c", "a, b, c and 4 more". */
+export function listed(items: readonly string[], max = 5): string {
+  if (items.length === 0) return 'none';
+  const shown = items.slice(0, items.length > max ? max - 1 : max);
+  const rest = items.length - shown.length;
+  if (rest > 0) return `${shown.join(', ')} and ${rest} more`;
+  return shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)!}`;
+}
+
+/** How many of each value, in first-seen order: "2 published, 1 failed". */
+export function tally(values: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts].map(([v, n]) => `${n} ${v}`).join(', ');
+}
+
+/** A content's time as the user meant it ("2026-11-24 09:00 America/New_York"), else the UTC instant, else null. */
+export function whenOf(c: { publish_at: string | null; time_zone: string | null; local_publish_at: string | null }): string | null {
+  if (c.local_publish_at !== null && c.time_zone !== null) return `${c.local_publish_at.replace('T', ' ')} ${c.time_zone}`;
+  return c.publish_at;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { contentIdSchema, contentSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from './define-tool.js';
+import { dashboardLink, defineTool, listed, tally, whenOf } from './define-tool.js';
 
 export const getContentTool = defineTool({
   name: 'get_content',
@@ -12,5 +12,12 @@ export const getContentTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({ content_id: contentIdSchema }),
   outputSchema: contentSchema,
+  summary(c) {
+    const when = c.status === 'scheduled' ? ` for ${whenOf(c) ?? 'its time'}` : '';
+    const failed = c.jobs.filter((j) => j.status === 'failed').map((j) => `${j.platform_slug}: ${j.error_code ?? 'failed'}`);
+    const jobs = c.jobs.length === 0 ? '' : `; jobs: ${tally(c.jobs.map((j) => j.status))}`;
+    return `Post ${c.content_id} is ${c.status}${when} on ${listed(c.target_platforms)}${jobs}${failed.length > 0 ? ` (${listed(failed)})` : ''}.`;
+  },
+  links: (c) => [dashboardLink.content(c.content_id, c.status)],
   handle: ({ content_id }, { principal, services }) => services.contents.get(principal, principal.workspaceId, content_id),
 });

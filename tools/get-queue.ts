@@ -1,5 +1,5 @@
 import { queueBrandParamsSchema, queueSchema } from '../src/core/scheduling/queue.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, dashboardLink, defineTool } from './define-tool.js';
 
 export const getQueueTool = defineTool({
   name: 'get_queue',
@@ -12,5 +12,10 @@ export const getQueueTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: queueBrandParamsSchema,
   outputSchema: queueSchema,
+  summary(q) {
+    const next = q.next_slots[0];
+    return `Queue of brand ${q.brand_id} in ${q.time_zone}: ${count(q.slots.length, 'weekly slot')}${next ? `; next free slot ${next.local_date} ${next.local_time}` : ''}.`;
+  },
+  links: (q) => [dashboardLink.queue(q.brand_id)],
   handle: (input, { principal, services }) => services.queue.getQueue(principal, principal.workspaceId, input.brand_id),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { usageSchema } from '../src/core/meters/meters.schema.js';
-import { defineTool } from './define-tool.js';
+import { defineTool, listed } from './define-tool.js';
 
 export const getUsageTool = defineTool({
   name: 'get_usage',
@@ -12,5 +12,6 @@ export const getUsageTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: usageSchema,
+  summary: (u) => `Plan ${u.plan}, cycle ends ${u.cycle_end}: ${listed(u.meters.map((m) => `${m.meter} ${m.used}/${m.limit}`), u.meters.length)}.`,
   handle: (_input, { principal, services }) => services.meters.usage(principal.workspaceId),
 });

@@ -1,5 +1,5 @@
 import { priceQuerySchema, priceSchema } from '../src/core/wallet/wallet.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, defineTool } from './define-tool.js';
 
 export const getWalletPriceTool = defineTool({
   name: 'get_wallet_price',
@@ -11,5 +11,8 @@ export const getWalletPriceTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: priceQuerySchema,
   outputSchema: priceSchema,
+  summary: (p) =>
+    `${p.quantidade} × ${p.operacao} costs ${count(p.custo_estimado, 'credit')} (${p.preco_unitario} each); ${p.saldo_disponivel} available; ` +
+    `the plan ${p.coberto_pelo_plano ? 'still covers' : 'does not cover'} it this cycle.`,
   handle: (input, { principal, services }) => services.wallet.price(principal, principal.workspaceId, input),
 });

@@ -1,5 +1,5 @@
 import { statementQuerySchema, statementSchema } from '../src/core/wallet/wallet.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, dashboardLink, defineTool } from './define-tool.js';
 
 export const getWalletTool = defineTool({
   name: 'get_wallet',
@@ -10,5 +10,10 @@ export const getWalletTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: statementQuerySchema,
   outputSchema: statementSchema,
+  summary(w) {
+    const open = w.lotes.filter((l) => !l.expired && l.remaining > 0).length;
+    return `Balance ${count(w.saldo, 'credit')} in ${count(open, 'open batch', 'open batches')}; ${count(w.ledger.data.length, 'ledger entry', 'ledger entries')} on this page.`;
+  },
+  links: () => [dashboardLink.wallet()],
   handle: (input, { principal, services }) => services.wallet.statement(principal, principal.workspaceId, input),
 });

@@ -1,11 +1,15 @@
 import type { AnyTool } from './define-tool.js';
+import { addSandboxConnectionTool } from './add-sandbox-connection.js';
 import { cancelContentTool } from './cancel-content.js';
+import { createBrandTool } from './create-brand.js';
 import { createWebhookTool } from './create-webhook.js';
+import { deleteWebhookTool } from './delete-webhook.js';
 import { getContentTool } from './get-content.js';
 import { getQueueTool } from './get-queue.js';
 import { getUsageTool } from './get-usage.js';
 import { getWalletPriceTool } from './get-wallet-price.js';
 import { getWalletTool } from './get-wallet.js';
+import { importMediaFromUrlTool } from './import-media-from-url.js';
 import { listBrandsTool } from './list-brands.js';
 import { listConnectionsTool } from './list-connections.js';
 import { listContentsTool } from './list-contents.js';
@@ -19,9 +23,12 @@ import { publishContentNowTool } from './publish-content-now.js';
 import { publishContentTool } from './publish-content.js';
 import { redeliverDeliveryTool } from './redeliver-delivery.js';
 import { retryFailedTargetsTool } from './retry-failed-targets.js';
+import { sendWebhookTestTool } from './send-webhook-test.js';
 import { setQueueTool } from './set-queue.js';
 import { startConnectionOauthTool } from './start-connection-oauth.js';
+import { updateBrandTool } from './update-brand.js';
 import { updateContentTool } from './update-content.js';
+import { updateWebhookTool } from './update-webhook.js';
 import { verifyWebhookSignatureTool } from './verify-webhook-signature.js';
 
 /**
@@ -39,14 +46,21 @@ export const tools: readonly AnyTool[] = [
   listContentsTool,
   listPlatformsTool,
   listBrandsTool,
+  createBrandTool,
+  updateBrandTool,
   getQueueTool,
   setQueueTool,
   listConnectionsTool,
+  addSandboxConnectionTool,
   startConnectionOauthTool,
   createWebhookTool,
   listWebhooksTool,
+  updateWebhookTool,
+  deleteWebhookTool,
+  sendWebhookTestTool,
   listDeliveriesTool,
   listMediaTool,
+  importMediaFromUrlTool,
   redeliverDeliveryTool,
   verifyWebhookSignatureTool,
   getUsageTool,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { brandListSchema } from '../src/core/brands/brands.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, dashboardLink, defineTool, listed, MAX_LIST_LINKS } from './define-tool.js';
 
 export const listBrandsTool = defineTool({
   name: 'list_brands',
@@ -12,5 +12,7 @@ export const listBrandsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: brandListSchema,
+  summary: (list) => (list.data.length === 0 ? 'No brand yet: create one with create_brand.' : `${count(list.data.length, 'brand')}: ${listed(list.data.map((b) => `${b.name} (${b.id})`))}.`),
+  links: (list) => list.data.slice(0, MAX_LIST_LINKS).map((b) => dashboardLink.brand(b.id, b.name)),
   handle: (_input, { principal, services }) => services.brands.list(principal, principal.workspaceId),
 });

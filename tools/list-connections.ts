@@ -1,5 +1,5 @@
 import { connectionListQuerySchema, connectionListSchema } from '../src/core/connections/connections.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, dashboardLink, defineTool, listed, MAX_LIST_LINKS, tally } from './define-tool.js';
 
 export const listConnectionsTool = defineTool({
   name: 'list_connections',
@@ -12,5 +12,11 @@ export const listConnectionsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: connectionListQuerySchema,
   outputSchema: connectionListSchema,
+  summary: (list) =>
+    list.data.length === 0
+      ? 'No connection matches: add one with add_sandbox_connection or start_connection_oauth.'
+      : `${count(list.data.length, 'connection')} (${tally(list.data.map((c) => `${c.status} ${c.mode}`))}) on ${listed([...new Set(list.data.map((c) => c.platform_slug))])}.`,
+  // Connections are shown in their brand's card: one link per brand.
+  links: (list) => [...new Set(list.data.map((c) => c.brand_id))].slice(0, MAX_LIST_LINKS).map((id) => dashboardLink.brandConnections(id)),
   handle: (query, { principal, services }) => services.connections.list(principal, principal.workspaceId, query),
 });

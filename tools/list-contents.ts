@@ -1,5 +1,5 @@
 import { contentListQuerySchema, contentListSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, dashboardLink, defineTool, MAX_LIST_LINKS, tally } from './define-tool.js';
 
 export const listContentsTool = defineTool({
   name: 'list_contents',
@@ -13,5 +13,8 @@ export const listContentsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: contentListQuerySchema,
   outputSchema: contentListSchema,
+  summary: (page) =>
+    `${count(page.data.length, 'post')} on this page${page.data.length > 0 ? ` (${tally(page.data.map((c) => c.status))})` : ''}${page.next_cursor !== null ? '; more with next_cursor' : ''}.`,
+  links: (page) => page.data.slice(0, MAX_LIST_LINKS).map((c) => dashboardLink.content(c.content_id, c.status)),
   handle: (query, { principal, services }) => services.contents.list(principal, principal.workspaceId, query),
 });

@@ -1,5 +1,5 @@
 import { deliveryListQuerySchema, deliveryListSchema, webhookIdSchema } from '../src/core/webhooks/webhooks.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, dashboardLink, defineTool, MAX_LIST_LINKS, tally } from './define-tool.js';
 
 const inputSchema = deliveryListQuerySchema.extend({
   webhook_id: webhookIdSchema.describe('The endpoint whose deliveries to list (wh_..., from list_webhooks).'),
@@ -16,5 +16,8 @@ export const listDeliveriesTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema,
   outputSchema: deliveryListSchema,
+  summary: (page) =>
+    `${count(page.data.length, 'delivery', 'deliveries')} on this page${page.data.length > 0 ? ` (${tally(page.data.map((d) => d.status))})` : ''}${page.next_cursor !== null ? '; more with next_cursor' : ''}.`,
+  links: (page) => page.data.slice(0, MAX_LIST_LINKS).map((d) => dashboardLink.delivery(d.id, d.event_type)),
   handle: ({ webhook_id, ...query }, { principal, services }) => services.webhooks.deliveries(principal, principal.workspaceId, webhook_id, query),
 });

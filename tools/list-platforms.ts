@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { platformListSchema } from '../src/core/platforms.js';
-import { defineTool } from './define-tool.js';
+import { count, defineTool, listed } from './define-tool.js';
 
 export const listPlatformsTool = defineTool({
   name: 'list_platforms',
@@ -12,6 +12,10 @@ export const listPlatformsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: platformListSchema,
+  summary(list) {
+    const live = list.data.filter((p) => p.live_available).map((p) => p.slug);
+    return `${count(list.data.length, 'platform')}: ${listed(list.data.map((p) => p.slug))}; live connections possible on ${live.length === 0 ? 'none (sandbox only)' : listed(live)}.`;
+  },
   // Same function as GET /api/v1/platforms: live_available is true where start_connection_oauth can begin.
   handle: async (_input, { services }) => services.networkConnect.platforms(),
 });

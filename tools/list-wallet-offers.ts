@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { offerListSchema } from '../src/core/wallet/wallet.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, defineTool, listed } from './define-tool.js';
 
 export const listWalletOffersTool = defineTool({
   name: 'list_wallet_offers',
@@ -11,5 +11,7 @@ export const listWalletOffersTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: offerListSchema,
+  summary: (list) =>
+    list.data.length === 0 ? 'No credit package is on sale.' : `${count(list.data.length, 'credit package')}: ${listed(list.data.map((o) => `${o.credits} credits for ${o.price} ${o.currency}`))}.`,
   handle: async (_input, { principal, services }) => services.wallet.offers(principal, principal.workspaceId),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { webhookListSchema } from '../src/core/webhooks/webhooks.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, dashboardLink, defineTool, MAX_LIST_LINKS } from './define-tool.js';
 
 export const listWebhooksTool = defineTool({
   name: 'list_webhooks',
@@ -11,5 +11,10 @@ export const listWebhooksTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: webhookListSchema,
+  summary(list) {
+    const paused = list.data.filter((w) => !w.active).length;
+    return list.data.length === 0 ? 'No webhook endpoint yet.' : `${count(list.data.length, 'webhook endpoint')}${paused > 0 ? `, ${paused} paused` : ''}.`;
+  },
+  links: (list) => list.data.slice(0, MAX_LIST_LINKS).map((w) => dashboardLink.webhook(w.id, w.url)),
   handle: (_input, { principal, services }) => services.webhooks.list(principal, principal.workspaceId),
 });

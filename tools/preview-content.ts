@@ -1,16 +1,21 @@
 import { createContentInputSchema, previewSchema } from '../src/core/contents/contents.schema.js';
-import { defineTool } from './define-tool.js';
+import { count, defineTool, listed } from './define-tool.js';
 
 export const previewContentTool = defineTool({
   name: 'preview_content',
   title: 'Preview content (dry run)',
   description:
     'Runs every check publish_content would run on the same input (platform limits, content types, media sizes, connections, meters) and shows what would be published on each platform, ' +
-    'including how a long text would be split into a thread with thread_split "auto". Creates, charges and publishes nothing, so it is free and safe to call as often as needed. ' +
+    'including how a long text would be split into a thread with thread_split "auto". Free: creates, charges and publishes nothing, so it is safe to call as often as needed. ' +
     'Use it before publish_content to catch problems early. ' +
     'Errors are those of publish_content: caption_too_long, platform_not_supported, media_too_large, connections_required, not_found, limit_reached (a meter would be exceeded), validation_failed.',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // It reads the media addresses a post names (size and type, never the body): open world, still read-only.
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   inputSchema: createContentInputSchema,
   outputSchema: previewSchema,
+  summary: (p) =>
+    `Dry run: ${count(p.jobs.length, 'post')} would go out on ${listed(p.jobs.map((j) => `${j.platform_slug}${j.connection_mode === 'sandbox' ? ' (sandbox)' : ''}`))}${
+      p.jobs.some((j) => j.thread !== null) ? ', some as threads' : ''
+    }; nothing was created, charged or published.`,
   handle: (input, { principal, services }) => services.contents.preview(principal, principal.workspaceId, input),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deliveryIdSchema, deliverySchema } from '../src/core/webhooks/webhooks.schema.js';
-import { defineTool } from './define-tool.js';
+import { dashboardLink, defineTool } from './define-tool.js';
 
 export const redeliverDeliveryTool = defineTool({
   name: 'redeliver_delivery',
@@ -12,5 +12,7 @@ export const redeliverDeliveryTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema: z.strictObject({ delivery_id: deliveryIdSchema.describe('Delivery id (del_…), from list_deliveries.') }),
   outputSchema: deliverySchema,
+  summary: (d) => `Queued a new attempt of delivery ${d.id} (${d.event_type}, ${d.attempt_count} made so far); read its result with list_deliveries.`,
+  links: (d) => [dashboardLink.delivery(d.id, d.event_type)],
   handle: ({ delivery_id }, { principal, services }) => services.webhooks.redeliver(principal, principal.workspaceId, delivery_id),
 });

@@ -9,8 +9,12 @@ export const startConnectionOauthTool = defineTool({
   title: 'Connect a social network account',
   description:
     "Starts connecting a live account of a network to a brand (give brand_id and platform_slug), or re-authorizing an expired connection (give connection_id). " +
-    "Returns an authorization_url: show it to the user, who approves on the network's own page; the connection appears (or becomes active again) when they finish. " +
-    'Use it after a token_expired or permission_revoked job error, or a connection.expired event. Fails with platform_not_supported when this installation has no app for that network.',
+    'Returns at once with an authorization_url and its state. A person must open that URL in their browser and approve on the network\'s own page: this tool cannot finish the connection itself, ' +
+    'and nothing is connected until they do (then list_connections shows it active). The URL stops working at expires_at; call again for a new one. ' +
+    'For a test account without a network, use add_sandbox_connection instead. Use it after a token_expired or permission_revoked job error, or a connection.expired event. ' +
+    'Spends 1 on the connections stock meter once the person finishes and the connection exists (a reconnection spends nothing more); this call itself spends nothing. ' +
+    'Errors: not_found (brand or connection), platform_not_supported (this installation has no app for that network), validation_failed (a sandbox connection_id, or neither brand_id with platform_slug nor connection_id).',
+  // Open world: the connection it begins is with the network itself (its consent page, then our code exchange).
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema: z.strictObject({
     brand_id: brandIdSchema.optional().describe('Brand to connect a new account to (with platform_slug).'),
@@ -18,6 +22,7 @@ export const startConnectionOauthTool = defineTool({
     connection_id: connectionIdSchema.optional().describe('An existing live connection to re-authorize (alone).'),
   }),
   outputSchema: startedOAuthSchema,
+  summary: (s) => `Authorization started: the user must open authorization_url and approve on the network's page before ${s.expires_at}; nothing is connected until then.`,
   handle: async (input, { principal, services }) => {
     if (input.connection_id !== undefined) return services.networkConnect.startReconnect(principal, principal.workspaceId, input.connection_id);
     if (input.brand_id === undefined || input.platform_slug === undefined) {

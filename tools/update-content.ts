@@ -1,7 +1,7 @@
 import { contentIdSchema, contentSchema, updateContentInputSchema } from '../src/core/contents/contents.schema.js';
 import { validationError } from '../src/core/errors.js';
 import { idempotencyKeySchema } from '../src/core/idempotency/idempotency.schema.js';
-import { defineTool } from './define-tool.js';
+import { dashboardLink, defineTool, listed, whenOf } from './define-tool.js';
 
 const inputSchema = updateContentInputSchema.extend({
   content_id: contentIdSchema,
@@ -17,11 +17,16 @@ export const updateContentTool = defineTool({
     'Edits a draft or scheduled content: send only the fields to change (null clears an optional one; brand_id cannot change); the result is checked again as at creation. ' +
     'Timing, at most one: publish_at (reschedule; a draft becomes scheduled), queue: true (next free queue slot), draft: true (back to draft); without them the time stays. ' +
     'Time zone: publish_at with an offset is that instant; without one it is local time in time_zone (IANA, e.g. the user\'s zone), else the zone the content was scheduled in, else the brand queue\'s, else UTC. ' +
-    'Times are checked: past, over 365 days ahead or an unknown zone is validation_failed. Charges nothing (posts are charged when publishing starts). ' +
+    'Times are checked: past, over 365 days ahead or an unknown zone is validation_failed. Free: charges nothing (posts are charged when publishing starts). ' +
     'Errors: content_not_editable (with status) once publishing started or the content was canceled; not_found; idempotency_conflict; validation_failed (also when nothing is sent to change); the creation checks.',
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // Only the fields sent change (not destructive). Not idempotent: queue: true takes the next free slot after the
+  // one the content holds. The checks read the media addresses the post names again: open world.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema,
   outputSchema: contentSchema,
+  summary: (c) =>
+    `Updated post ${c.content_id}: ${c.status}${c.status === 'scheduled' ? ` for ${whenOf(c) ?? 'its time'}${c.queued ? ' (a queue slot)' : ''}` : ''} on ${listed(c.target_platforms)}.`,
+  links: (c) => [dashboardLink.content(c.content_id, c.status)],
   async handle({ content_id, idempotency_key, ...fields }, { principal, services }) {
     // The id and key are always present, so the core schema's "at least one change" rule is checked on the
     // changes alone, as the REST body is.

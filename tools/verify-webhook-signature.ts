@@ -7,9 +7,10 @@ export const verifyWebhookSignatureTool = defineTool({
   description:
     'Checks a webhook signature the way a receiver should: payload is the signed string "{Service-Timestamp}.{raw body}", signature_header the Service-Signature value ' +
     '(sha256=<hex>), secret the endpoint\'s whsec_ secret; the timestamp must be within tolerance_seconds of the service clock. ' +
-    'Answers which check failed (format, timestamp, HMAC). Use it to debug a receiver that rejects our events. Touches no workspace data and uses no meter.',
+    'Answers which check failed (format, timestamp, HMAC). Use it to debug a receiver that rejects our events. Free: touches no workspace data and uses no meter.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: verifyInputSchema,
   outputSchema: verifyResultSchema,
+  summary: (v) => (v.valid ? 'The signature is valid.' : `The signature is not valid: ${v.reason ?? 'a check failed'}.`),
   handle: async (input, { services }) => services.webhooks.verify(input),
 });

@@ -8,9 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { tools } from '../../tools/index.js';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../../src/core/errors.js';
+import { listPlatforms } from '../../src/core/platforms.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { buildMcpServer } from '../../src/mcp/server.js';
-import type { AnyTool, ToolServices } from '../../tools/define-tool.js';
+import { type AnyTool, MAX_LIST_LINKS, type ToolHints, type ToolServices } from '../../tools/define-tool.js';
 import { toolFailure } from '../../src/mcp/tool-result.js';
 
 const TOOLS_DIR = fileURLToPath(new URL('../../tools/', import.meta.url));
@@ -21,6 +22,152 @@ const toolFiles = readdirSync(TOOLS_DIR).filter((f) => f.endsWith('.ts') && f !=
 function isTool(value: unknown): value is AnyTool {
   return typeof value === 'object' && value !== null && 'name' in value && 'handle' in value && 'inputSchema' in value;
 }
+
+/**
+ * The hints each tool must declare, as [readOnly, destructive, idempotent, openWorld]: changing one here is a
+ * decision a reviewer sees. The rules are ToolHints' (tools/define-tool.ts); the reason for a case that is not
+ * obvious sits beside the tool's annotations.
+ */
+const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
+  // Reads. preview_content reads the media addresses a post names: open world.
+  get_content: [true, false, true, false],
+  list_contents: [true, false, true, false],
+  preview_content: [true, false, true, true],
+  list_platforms: [true, false, true, false],
+  list_brands: [true, false, true, false],
+  get_queue: [true, false, true, false],
+  list_connections: [true, false, true, false],
+  list_webhooks: [true, false, true, false],
+  list_deliveries: [true, false, true, false],
+  list_media: [true, false, true, false],
+  verify_webhook_signature: [true, false, true, false],
+  get_usage: [true, false, true, false],
+  get_wallet: [true, false, true, false],
+  get_wallet_price: [true, false, true, false],
+  list_wallet_offers: [true, false, true, false],
+  // Publishing: to the networks, so open world; publish_content_now publishes once whatever the repeats.
+  publish_content: [false, false, false, true],
+  publish_content_now: [false, false, true, true],
+  retry_failed_targets: [false, false, false, true],
+  // Edits of named fields: not destructive; update_content re-reads media addresses and queue: true moves on.
+  update_content: [false, false, false, true],
+  update_brand: [false, false, true, false],
+  update_webhook: [false, false, true, true],
+  // Cannot be undone, or replaces what the call does not name.
+  cancel_content: [false, true, true, false],
+  delete_webhook: [false, true, true, false],
+  set_queue: [false, true, true, false],
+  // Creations: each call makes a new object.
+  create_brand: [false, false, false, false],
+  add_sandbox_connection: [false, false, false, false],
+  start_connection_oauth: [false, false, false, true],
+  create_webhook: [false, false, false, true],
+  import_media_from_url: [false, false, false, true],
+  // Sends: each call makes a new attempt to an outside receiver.
+  send_webhook_test: [false, false, false, true],
+  redeliver_delivery: [false, false, false, true],
+};
+
+/** Tools that publish to the networks: their descriptions say "Publishes to the networks". */
+const PUBLISHES = new Set(['publish_content', 'publish_content_now', 'retry_failed_targets']);
+
+/** Tools that spend credits or plan meters: their descriptions say "Spends"; every other tool says "Free:". */
+const SPENDS = new Set([
+  'publish_content',
+  'publish_content_now',
+  'retry_failed_targets',
+  'create_brand',
+  'add_sandbox_connection',
+  'start_connection_oauth',
+  'create_webhook',
+  'import_media_from_url',
+]);
+
+const AT = '2026-11-24T14:00:00.000Z';
+const CONTENT_ID = '3f1c2a9e-8b7d-4c6e-9a5f-1d2e3f4a5b6c';
+const JOB = { job_id: 'job_1', platform_slug: 'instagram', connection_id: 'conn_1', status: 'scheduled' };
+const FULL_JOB = {
+  ...JOB,
+  status: 'failed',
+  error_code: 'quota_exceeded',
+  error_message: 'The network refused: daily quota.',
+  external_post_url: null,
+  previous_status: null,
+  attempts: 1,
+  created_at: AT,
+  updated_at: AT,
+  published_at: null,
+};
+const WHEN = { publish_at: AT, time_zone: 'America/New_York', local_publish_at: '2026-11-24T09:00', queued: false };
+const CONTENT = {
+  content_id: CONTENT_ID,
+  brand_id: 'brand_1',
+  content_type: 'text',
+  status: 'scheduled',
+  target_platforms: ['instagram', 'threads'],
+  ...WHEN,
+  text: 'Fresh bread at nine.',
+  title: null,
+  thread: null,
+  created_at: AT,
+  updated_at: AT,
+  completed_at: null,
+  jobs: [FULL_JOB, { ...FULL_JOB, job_id: 'job_2', platform_slug: 'threads', status: 'published', error_code: null, error_message: null }],
+};
+const BRAND = { id: 'brand_1', name: 'Corner Bakery', created_at: AT, updated_at: AT };
+const QUEUE = {
+  brand_id: 'brand_1',
+  time_zone: 'America/New_York',
+  slots: [{ days: ['mon', 'wed'], time: '09:00' }],
+  next_slots: [{ at: '2026-11-25T09:00:00-05:00', local_date: '2026-11-25', local_time: '09:00' }],
+};
+const CONNECTION = { id: 'conn_1', brand_id: 'brand_1', platform_slug: 'threads', mode: 'sandbox', name: '@bakery', status: 'active', status_reason: null, created_at: AT, updated_at: AT };
+const WEBHOOK = { id: 'wh_1', url: 'https://hooks.example.com/publisher', description: '', enabled_events: ['content.published', 'content.failed'], active: true, created_at: AT, updated_at: AT };
+const DELIVERY = { id: 'del_1', webhook_id: 'wh_1', event_id: 'evt_1', event_type: 'content.published', status: 'pending', attempt_count: 0, next_attempt_at: AT, created_at: AT, delivered_at: null, attempts: [], test: true };
+const MEDIA = { id: 'media_1', content_type: 'image/jpeg', size_bytes: 482_113, created_at: AT, url: 'https://publisher.example/media/media_1?sig=x', used_by: [{ content_id: CONTENT_ID, status: 'scheduled' }] };
+
+/** One plausible output per tool (each is checked against the tool's output schema before use). */
+const SAMPLES: Record<string, Record<string, unknown>> = {
+  publish_content: { content_id: CONTENT_ID, status: 'scheduled', ...WHEN, created_at: AT, jobs: [JOB, { ...JOB, job_id: 'job_2', platform_slug: 'threads' }] },
+  preview_content: {
+    dry_run: true,
+    content_type: 'text',
+    jobs: [{ platform_slug: 'threads', connection_id: 'conn_1', connection_mode: 'sandbox', text: 'Hi', title: null, thread: null }],
+    meters: [{ meter: 'publicacoes', used: 0, consumes: 1, limit: 100 }],
+  },
+  update_content: CONTENT,
+  cancel_content: { ...CONTENT, status: 'canceled' },
+  publish_content_now: { ...CONTENT, status: 'publishing' },
+  retry_failed_targets: { content_id: CONTENT_ID, status: 'publishing', requeued: [{ ...JOB, status: 'queued' }] },
+  get_content: CONTENT,
+  list_contents: { data: [CONTENT, { ...CONTENT, status: 'draft' }], next_cursor: 'cursor_2' },
+  list_platforms: listPlatforms((slug) => slug === 'threads'),
+  list_brands: { data: [BRAND, { ...BRAND, id: 'brand_2', name: 'Harbour Café' }] },
+  create_brand: BRAND,
+  update_brand: BRAND,
+  get_queue: QUEUE,
+  set_queue: QUEUE,
+  list_connections: { data: [CONNECTION, { ...CONNECTION, id: 'conn_2', status: 'expired', mode: 'live' }] },
+  add_sandbox_connection: CONNECTION,
+  start_connection_oauth: { authorization_url: 'https://threads.example/oauth/authorize?state=st_1', state: 'st_1', expires_at: AT },
+  create_webhook: { ...WEBHOOK, secret: 'whsec_3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a1c3e5b7d' },
+  list_webhooks: { data: [WEBHOOK, { ...WEBHOOK, id: 'wh_2', active: false }] },
+  update_webhook: { ...WEBHOOK, active: false },
+  delete_webhook: { webhook_id: 'wh_1', deleted: true },
+  send_webhook_test: DELIVERY,
+  list_deliveries: { data: [DELIVERY, { ...DELIVERY, id: 'del_2', status: 'dead' }], next_cursor: null },
+  list_media: { data: [MEDIA], next_cursor: null },
+  import_media_from_url: { ...MEDIA, used_by: [] },
+  redeliver_delivery: { ...DELIVERY, status: 'dead', attempt_count: 6 },
+  verify_webhook_signature: { valid: false, checks: { signature_format: true, timestamp_within_tolerance: true, hmac_matches: false }, reason: 'hmac_matches: the HMAC differs' },
+  get_usage: { plan: 'default', cycle_end: AT, meters: [{ meter: 'publicacoes', kind: 'cycle', limit: 100, used: 3, cycle_end: AT }, { meter: 'brands', kind: 'stock', limit: 3, used: 1, cycle_end: null }] },
+  get_wallet: { saldo: 12, lotes: [{ id: 'lote_1', amount: 12, remaining: 12, source: 'grant', created_at: AT, expires_at: null, expired: false }], ledger: { data: [], next_cursor: null } },
+  get_wallet_price: { operacao: 'publicacao', preco_unitario: 2, quantidade: 3, custo_estimado: 6, saldo_disponivel: 12, coberto_pelo_plano: false },
+  list_wallet_offers: { data: [{ id: 'offer_1', credits: 100, price: 10, currency: 'BRL', payment_url: 'https://pay.example/checkout?o=offer_1' }] },
+};
+
+/** Dashboard paths the links may use (a route of src/dashboard/pages, `:x` for an id), plus an optional fragment. */
+const DASHBOARD_PAGES = [/^\/dashboard\/contents\/[^/#]+$/, /^\/dashboard\/brands(#brand-[^/#]+)?$/, /^\/dashboard\/brands\/[^/#]+\/queue$/, /^\/dashboard\/webhooks\/[^/#]+$/, /^\/dashboard\/deliveries\/[^/#]+$/, /^\/dashboard\/media$/, /^\/dashboard\/wallet$/];
 
 describe('MCP tool registry (tools/index.ts)', () => {
   it('lists exactly one tool per file in tools/, named after its file', async () => {
@@ -52,12 +199,51 @@ describe('MCP tool registry (tools/index.ts)', () => {
       expect(tool.name).toMatch(/^[a-z]+(_[a-z]+)+$/);
     });
 
-    it('states all four annotations as booleans', () => {
+    it('states all four annotations as booleans, as the table of expected hints says', () => {
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
         expect(typeof tool.annotations[hint], hint).toBe('boolean');
       }
       // A read-only tool cannot be destructive (MCP: destructiveHint is meaningful only when not read-only).
       if (tool.annotations.readOnlyHint) expect(tool.annotations.destructiveHint).toBe(false);
+      const [readOnlyHint, destructiveHint, idempotentHint, openWorldHint] = HINTS[tool.name] ?? [];
+      expect(tool.annotations).toEqual({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint } satisfies Partial<ToolHints>);
+    });
+
+    it('says in fixed words whether it publishes, and whether it spends or is free', () => {
+      expect(tool.description.includes('Publishes to the networks'), 'publishes').toBe(PUBLISHES.has(tool.name));
+      expect(/\bSpends\b/.test(tool.description), 'Spends').toBe(SPENDS.has(tool.name));
+      expect(tool.description.includes('Free:'), 'Free:').toBe(!SPENDS.has(tool.name));
+      if (PUBLISHES.has(tool.name) || SPENDS.has(tool.name)) {
+        // It hands back a handle and never waits on a network: a client may cut a call at 60 s.
+        expect(tool.description).toContain('Returns at once');
+        const handles = Object.keys(tool.outputSchema.shape).filter((k) => ['id', 'content_id', 'state'].includes(k));
+        expect(handles, 'an id to follow it with').not.toEqual([]);
+      }
+    });
+
+    it('summarises a sample output in one or two short sentences, and links only to dashboard pages', () => {
+      const sample = SAMPLES[tool.name];
+      expect(sample, 'a sample output in SAMPLES').toBeDefined();
+      const output = tool.outputSchema.parse(sample);
+      const summary = tool.summary(output);
+      expect(summary.trim().length).toBeGreaterThan(10);
+      expect(summary.length).toBeLessThanOrEqual(300);
+      expect(summary).not.toContain('\n');
+      expect(summary.split(/[.;:!?](?:\s|$)/).filter((s) => s.trim() !== '').length, summary).toBeLessThanOrEqual(4);
+      expect(summary).toMatch(/[.!]$/);
+      expect(summary, 'a secret stays in the JSON').not.toContain('whsec_');
+      for (const link of tool.links?.(output) ?? []) {
+        expect(DASHBOARD_PAGES.some((page) => page.test(link.path)), link.path).toBe(true);
+        expect(link.name.length).toBeGreaterThan(0);
+      }
+      expect((tool.links?.(output) ?? []).length).toBeLessThanOrEqual(MAX_LIST_LINKS);
+      // A long list still links at most MAX_LIST_LINKS of its items.
+      const items = (sample as { data?: unknown }).data;
+      if (Array.isArray(items) && items.length > 0) {
+        const many = tool.outputSchema.parse({ ...sample, data: Array.from({ length: 25 }, () => items[0]) });
+        expect((tool.links?.(many) ?? []).length).toBeLessThanOrEqual(MAX_LIST_LINKS);
+        expect(tool.summary(many)).toMatch(/25/);
+      }
     });
 
     it('has a title and a description written for a model', () => {
