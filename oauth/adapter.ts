@@ -15,6 +15,7 @@ import {
 } from '../db/repositories/oauth.repo.js';
 import type { Database } from '../db/schema.js';
 import { sha256Hex } from '../src/core/ids.js';
+import { isMetadataDocumentClientId } from '../src/core/connected-apps/connected-apps.service.js';
 
 /**
  * Models whose id is itself a bearer credential (the opaque token or code the client holds): stored under the
@@ -23,13 +24,22 @@ import { sha256Hex } from '../src/core/ids.js';
  */
 const CREDENTIAL_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'RegistrationAccessToken', 'ClientCredentials']);
 
+export interface AdapterOptions {
+  /**
+   * The name a metadata-document client gives itself, as last read from its document. Such a client is in no
+   * table, so its grants carry the name (`clientName` in the stored payload, which the provider ignores) for the
+   * dashboard's list of connected apps.
+   */
+  documentClientName?: (clientId: string) => Promise<string | undefined>;
+}
+
 /**
  * oidc-provider's storage contract over our database: clients live in `oauth_clients` (so confidential clients
  * made over REST and clients registered dynamically share one registry); every other model lives in
  * `oauth_store` with the lookup columns the provider needs (grant, uid) and the ones we need to revoke in bulk
  * (account, client). oidc-provider keeps its own time, so expiry here follows the wall clock as it does.
  */
-export function adapterFactory(db: Kysely<Database>): new (name: string) => Adapter {
+export function adapterFactory(db: Kysely<Database>, options: AdapterOptions = {}): new (name: string) => Adapter {
   return class DatabaseAdapter implements Adapter {
     private readonly hashed: boolean;
 
@@ -55,7 +65,7 @@ export function adapterFactory(db: Kysely<Database>): new (name: string) => Adap
         });
         return;
       }
-      const stored = this.hashed ? { ...payload, jti: undefined } : payload;
+      const stored = this.hashed ? { ...payload, jti: undefined } : await this.withClientName(payload);
       await upsertModel(db, {
         model: this.model,
         id: this.key(id),
@@ -103,6 +113,13 @@ export function adapterFactory(db: Kysely<Database>): new (name: string) => Adap
 
     async revokeByGrantId(grantId: string): Promise<void> {
       await destroyByGrant(db, grantId);
+    }
+
+    private async withClientName(payload: AdapterPayload): Promise<AdapterPayload> {
+      const clientId = payload.clientId;
+      if (this.model !== 'Grant' || !options.documentClientName || clientId === undefined || !isMetadataDocumentClientId(clientId)) return payload;
+      const clientName = await options.documentClientName(clientId).catch(() => undefined);
+      return clientName === undefined ? payload : { ...payload, clientName: clientName.slice(0, 200) };
     }
 
     private live(row: { payload: string; expiresAt: number | null; consumedAt: number | null } | undefined): AdapterPayload | undefined {

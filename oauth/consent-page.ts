@@ -20,6 +20,8 @@ button { font: inherit; padding: .6rem 1.2rem; border-radius: 6px; border: 1px s
 button.primary { background: #1746a2; color: #fff; border-color: #1746a2; }
 button:focus-visible, input:focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
 .error { background: #fdecea; color: #8a1c12; padding: .6rem .8rem; border-radius: 6px; }
+.warning { background: #fff4e5; color: #5c3400; padding: .6rem .8rem; border-radius: 6px; }
+.note { color: #4a4f59; font-size: .95rem; }
 dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; } dt { color: #4a4f59; } dd { margin: 0; }
 `;
 
@@ -30,6 +32,22 @@ export interface ConsentView {
   scope: string;
   csrf: string;
   error: string | null;
+  /**
+   * Set for a client known only by its metadata document: the host its client_id names (the one thing about it
+   * that is not the client's own say) and whether the code goes back to this computer (a loopback redirect).
+   */
+  document?: { clientHost: string; loopbackRedirect: boolean } | undefined;
+}
+
+/**
+ * What a metadata-document client is, in words that do not take its word for it. Its name is whatever its
+ * document says, so the host that serves the document is shown beside it as plain text. Its `logo_uri` is
+ * never shown (the document's fields are not even kept): the client picks the picture, so it could wear another
+ * brand's logo, and loading it from the client's server would tell that server who opened the page and when.
+ */
+function documentClientLines(document: NonNullable<ConsentView['document']>): SafeHtml {
+  return html`<p class="note">The name above is how the app describes itself. It is published by <strong>${document.clientHost}</strong>; approve only if that is who you meant to connect.</p>
+  ${document.loopbackRedirect ? html`<p class="warning" role="note">The app runs on your computer: the approval goes back to a program on this computer, not to a website. Approve only if you just started it yourself.</p>` : ''}`;
 }
 
 export function renderConsentPage(view: ConsentView): SafeHtml {
@@ -45,7 +63,9 @@ export function renderConsentPage(view: ConsentView): SafeHtml {
 <body>
 <main>
   <h1><strong>${view.clientName}</strong> wants to publish for your workspace</h1>
+  ${view.document === undefined ? '' : documentClientLines(view.document)}
   <dl>
+    ${view.document === undefined ? '' : html`<dt>App from</dt><dd>${view.document.clientHost}</dd>`}
     <dt>Access</dt><dd>${view.scope} — publish content, read its status, manage webhooks</dd>
     <dt>Returns to</dt><dd>${view.redirectHost}</dd>
   </dl>

@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, Router } from 'express';
 import type { Container } from '../src/container.js';
 import type { Principal } from '../src/core/principal.js';
+import { createRateLimiter } from '../src/web/rate-limiter.js';
+import { createClientMetadataDocuments } from './client-metadata-documents.js';
 import { createProvider, mcpResourceOf } from './provider.js';
 import { oauthHandlers } from './router.js';
 import { createTokenVerifier } from './token-verifier.js';
@@ -19,10 +21,18 @@ export interface OAuthDoor {
 /** Builds the authorization server for a base URL (known only once the process listens). */
 export async function createOAuth(container: Container, baseUrl: string): Promise<OAuthDoor> {
   const { db, secretKey, services, config } = container;
-  const provider = await createProvider(db.kysely, { baseUrl, secretKey, accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds, trustProxy: config.trustProxy !== false });
+  const cimd = config.clientMetadataDocuments;
+  const clientMetadataDocuments = cimd.enabled
+    ? createClientMetadataDocuments(
+        { ...cimd, allowLocal: config.allowLocalUrls },
+        // Counted in the database, like the other per-address limits, so every process shares one budget.
+        { throttle: createRateLimiter(db, cimd.fetchesPerMinute, 'cimd'), log: container.logger },
+      )
+    : undefined;
+  const provider = await createProvider(db.kysely, { baseUrl, secretKey, accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds, trustProxy: config.trustProxy !== false, clientMetadataDocuments });
   return {
-    router: oauthHandlers({ provider, apiKeys: services.apiKeys, baseUrl, secretKey }),
-    verifyToken: createTokenVerifier({ provider, resource: mcpResourceOf(baseUrl), apiKeys: services.apiKeys }),
+    router: oauthHandlers({ provider, apiKeys: services.apiKeys, baseUrl, secretKey, clientMetadataDocuments: cimd.enabled }),
+    verifyToken: createTokenVerifier({ provider, resource: mcpResourceOf(baseUrl), apiKeys: services.apiKeys, metadataDocumentClients: cimd.enabled }),
     resourceMetadataUrl: `${baseUrl}/.well-known/oauth-protected-resource/mcp`,
   };
 }

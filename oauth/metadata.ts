@@ -12,8 +12,12 @@ import { CLIENT_AUTH_METHODS } from './provider.js';
  * `subject_types_supported` and `id_token_signing_alg_values_supported` are required by OpenID Connect
  * Discovery for the document to parse in OIDC libraries; no ID token is issued, since `openid` is not a scope
  * offered here.
+ *
+ * `client_id_metadata_document_supported` is stated only while metadata documents are accepted: clients pick
+ * them only when it is true and `none` is among the token endpoint's methods (which it always is here), and a
+ * failed document fetch has no fallback to registration, so the document must never promise what is off.
  */
-export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
+export function authorizationServerMetadata(issuer: string, options: { clientMetadataDocuments?: boolean } = {}): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: `${issuer}/authorize`,
@@ -32,6 +36,7 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     request_uri_parameter_supported: false,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['ES256'],
+    ...(options.clientMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
   };
 }
 

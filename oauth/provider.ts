@@ -9,6 +9,7 @@ import { CLIENT_ID_PREFIX, MCP_SCOPE, OAUTH_MOUNT } from '../src/core/oauth-clie
 
 export { OAUTH_MOUNT };
 import { adapterFactory } from './adapter.js';
+import type { ClientMetadataDocuments } from './client-metadata-documents.js';
 
 
 export interface OAuthSettings {
@@ -21,6 +22,11 @@ export interface OAuthSettings {
    * headers it sets believed. Endpoint addresses never come from headers either way (see `pinOrigin`).
    */
   trustProxy: boolean;
+  /**
+   * Client ID Metadata Documents: the gated fetch, the fence and the cache limits. Absent, the feature is off and
+   * the authorization server makes no outbound request at all.
+   */
+  clientMetadataDocuments?: ClientMetadataDocuments | undefined;
 }
 
 export function issuerOf(baseUrl: string): string {
@@ -66,8 +72,11 @@ async function signingKey(db: Kysely<Database>, secretKey: Buffer): Promise<JWK>
 
 /**
  * Every feature oidc-provider 9 has, each named with its decision, so a library upgrade that turns a default on
- * changes nothing here (a meta-test checks that no feature of the library is left unnamed). Only four are on:
+ * changes nothing here (a meta-test checks that no feature of the library is left unnamed). Five are on:
  * - `registration`: RFC 7591 for public MCP clients (spec 4.2);
+ * - `clientIdMetadataDocument`: an https `client_id` naming the client's metadata document (MCP 2025-11-25),
+ *   which Claude Code and VS Code use; `createProvider` always replaces this entry, by the gated configuration
+ *   (oauth/client-metadata-documents.ts) or by "off" when `OAUTH_CLIENT_METADATA_DOCUMENTS` is false;
  * - `resourceIndicators`: tokens bound to the one MCP resource (RFC 8707);
  * - `revocation`: RFC 7009, advertised in the metadata;
  * - `rpInitiatedLogout`: not offered to clients (not advertised, `/session/end` refused, no logout redirect is
@@ -83,7 +92,7 @@ export const PROVIDER_FEATURES = {
   ciba: { enabled: false },
   claimsParameter: { enabled: false },
   clientCredentials: { enabled: false },
-  clientIdMetadataDocument: { enabled: false },
+  clientIdMetadataDocument: { enabled: true },
   devInteractions: { enabled: false },
   deviceFlow: { enabled: false },
   dPoP: { enabled: false },
@@ -131,7 +140,10 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
   const cookieKey = deriveKey(settings.secretKey, 'oauth-cookies').toString('base64url');
 
   const configuration: Configuration = {
-    adapter: adapterFactory(db),
+    adapter: adapterFactory(db, {
+      // Read when a grant is saved, right after the client was resolved: a cache hit of the provider's.
+      documentClientName: async (clientId) => (await provider.Client.find(clientId))?.clientName,
+    }),
     clients: [],
     jwks: { keys: [await signingKey(db, settings.secretKey)] },
     cookies: { keys: [cookieKey] },
@@ -158,6 +170,7 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
     },
     features: {
       ...PROVIDER_FEATURES,
+      clientIdMetadataDocument: settings.clientMetadataDocuments?.feature ?? { enabled: false },
       registration: {
         enabled: true,
         initialAccessToken: false,
@@ -184,10 +197,12 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
         if (unknown.length > 0) throw new errors.InvalidScope(`only the "${MCP_SCOPE}" scope is offered`, unknown.join(' '));
       },
     },
-    // No outbound request, ever: every fetched URI (jwks_uri, sector_identifier_uri, request_uri, client metadata
-    // documents) is stripped at registration, and this makes a missed one fail closed instead of reaching a
-    // loopback or private host outside the service's SSRF guard.
-    fetch: () => Promise.reject(new Error('the authorization server makes no outbound requests')),
+    // One outbound request only: a client metadata document that `allowFetch` has just approved, through the
+    // service's outbound-address guard. Every other fetched URI (jwks_uri, sector_identifier_uri, request_uri) is
+    // stripped at registration and from documents; this makes a missed one fail closed instead of reaching a
+    // loopback or private host outside the guard.
+    fetch: settings.clientMetadataDocuments?.fetch ?? (() => Promise.reject(new Error('the authorization server makes no outbound requests'))),
+    ...(settings.clientMetadataDocuments ? { fetchResponseBodyLimits: { 'client_id metadata document': settings.clientMetadataDocuments.maxBytes } } : {}),
     sectorIdentifierUriValidate: () => false,
     // A second authorization in the same browser must not end the first token (tokens are not session-bound).
     // No `issueRefreshToken`: the default issues none without `offline_access`, and overriding it would make the

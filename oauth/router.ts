@@ -6,6 +6,7 @@ import { constantTimeEqual } from '../src/core/ids.js';
 import { deriveKey, sign } from '../src/core/secret-box.js';
 import { accountIdFor, MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
 import { setPageHeaders } from '../src/web/page-policy.js';
+import { isMetadataDocumentClientId } from '../src/core/connected-apps/connected-apps.service.js';
 import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH, renderConsentPage } from './consent-page.js';
 import { oauthError, oauthErrorHandler } from './errors.js';
 import { authorizationServerMetadata, authorizationServerMetadataPaths, protectedResourceMetadata } from './metadata.js';
@@ -24,10 +25,12 @@ function cors(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
+const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
+
 const isLoopbackOrCustom = (uri: string): boolean => {
   try {
     const url = new URL(uri);
-    return (url.protocol !== 'https:' && url.protocol !== 'http:') || ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+    return (url.protocol !== 'https:' && url.protocol !== 'http:') || LOOPBACK_HOSTS.includes(url.hostname);
   } catch {
     return false;
   }
@@ -145,6 +148,8 @@ export interface OAuthRouterDeps {
   apiKeys: ApiKeysService;
   baseUrl: string;
   secretKey: Buffer;
+  /** Whether Client ID Metadata Documents are accepted (the metadata says so, the consent page shows their host). */
+  clientMetadataDocuments: boolean;
 }
 
 /** Everything under /api/oauth/mcp and the well-known documents, in front of and around oidc-provider. */
@@ -154,7 +159,7 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
   const csrfKey = deriveKey(deps.secretKey, 'oauth-consent-csrf');
   const csrfFor = (uid: string) => sign(csrfKey, uid);
 
-  const asMetadata = authorizationServerMetadata(issuerOf(baseUrl));
+  const asMetadata = authorizationServerMetadata(issuerOf(baseUrl), { clientMetadataDocuments: deps.clientMetadataDocuments });
   const prMetadata = protectedResourceMetadata(mcpResourceOf(baseUrl), issuerOf(baseUrl));
   // One document at every address (RFC 8414 and OIDC Discovery), answered before the provider's own discovery.
   for (const path of authorizationServerMetadataPaths(OAUTH_MOUNT)) {
@@ -187,16 +192,20 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
     const client = await provider.Client.find(clientId);
     const redirect = new URL(String(details.params.redirect_uri));
     const target = redirect.protocol === 'https:' || redirect.protocol === 'http:' ? redirect.origin : `${redirect.protocol}`;
+    const document = deps.clientMetadataDocuments && isMetadataDocumentClientId(clientId)
+      ? { clientHost: new URL(clientId).host, loopbackRedirect: redirect.protocol === 'http:' && LOOPBACK_HOSTS.includes(redirect.hostname) }
+      : undefined;
     // form-action covers the redirects that follow the form post, up to the client's callback.
     setPageHeaders(res, { style: ["'self'"], formTargets: [target] });
     res.status(status).type('html').send(
       renderConsentPage({
         uid: details.uid,
-        clientName: client?.clientName ?? clientId,
+        clientName: client?.clientName ?? document?.clientHost ?? clientId,
         redirectHost: redirect.host || redirect.protocol,
         scope: MCP_SCOPE,
         csrf: csrfFor(details.uid),
         error,
+        document,
       }).text,
     );
   }

@@ -3,6 +3,7 @@ import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
 import { ServiceError } from '../src/core/errors.js';
 import { MCP_SCOPE, parseAccountId } from '../src/core/oauth-clients/oauth-clients.service.js';
 import type { Principal } from '../src/core/principal.js';
+import { isMetadataDocumentClientId } from '../src/core/connected-apps/connected-apps.service.js';
 
 /** oidc-provider's opaque access tokens: 43 base64url characters. */
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -17,7 +18,7 @@ function invalidToken(): ServiceError {
  * client, and the API key that approved it must still be active; it must not be sender-constrained. Returns null for strings that are not tokens
  * of ours (the caller answers `invalid_api_key`).
  */
-export function createTokenVerifier(deps: { provider: Provider; resource: string; apiKeys: ApiKeysService }) {
+export function createTokenVerifier(deps: { provider: Provider; resource: string; apiKeys: ApiKeysService; metadataDocumentClients: boolean }) {
   return async function verify(presented: string): Promise<Principal | null> {
     if (!OPAQUE_TOKEN.test(presented)) return null;
     const token = await deps.provider.AccessToken.find(presented);
@@ -30,11 +31,16 @@ export function createTokenVerifier(deps: { provider: Provider; resource: string
     if (token.aud !== deps.resource || !scopes.has(MCP_SCOPE)) throw invalidToken();
     const account = parseAccountId(token.accountId ?? '');
     if (!account) throw invalidToken();
+    const clientId = token.clientId ?? '';
+    // A metadata-document client lives in no table, so there is no deletion to notice; revoking it deletes its
+    // grants, which the grant check below sees. Looking it up would fetch its document from inside /mcp calls
+    // whenever the cache has expired, and would make a call fail because the client's host is down.
+    const documentClient = deps.metadataDocumentClients && isMetadataDocumentClientId(clientId);
     const [grant, client] = await Promise.all([
       token.grantId ? deps.provider.Grant.find(token.grantId) : undefined,
-      deps.provider.Client.find(token.clientId ?? ''),
+      documentClient ? { clientId } : deps.provider.Client.find(clientId),
     ]);
-    if (!grant || !client || !(await deps.apiKeys.isActive(account.workspaceId, account.keyId))) throw invalidToken();
+    if (!grant || !client || grant.clientId !== clientId || !(await deps.apiKeys.isActive(account.workspaceId, account.keyId))) throw invalidToken();
     return { kind: 'oauth', workspaceId: account.workspaceId, clientId: client.clientId, keyId: account.keyId };
   };
 }

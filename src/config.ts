@@ -77,6 +77,12 @@ const envSchema = z.object({
   SANDBOX_DELAY_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int().min(0).default(50),
   MEDIA_DIR: z.string().min(1).optional(),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(86_400),
+  OAUTH_CLIENT_METADATA_DOCUMENTS: booleanText.default(true),
+  OAUTH_CIMD_FETCHES_PER_MINUTE: positiveInt(10),
+  OAUTH_CIMD_MAX_BYTES: positiveInt(5_120),
+  OAUTH_CIMD_TIMEOUT_MS: z.coerce.number({ message: 'must be a number of milliseconds from 1 to 2500' }).int().min(1).max(2_500).default(2_500),
+  OAUTH_CIMD_CACHE_MAX_SECONDS: positiveInt(3_600),
+  OAUTH_CIMD_FAILURE_CACHE_SECONDS: positiveInt(60),
   PRICES_JSON: z.string().optional(),
   TOKEN_EXPIRY_WARNING_DAYS: positiveInt(7),
   METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
@@ -123,6 +129,11 @@ export interface Config {
   dispatcher: DispatcherSettings;
   /** Access tokens live this long; there is no refresh grant, so clients authorize again after it. */
   oauthAccessTokenTtlSeconds: number;
+  /**
+   * OAuth Client ID Metadata Documents (an https `client_id` naming the client's own metadata): whether they
+   * are accepted, and the limits on fetching them (every fetch happens before anyone has signed in).
+   */
+  clientMetadataDocuments: ClientMetadataDocumentLimits;
   sandboxDelayMs: number;
   /** Where uploads are kept; defaults to `media/` beside the SQLite file, or `./data/media`. */
   mediaDir: string;
@@ -150,6 +161,21 @@ export interface Config {
    * provider's `proxy` flag): false (the default) trusts none; a hop count; or proxy addresses and subnets.
    */
   trustProxy: TrustProxy;
+}
+
+export interface ClientMetadataDocumentLimits {
+  /** `OAUTH_CLIENT_METADATA_DOCUMENTS`, on by default. */
+  enabled: boolean;
+  /** Document fetches one client address may cause per minute (cache hits are free). */
+  fetchesPerMinute: number;
+  /** A larger document is refused (the draft suggests 5 KiB). */
+  maxBytes: number;
+  /** A slower answer is refused; at most the provider's own 2.5 s. */
+  timeoutMs: number;
+  /** How long a fetched document is reused at most, whatever its Cache-Control says (at least 60 s). */
+  cacheMaxSeconds: number;
+  /** How long a document that failed (unreachable, refused, malformed) is not fetched again. */
+  failureCacheSeconds: number;
 }
 
 /** What express's `trust proxy` accepts, minus `true` (which would believe any client that sends the headers). */
@@ -334,6 +360,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     oauthAccessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+    clientMetadataDocuments: {
+      enabled: e.OAUTH_CLIENT_METADATA_DOCUMENTS,
+      fetchesPerMinute: e.OAUTH_CIMD_FETCHES_PER_MINUTE,
+      maxBytes: e.OAUTH_CIMD_MAX_BYTES,
+      timeoutMs: e.OAUTH_CIMD_TIMEOUT_MS,
+      cacheMaxSeconds: e.OAUTH_CIMD_CACHE_MAX_SECONDS,
+      failureCacheSeconds: e.OAUTH_CIMD_FAILURE_CACHE_SECONDS,
+    },
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     mediaDir: e.MEDIA_DIR ?? join(database.dialect === 'sqlite' ? dirname(database.file) : './data', 'media'),
     plans,

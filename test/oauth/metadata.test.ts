@@ -11,7 +11,7 @@ import { describeEachDb } from '../support/server.js';
  */
 
 const CB = 'https://claude.ai/api/mcp/auth_callback';
-const ENABLED = ['registration', 'resourceIndicators', 'revocation', 'rpInitiatedLogout'];
+const ENABLED = ['clientIdMetadataDocument', 'registration', 'resourceIndicators', 'revocation', 'rpInitiatedLogout'];
 
 function expectedDocument(base: string): Record<string, unknown> {
   const issuer = `${base}/api/oauth/mcp`;
@@ -33,10 +33,11 @@ function expectedDocument(base: string): Record<string, unknown> {
     request_uri_parameter_supported: false,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['ES256'],
+    client_id_metadata_document_supported: true,
   };
 }
 
-it('every feature oidc-provider has is named in PROVIDER_FEATURES, and only the four the service uses are on', async () => {
+it('every feature oidc-provider has is named in PROVIDER_FEATURES, and only the five the service uses are on', async () => {
   // The library's own defaults: a feature added by an upgrade must get a decision here before it can be on.
   const { defaults } = (await import('oidc-provider/lib/helpers/defaults.js' as string)) as { defaults: { features: Record<string, { enabled?: boolean }> } };
   expect(Object.keys(PROVIDER_FEATURES).sort()).toEqual(Object.keys(defaults.features).sort());
