@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { api, benchEnv, load, peakRssMb, percentile, start, type Started, stop } from './lib.js';
@@ -253,30 +254,45 @@ async function dispatcher(): Promise<void> {
   });
 }
 
-/** MCP tools/call get_content vs REST GET content, sequential latency. */
+/**
+ * MCP tools/call get_content vs REST GET content, sequential latency, p50 of 500 calls each, interleaved so
+ * that drift in the machine's load touches both alike. MCP is called as clients call it: the SDK v1 client
+ * (2025-11-25, `initialize` then stateless calls) and the SDK v2 client in the 2026-07-28 era; the client's
+ * own work (its output-schema check) is part of the figure, as it is for a user.
+ */
 async function mcpVsRest(): Promise<void> {
   const svc = await service(sqliteUrl(), { SERVICE_ROLE: 'api' });
   const created = await api<{ content_id: string }>(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/contents`, svc.content);
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${svc.key}` } } }));
-  const time = async (fn: () => Promise<unknown>, n: number) => {
-    const out: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = performance.now();
-      await fn();
-      out.push(performance.now() - t);
-    }
-    return out;
+  const headers = { authorization: `Bearer ${svc.key}` };
+  const legacy = new ClientV1({ name: 'bench', version: '1' });
+  await legacy.connect(new HttpTransportV1(new URL(`${svc.s.url}/mcp`), { requestInit: { headers } }));
+  const modern = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await modern.connect(new StreamableHTTPClientTransport(new URL(`${svc.s.url}/mcp`), { requestInit: { headers } }));
+  // Clients list tools first; the v1 client then checks each result against the listed output schema.
+  await legacy.listTools();
+  await modern.listTools();
+  const args = { name: 'get_content', arguments: { content_id: created.content_id } };
+  const calls = {
+    rest: () => api(svc.s.url, svc.key, 'GET', `/api/v1/workspaces/${svc.ws}/contents/${created.content_id}`),
+    legacy: () => legacy.callTool(args),
+    modern: () => modern.callTool(args),
   };
-  const rest = () => api(svc.s.url, svc.key, 'GET', `/api/v1/workspaces/${svc.ws}/contents/${created.content_id}`);
-  const mcp = () => client.callTool({ name: 'get_content', arguments: { content_id: created.content_id } });
-  await time(rest, 100);
-  await time(mcp, 100);
-  const r = percentile(await time(rest, 500), 50);
-  const m = percentile(await time(mcp, 500), 50);
-  await client.close();
+  const samples: Record<keyof typeof calls, number[]> = { rest: [], legacy: [], modern: [] };
+  for (let round = 0; round < 600; round++) {
+    for (const [name, call] of Object.entries(calls) as [keyof typeof calls, () => Promise<unknown>][]) {
+      const t = performance.now();
+      await call();
+      if (round >= 100) samples[name].push(performance.now() - t);
+    }
+  }
+  await legacy.close();
+  await modern.close();
   await done(svc.s);
-  rows.push({ name: '(e) MCP tools/call get_content vs REST GET content (p50)', figure: `${m.toFixed(2)} ms vs ${r.toFixed(2)} ms = ${(m / r).toFixed(2)}×`, target: '≤ 1.5×', met: m / r <= 1.5 });
+  const r = percentile(samples.rest, 50);
+  for (const [era, key] of [['2025-11-25, SDK v1 client', 'legacy'], ['2026-07-28, SDK v2 client', 'modern']] as const) {
+    const m = percentile(samples[key], 50);
+    rows.push({ name: `(e) MCP tools/call get_content (${era}) vs REST GET content (p50)`, figure: `${m.toFixed(2)} ms vs ${r.toFixed(2)} ms = ${(m / r).toFixed(2)}×`, target: '≤ 1.2×', met: m / r <= 1.2 });
+  }
 }
 
 /** A read's latency with 10,000 vs 1,000,000 contents in the database (SQLite). */

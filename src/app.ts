@@ -122,15 +122,27 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     }
   });
 
-  // The authorization server and its well-known documents; they parse their own bodies.
   const oauth = await createOAuth(container, baseUrl);
-  app.use(oauth.router);
-
   // One Authenticators object for every door: API keys and OAuth access tokens, for REST and MCP alike.
   const auth: Authenticators = {
     apiKey: (token) => container.services.apiKeys.authenticate(token),
     oauthToken: (token) => oauth.verifyToken(token),
   };
+
+  // The MCP door comes before the other routers: a request to /mcp then walks none of their routes.
+  app.use(
+    createMcpHandler({
+      auth,
+      limiter: container.limiter,
+      services: container.services,
+      bodyLimit: container.config.bodyLimit,
+      baseUrl,
+      resourceMetadataUrl: oauth.resourceMetadataUrl,
+    }),
+  );
+
+  // The authorization server and its well-known documents; they parse their own bodies.
+  app.use(oauth.router);
 
   // The web dashboard: pages for people, on the same services; sessions come from signing in with an API key.
   const dashboard: DashboardDeps = {
@@ -166,17 +178,6 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   // The root has no content of its own: people arriving at the bare address want the dashboard.
   app.get('/', (_req, res) => res.redirect(302, '/dashboard'));
   app.use(dashboardRouter(dashboard));
-
-  app.use(
-    createMcpHandler({
-      auth,
-      limiter: container.limiter,
-      services: container.services,
-      bodyLimit: container.config.bodyLimit,
-      baseUrl,
-      resourceMetadataUrl: oauth.resourceMetadataUrl,
-    }),
-  );
 
   app.use((req, _res, next) => {
     next(new ServiceError('not_found', `No route for ${req.method} ${req.path.slice(0, 200)}.`));

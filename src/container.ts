@@ -30,6 +30,7 @@ import { newId } from './core/ids.js';
 import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists } from '../db/repositories/sandbox.repo.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
+import { createConnectedAppsService } from './core/connected-apps/connected-apps.service.js';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
@@ -56,6 +57,7 @@ export interface Services {
   media: ReturnType<typeof createMediaService>;
   webhooks: ReturnType<typeof createWebhooksService>;
   oauthClients: ReturnType<typeof createOAuthClientsService>;
+  connectedApps: ReturnType<typeof createConnectedAppsService>;
   wallet: WalletService;
   networkConnect: NetworkConnectService;
   sessions: SessionsService;
@@ -232,6 +234,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         wallet,
         media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir), links: mediaLinks }),
         oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
+        connectedApps: createConnectedAppsService(deps),
         networkConnect,
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },

@@ -1,6 +1,7 @@
 import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -56,6 +57,18 @@ function requestIdOf(body: unknown): JsonRpcId {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
+/**
+ * Whether a message speaks the 2026-07-28 wire (a protocol version in its `_meta` envelope, or `server/discover`).
+ * Its version checks are the SDK's: the error it gives lists exactly what `server/discover` offers, in that era's
+ * code (-32022), and clients of that era compare the two.
+ */
+function speaksModernWire(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  if (message.method === 'server/discover') return true;
+  const params = message.params;
+  return isRecord(params) && isRecord(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
 function isInitialize(message: unknown): message is { params: { protocolVersion?: unknown } } {
   return isRecord(message) && message.method === 'initialize' && isRecord(message.params);
 }
@@ -97,7 +110,8 @@ export function jsonRpcGuard(limiter: RateLimiter) {
     const messages: readonly unknown[] = Array.isArray(body) ? body : [body];
     const header = req.get('mcp-protocol-version');
 
-    if (header !== undefined && !SPOKEN_PROTOCOL_VERSIONS.includes(header) && !messages.some(isInitialize)) {
+    const ours = !messages.some(isInitialize) && !messages.some(speaksModernWire);
+    if (header !== undefined && !SPOKEN_PROTOCOL_VERSIONS.includes(header) && ours) {
       reply(res, 400, {
         jsonrpc: '2.0',
         id: requestIdOf(body),

@@ -125,6 +125,11 @@ describeEachDb(
       const mixed = await post(server(), ws.api_key, { ...init, params: { ...init.params, protocolVersion: '2026-07-28' } }, '2026-07-28');
       expect(mixed.status).toBe(400);
       expect(mixed.body).toMatchObject({ id: 7, error: { code: -32020 } });
+      // A 2026-07-28 request naming an unknown revision gets that era's error, listing what server/discover offers.
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2099-01-01', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+      const modern = await post(server(), ws.api_key, { jsonrpc: '2.0', id: 8, method: 'server/discover', params: { _meta: meta } }, '2099-01-01');
+      expect(modern.status).toBe(400);
+      expect(modern.body).toMatchObject({ id: 8, error: { code: -32022, data: { supported: ['2026-07-28'] } } });
     });
   },
   { RATE_LIMIT_PER_MINUTE: String(LIMIT) },
