@@ -15,7 +15,7 @@ import { createQueueService, type QueueService } from './core/scheduling/queue.s
 import { createConnectionsService } from './core/connections/connections.service.js';
 import { createContentsService } from './core/contents/contents.service.js';
 import { createIdempotencyService, type IdempotencySettings } from './core/idempotency/idempotency.service.js';
-import { createMediaService } from './core/media/media.service.js';
+import { createMediaService, guardedMediaFetcher } from './core/media/media.service.js';
 import { createPublicMediaLinks } from './core/media/public-links.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
 import { createLocalMediaStore } from './media/local-store.js';
@@ -232,7 +232,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           wallet,
         }),
         wallet,
-        media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir), links: mediaLinks }),
+        media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir), links: mediaLinks, fetcher: guardedMediaFetcher(net.policy, net.dispatcher) }),
         oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
         connectedApps: createConnectedAppsService(deps),
         networkConnect,

@@ -72,6 +72,13 @@ function failingCalls(brandId: string): Record<string, { args: Record<string, un
     get_wallet: { args: { limit: 0 }, error: 'validation_failed' },
     get_wallet_price: { args: { operacao: 'teleport' }, error: 'operacao_sem_preco' },
     list_wallet_offers: { args: { unexpected: true }, error: 'validation_failed' },
+    create_brand: { args: { name: ' ' }, error: 'validation_failed' },
+    update_brand: { args: { brand_id: 'brand_unknown', name: 'Renamed' }, error: 'not_found' },
+    add_sandbox_connection: { args: { brand_id: 'brand_unknown', platform_slug: 'threads', mode: 'sandbox', name: '@x' }, error: 'not_found' },
+    import_media_from_url: { args: { url: 'not a url' }, error: 'validation_failed' },
+    update_webhook: { args: { webhook_id: 'wh_unknown', active: false }, error: 'not_found' },
+    delete_webhook: { args: { webhook_id: 'wh_unknown' }, error: 'not_found' },
+    send_webhook_test: { args: { webhook_id: 'wh_unknown' }, error: 'not_found' },
   };
 }
 

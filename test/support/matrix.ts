@@ -57,8 +57,11 @@ export function operationsOf(yamlText: string): { operations: Operation[]; probl
   return { operations, problems };
 }
 
-/** The objects a request can name. `idemKey` is an Idempotency-Key already used by its workspace. */
-export const OBJECT_KEYS = ['brandId', 'connId', 'contentId', 'whId', 'delId', 'keyId', 'clientId', 'mediaId', 'idemKey'] as const;
+/**
+ * The objects a request can name. `idemKey` is an Idempotency-Key already used by its workspace; `spareWhId` is a
+ * second webhook for the tool that really deletes one (the REST control, which runs later, still needs `whId`).
+ */
+export const OBJECT_KEYS = ['brandId', 'connId', 'contentId', 'whId', 'spareWhId', 'delId', 'keyId', 'clientId', 'mediaId', 'idemKey'] as const;
 export type ObjectKey = (typeof OBJECT_KEYS)[number];
 export type Ids = { wsId: string } & Record<ObjectKey, string>;
 
@@ -174,6 +177,13 @@ export const TOOL_ARGS: Record<string, ((ids: Ids) => Record<string, unknown>)[]
   get_wallet: [() => ({})],
   get_wallet_price: [() => ({ operacao: 'publicacao' })],
   list_wallet_offers: [() => ({})],
+  create_brand: [() => ({ name: 'Authorization matrix brand' })],
+  update_brand: [(ids) => ({ brand_id: ids.brandId, name: 'Authorization matrix' })],
+  add_sandbox_connection: [(ids) => ({ brand_id: ids.brandId, platform_slug: 'linkedin', mode: 'sandbox', name: '@matrix' })],
+  import_media_from_url: [() => ({ url: 'https://127.0.0.1:9/matrix.jpg' })],
+  update_webhook: [(ids) => ({ webhook_id: ids.whId, description: 'Authorization matrix' })],
+  send_webhook_test: [(ids) => ({ webhook_id: ids.whId })],
+  delete_webhook: [(ids) => ({ webhook_id: ids.spareWhId })],
 };
 
 /** One concrete HTTP request of the matrix. */
@@ -407,6 +417,7 @@ export async function seedTenant(server: TestServer, label: string): Promise<Ten
   const conn = await created(server, ws.api_key, json(`/brands/${String(brand.id)}/connections`, { platform_slug: 'instagram', mode: 'sandbox', name: `${mark} connection` }));
   const media = await created(server, ws.api_key, { label: 'seed media', method: 'POST', path: `${base}/media`, headers: { 'content-type': 'image/jpeg' }, body: JPEG });
   const hook = await created(server, ws.api_key, json('/webhooks', { url: 'http://127.0.0.1:9/x', description: `${mark} webhook`, enabled_events: ['content.published'] }));
+  const spareHook = await created(server, ws.api_key, json('/webhooks', { url: 'http://127.0.0.1:9/spare', description: `${mark} spare webhook`, enabled_events: ['content.failed'] }));
   const key = await created(server, ws.api_key, json('/api-keys', { name: `${mark} key` }));
   const client = await created(server, ws.api_key, json('/oauth-clients', { client_name: `${mark} client`, redirect_uris: [REDIRECT] }));
   const ids: Ids = {
@@ -415,6 +426,7 @@ export async function seedTenant(server: TestServer, label: string): Promise<Ten
     connId: String(conn.id),
     mediaId: String(media.id),
     whId: String(hook.id),
+    spareWhId: String(spareHook.id),
     keyId: String(key.id),
     clientId: String(client.client_id),
     idemKey: `${mark}-idempotency-key`,
@@ -424,7 +436,7 @@ export async function seedTenant(server: TestServer, label: string): Promise<Ten
   const content = await created(server, ws.api_key, json('/contents', contentBody(ids), { 'idempotency-key': ids.idemKey }));
   ids.contentId = String(content.content_id);
   const jobs = (content.jobs as { job_id: string }[]).map((j) => j.job_id);
-  const secrets = [ws.workspace_id, ws.key_id, ws.api_key, mark, String(hook.secret), String(key.api_key), String(client.client_secret), ...jobs];
+  const secrets = [ws.workspace_id, ws.key_id, ws.api_key, mark, String(hook.secret), String(spareHook.secret), String(key.api_key), String(client.client_secret), ...jobs];
   for (const key of OBJECT_KEYS) if (ids[key] !== '') secrets.push(ids[key]);
   return { apiKey: ws.api_key, ids, secrets };
 }
