@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type ConnectedAppsService, createConnectedAppsService } from '../../src/core/connected-apps/connected-apps.service.js';
+import type { ConnectedAppsService } from '../../src/core/connected-apps/connected-apps.service.js';
 import { ServiceError } from '../../src/core/errors.js';
 import type { Principal } from '../../src/core/principal.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
@@ -14,10 +14,8 @@ import { sideDashboard } from './support/side-dashboard.js';
  * token endpoint) and used on /mcp.
  */
 
-/** The connected-apps service the service runs, or one over the same database while it is not wired in yet. */
 function appsOf(server: TestServer): ConnectedAppsService {
-  const services = server.container.services as typeof server.container.services & { connectedApps?: ConnectedAppsService };
-  return services.connectedApps ?? createConnectedAppsService({ db: server.container.db.kysely, clock: server.container.clock });
+  return server.container.services.connectedApps;
 }
 
 /** Approves `clientId` for the workspace of `apiKey` through the consent page and returns the access token. */
@@ -129,7 +127,7 @@ describeEachDb(
       const probe = new DashboardClient(base);
       await probe.signIn(a.api_key);
       const served = (await probe.get('/dashboard/connected-apps')).status === 200;
-      const side = served ? undefined : await sideDashboard(server(), appsOf(server()));
+      const side = served ? undefined : await sideDashboard(server());
       try {
         const dashboard = new DashboardClient(side?.url ?? base);
         await dashboard.signIn(a.api_key);

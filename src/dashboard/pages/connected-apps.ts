@@ -1,5 +1,4 @@
 import type { ConnectedApp } from '../../core/connected-apps/connected-apps.schema.js';
-import type { ConnectedAppsService } from '../../core/connected-apps/connected-apps.service.js';
 import { ServiceError } from '../../core/errors.js';
 import { html } from '../../web/html.js';
 import { actionButton, isoDate, table } from '../layout.js';
@@ -17,9 +16,9 @@ const KIND_LABEL: Record<ConnectedApp['kind'], string> = {
  * workspace made for assistant builders, and clients known only by their metadata document), with a Revoke
  * button that disconnects one at once.
  */
-export function connectedAppPages(pages: PageRouter, apps: ConnectedAppsService): void {
+export function connectedAppPages(pages: PageRouter): void {
   pages.page(CONNECTED_APPS, async (ctx) => {
-    const { data } = await apps.list(ctx.principal, ctx.workspaceId);
+    const { data } = await ctx.deps.services.connectedApps.list(ctx.principal, ctx.workspaceId);
     const rows = data.map(
       (app) => html`<tr>
   <th scope="row">${app.client_name}</th>
@@ -54,6 +53,7 @@ export function connectedAppPages(pages: PageRouter, apps: ConnectedAppsService)
 
   pages.action(`${CONNECTED_APPS}/revoke`, async (ctx) => {
     const clientId = ctx.form.get('client_id');
+    const apps = ctx.deps.services.connectedApps;
     const app = (await apps.list(ctx.principal, ctx.workspaceId)).data.find((a) => a.client_id === clientId);
     try {
       await apps.revoke(ctx.principal, ctx.workspaceId, clientId);

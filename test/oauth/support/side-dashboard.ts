@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import express, { Router } from 'express';
-import type { ConnectedAppsService } from '../../../src/core/connected-apps/connected-apps.service.js';
 import { createPageRouter, type DashboardDeps } from '../../../src/dashboard/page-router.js';
 import { connectedAppPages } from '../../../src/dashboard/pages/connected-apps.js';
 import { dashboardRouter } from '../../../src/dashboard/router.js';
@@ -13,7 +12,7 @@ import type { TestServer } from '../../support/server.js';
  * src/dashboard/router.ts), so the page is exercised over real HTTP either way. Same container, database,
  * sessions and keys: a sign-in here is a sign-in there.
  */
-export async function sideDashboard(server: TestServer, apps: ConnectedAppsService): Promise<{ url: string; close(): Promise<void> }> {
+export async function sideDashboard(server: TestServer): Promise<{ url: string; close(): Promise<void> }> {
   const { container } = server;
   const deps: DashboardDeps = {
     services: container.services,
@@ -30,7 +29,7 @@ export async function sideDashboard(server: TestServer, apps: ConnectedAppsServi
   const app = express();
   app.use(requestContext(container.logger));
   const extra = Router();
-  connectedAppPages(createPageRouter(extra, deps), apps);
+  connectedAppPages(createPageRouter(extra, deps));
   app.use(extra);
   app.use(dashboardRouter(deps));
   const http: Server = await new Promise((resolve) => {
