@@ -9,6 +9,7 @@ import { calendarPages } from './pages/calendar.js';
 import { draftPages } from './pages/drafts.js';
 import { queuePages } from './pages/queue.js';
 import { composePages } from './pages/compose/index.js';
+import { connectedAppPages } from './pages/connected-apps.js';
 import { contentPages } from './pages/contents.js';
 import { mediaPages } from './pages/media.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
@@ -40,6 +41,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   queuePages(pages);
   webhookPages(pages);
   apiKeyPages(pages);
+  connectedAppPages(pages);
   oauthClientPages(pages);
   walletPages(pages);
 

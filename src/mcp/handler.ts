@@ -10,6 +10,7 @@ import { locals } from '../web/request-context.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
 import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
+import { answerPlainExchange, isPlainExchange } from './json-exchange.js';
 import { jsonRpcGuard } from './jsonrpc-guard.js';
 import { buildMcpServer, type McpScope } from './server.js';
 import type { ToolServices } from '../../tools/define-tool.js';
@@ -80,7 +81,8 @@ function isModern(req: Request): boolean {
  * The MCP door at `/mcp`: Streamable HTTP, stateless, JSON responses, both protocol eras. Per request:
  * Host/Origin check → CORS → bearer auth → rate limit → JSON body → protocol version and batch check
  * (`jsonrpc-guard.ts`, which charges a batch per message) → a fresh server bound to the caller's principal.
- * - 2024-11-05 … 2025-11-25 (`initialize`, then stateless calls): the SDK's Streamable HTTP transport, as before.
+ * - 2024-11-05 … 2025-11-25 (`initialize`, then stateless calls): one plain JSON request is answered through a
+ *   single-exchange transport (`json-exchange.ts`); anything else through the SDK's Streamable HTTP transport.
  * - 2026-07-28 (`server/discover`, an envelope on every request, `Mcp-Method` headers): the SDK's per-request
  *   handler, which also answers malformed modern requests (header mismatches, bad envelopes) in that era's form.
  * Errors before the MCP layer (401, 403, 413, 429) are the REST error bodies, rendered by the app's error
@@ -126,6 +128,10 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
     }
 
     const server = buildMcpServer(scope);
+    if (isPlainExchange(req)) {
+      await answerPlainExchange(server, req, res);
+      return;
+    }
     // A new server and transport per request (stateless mode: no session id), so no caller state outlives it.
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

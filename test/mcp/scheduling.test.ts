@@ -72,7 +72,7 @@ describeEachDb(
       const { client } = await setup();
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
-      expect(byName.get('update_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: false });
+      expect(byName.get('update_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true }); // new media addresses are read
       expect(byName.get('cancel_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
       expect(byName.get('publish_content_now')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
       for (const name of ['publish_content', 'update_content']) {

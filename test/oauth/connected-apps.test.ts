@@ -6,7 +6,6 @@ import { DashboardClient, textOf } from '../support/dashboard.js';
 import { Browser, pkcePair } from '../support/oauth-browser.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 import { claudeCodeDocument, DocumentHost, randomLoopbackPort, trustSelfSignedCertificates } from './support/document-host.js';
-import { sideDashboard } from './support/side-dashboard.js';
 
 /**
  * Connected apps: every client holding an approval of a workspace, whichever way it identified itself, and the
@@ -123,13 +122,8 @@ describeEachDb(
       const tokenA = await approve(base, document, a.api_key);
       const tokenB = await approve(base, document, b.api_key);
 
-      // The service's own dashboard once the page is registered there; until then the same dashboard on a side port.
-      const probe = new DashboardClient(base);
-      await probe.signIn(a.api_key);
-      const served = (await probe.get('/dashboard/connected-apps')).status === 200;
-      const side = served ? undefined : await sideDashboard(server());
-      try {
-        const dashboard = new DashboardClient(side?.url ?? base);
+      {
+        const dashboard = new DashboardClient(base);
         await dashboard.signIn(a.api_key);
         const page = await dashboard.get('/dashboard/connected-apps');
         expect(page.status).toBe(200);
@@ -147,13 +141,11 @@ describeEachDb(
         expect(await mcpStatus(base, tokenB)).toBe(200);
 
         // Without the form's CSRF token nothing is revoked.
-        const other = new DashboardClient(side?.url ?? base);
+        const other = new DashboardClient(base);
         await other.signIn(b.api_key);
         const forged = await other.post('/dashboard/connected-apps/revoke', { client_id: document }, { csrf: null });
         expect(forged.status).toBe(403);
         expect(await mcpStatus(base, tokenB)).toBe(200);
-      } finally {
-        await side?.close();
       }
     });
   },

@@ -40,7 +40,7 @@ export function connectedAppPages(pages: PageRouter): void {
     );
     return {
       title: 'Connected apps',
-      active: 'oauth-clients',
+      active: 'connected-apps',
       body: html`<h1>Connected apps</h1>
 <p>Apps that someone approved with an API key of this workspace: assistants and editors connected over MCP, and assistant builders using a client of this workspace. The name is the app's own; the host is where it comes from (for an app known by its metadata document, the host that publishes the document).</p>
 <section class="card" aria-labelledby="apps-h">
