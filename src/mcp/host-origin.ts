@@ -12,7 +12,8 @@ import { ServiceError } from '../core/errors.js';
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, X-Request-Id, Retry-After';
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id';
+// Mcp-Method and Mcp-Name ride on every 2026-07-28 POST: a browser client refused them would fall back to 2025.
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID, X-Request-Id';
 
 /** The socket's local address in the form `URL.hostname` gives (`::ffff:127.0.0.1` → `127.0.0.1`, `::1` → `[::1]`). */
 function socketHostname(address: string | undefined): string | undefined {
@@ -51,8 +52,15 @@ export function allowedHostnames(baseUrl: string, localAddress: string | undefin
 
 /** Refuses a request whose Host, or whose Origin when one is sent, names a host we do not serve. */
 export function hostOriginGuard(baseUrl: string) {
+  // One set per local address the server listens on: a handful per process, computed once each.
+  const byLocalAddress = new Map<string | undefined, Set<string>>();
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const allowed = allowedHostnames(baseUrl, req.socket.localAddress);
+    const local = req.socket.localAddress;
+    let allowed = byLocalAddress.get(local);
+    if (allowed === undefined) {
+      allowed = allowedHostnames(baseUrl, local);
+      byLocalAddress.set(local, allowed);
+    }
     const host = req.headers.host === undefined ? null : hostnameOf(`http://${req.headers.host}`);
     if (host === null || !allowed.has(host)) {
       next(new ServiceError('forbidden', 'The Host header does not name this MCP endpoint (DNS rebinding protection).'));

@@ -251,7 +251,7 @@ describeEachDb(
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe(local);
-      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type.*Mcp-Protocol-Version/);
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type.*Mcp-Protocol-Version.*Mcp-Method.*Mcp-Name/);
 
       const allowed = await server().request('POST', '/mcp', { body: INITIALIZE, headers: { ...MCP_HEADERS, origin: local }, unchecked: true });
       expect(allowed.status).toBe(401);
