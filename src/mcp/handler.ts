@@ -1,5 +1,7 @@
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { type AuthInfo, classifyInboundRequest, createMcpHandler as createSdkHandler } from '@modelcontextprotocol/server';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { type AuthInfo, classifyInboundRequest, createMcpHandler as createSdkHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { ServiceError } from '../core/errors.js';
 import { MCP_SCOPE } from '../core/oauth-clients/oauth-clients.service.js';
@@ -77,6 +79,36 @@ function isModern(req: Request): boolean {
   return outcome.kind !== 'legacy';
 }
 
+/** Headers that describe a body; the modern leg gets the parsed body beside the request, never a body in it. */
+const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-encoding']);
+
+/**
+ * Serves one request through the SDK's fetch-shaped handler. The web `Request` carries the method, URL and
+ * headers the SDK checks, and the already-parsed body goes beside it (`parsedBody`), so nothing is serialized
+ * again; a JSON answer is written in one piece, and only an event stream is piped. (The SDK's `toNodeHandler`
+ * re-serializes the body into the request and copies every answer through a web stream, which was most of the
+ * difference between a 2026-07-28 call and a 2025 one.)
+ */
+async function serveThroughFetch(handler: McpHttpHandler, req: Request, res: Response, authInfo: AuthInfo): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || BODY_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  const request = new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`, { method: req.method, headers });
+  const response = await handler.fetch(request, { authInfo, parsedBody: req.body as unknown });
+  res.status(response.status);
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  if (response.body === null) {
+    res.end();
+  } else if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    Readable.fromWeb(response.body as WebReadableStream<Uint8Array>).pipe(res);
+  } else {
+    res.end(Buffer.from(await response.arrayBuffer()));
+  }
+}
+
 /**
  * The MCP door at `/mcp`: Streamable HTTP, stateless, JSON responses, both protocol eras. Per request:
  * Host/Origin check → CORS → bearer auth → rate limit → JSON body → protocol version and batch check
@@ -102,7 +134,6 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
     // 'auto' answers JSON: the tools emit no progress or log messages before their result.
     { legacy: 'reject' },
   );
-  const serveModern = toNodeHandler(modern);
 
   router.all('/mcp', hostOriginGuard(deps.baseUrl), mcpCors());
 
@@ -123,7 +154,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
     if (isModern(req)) {
       const authInfo: AuthInfo = { token: '', clientId: principal.workspaceId, scopes: [MCP_SCOPE] };
       scopes.set(authInfo, scope);
-      await serveModern(Object.assign(req, { auth: authInfo }), res, req.body);
+      await serveThroughFetch(modern, req, res, authInfo);
       return;
     }
 
