@@ -1,5 +1,5 @@
-import { RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Db } from '../../db/connect.js';
+import { rateCounter } from '../../db/repositories/rate-limits.repo.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -17,30 +17,32 @@ export interface RateLimiter {
   consume(workspaceId: string, points?: number): Promise<RateDecision>;
 }
 
+const WINDOW_MS = 60_000;
+/** How often ended windows are deleted; a window's row is only needed while the window lasts. */
+const SWEEP_MS = 5 * 60_000;
+
 /**
- * Spec 8: a fixed one-minute window per workspace, counted across all its keys and tokens. The counters live
- * in the service's own database (rate-limiter-flexible's SQLite or PostgreSQL store, one atomic upsert per
- * request), so every process sharing the database shares the budget.
+ * Spec 8: a fixed one-minute window per workspace, counted across all its keys and tokens. The counters live in
+ * the service's own database, one atomic upsert per request (db/repositories/rate-limits.repo.ts), so every
+ * process sharing the database, SQLite file or PostgreSQL, shares the budget exactly.
  *
- * The library reads the wall clock itself; windows therefore follow real time, not the injected clock.
+ * Windows follow the wall clock, not the injected clock: a budget is about real requests per real minute.
  */
 export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): RateLimiter {
-  const common = { points: perMinute, duration: 60, keyPrefix, tableName: 'rate_limits', tableCreated: true, clearExpiredByTimeout: true };
-  const limiter: RateLimiterAbstract =
-    db.dialect === 'sqlite'
-      ? new RateLimiterSQLite({ ...common, storeClient: db.sqlite, storeType: 'better-sqlite3' })
-      : new RateLimiterPostgres({ ...common, storeClient: db.pool });
+  const counter = rateCounter(db);
+  let nextSweep = Date.now() + SWEEP_MS;
 
   return {
     async consume(workspaceId, points = 1) {
-      try {
-        const res = await limiter.consume(workspaceId, points);
-        return { allowed: true, limit: perMinute, remaining: res.remainingPoints, resetAt: Date.now() + res.msBeforeNext };
-      } catch (rejection) {
-        // The library rejects with a RateLimiterRes when over the limit, with an Error when its store failed.
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        return { allowed: false, limit: perMinute, remaining: 0, resetAt: Date.now() + rejection.msBeforeNext };
+      const now = Date.now();
+      if (now >= nextSweep) {
+        nextSweep = now + SWEEP_MS;
+        // Housekeeping must not fail the request that happened to trigger it.
+        counter.sweep(now).catch(() => undefined);
       }
+      const window = await counter.hit(`${keyPrefix}:${workspaceId}`, points, WINDOW_MS, now);
+      const allowed = window.points <= perMinute;
+      return { allowed, limit: perMinute, remaining: allowed ? perMinute - window.points : 0, resetAt: window.expire };
     },
   };
 }

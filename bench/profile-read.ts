@@ -1,0 +1,227 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import type * as ConfigModule from '../src/config.js';
+import type * as ServerModule from '../src/server.js';
+import { api, benchEnv } from './lib.js';
+
+/**
+ * `npx tsx bench/profile-read.ts [sqlite|postgres]`: where an authenticated read (row (a): GET one content with an
+ * API key) spends its CPU and how many SQL statements it runs.
+ *
+ * The service runs as deployed (compiled, `npm run build` first) in a child process, with every SQL statement
+ * counted at the driver (better-sqlite3's `prepare`, which kysely and the rate limiter call once per statement;
+ * pg's `Client.query`). After a warm-up, the parent sends a fixed number of reads (not a fixed time, so counts do
+ * not depend on the machine's speed) while the child's CPU profiler runs (node:inspector, the measured window
+ * only), then prints statements per read by SQL text, and the profile's self and inclusive time.
+ */
+
+const READS = Number(process.env.PROFILE_READS ?? 20_000);
+const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 16);
+const PG_ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+type ToChild = { reset: true } | { report: string };
+type FromChild = { ready: { url: string; ws: string; key: string } } | { started: true } | { counts: Record<string, number> };
+
+/** Child: the service itself, with its statements counted. */
+async function serve(): Promise<void> {
+  const counts = new Map<string, number>();
+  // Counted by the exact text (a map lookup), shortened only when reported, so counting costs the reads little.
+  const count = (sql: string) => counts.set(sql, (counts.get(sql) ?? 0) + 1);
+  const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0];
+    count(typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String(first.text) : '?');
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+
+  // Built JavaScript, as `npm run bench` runs it; the import is computed so the bench's own type check skips it.
+  const dist = new URL('../dist/src/', import.meta.url).href;
+  const { loadConfig } = (await import(`${dist}config.js`)) as typeof ConfigModule;
+  const { startService } = (await import(`${dist}server.js`)) as typeof ServerModule;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  const service = await startService(loadConfig());
+  const { db } = service.container;
+  if (db.dialect === 'sqlite') {
+    const prepare = db.sqlite.prepare.bind(db.sqlite);
+    db.sqlite.prepare = (sql) => {
+      count(sql);
+      return prepare(sql);
+    };
+  }
+  const first = service.firstWorkspace!;
+  process.on('message', (m: ToChild) => {
+    void (async () => {
+      if ('reset' in m) {
+        counts.clear();
+        await session.post('Profiler.start');
+        process.send!({ started: true } satisfies FromChild);
+        return;
+      }
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(m.report, JSON.stringify(profile));
+      const short = new Map<string, number>();
+      for (const [sql, n] of counts) {
+        const text = sql.replace(/\s+/g, ' ').slice(0, 110);
+        short.set(text, (short.get(text) ?? 0) + n);
+      }
+      process.send!({ counts: Object.fromEntries(short) } satisfies FromChild);
+    })();
+  });
+  process.on('SIGTERM', () => void service.stop(100).then(() => process.exit(0)));
+  process.send!({ ready: { url: service.listenUrl, ws: first.workspace_id, key: first.api_key } } satisfies FromChild);
+}
+
+function next(child: ChildProcess): Promise<FromChild> {
+  return new Promise((resolve) => child.once('message', (m) => resolve(m as FromChild)));
+}
+
+interface ProfileNode {
+  id: number;
+  children?: number[];
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+/** Where a sampled frame's code lives: a package, our own source, Node's internals or V8 (GC, idle). */
+function moduleOf(url: string, fn: string): string {
+  // Native functions have no script: better-sqlite3's statement methods, the socket's writev, GC.
+  if (url === '') return ['all', 'get', 'run', 'prepare', 'transaction'].includes(fn) ? 'better-sqlite3 (native)' : `(${fn || 'anonymous'})`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith('node:')) return url.replace(/^node:internal\/(\w+).*/, 'node:$1');
+  const ours = /\/(?:dist\/)?((?:src|db|oauth|tools)\/.*)$/.exec(url.replace('file://', ''));
+  return ours ? ours[1]! : url;
+}
+
+/** Self time is grouped by directory for our own code, by file for inclusive time. */
+function dirOf(mod: string): string {
+  return /^(src|db|oauth|tools)\//.test(mod) ? mod.replace(/\/[^/]+$/, '/') : mod;
+}
+
+function summarise(file: string): { total: number; byModule: [string, number][]; byFunction: [string, number][]; inclusive: [string, number][] } {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
+  const interval = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length) / 1000;
+  const byModule = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    if (hits === 0 || node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') continue;
+    const ms = hits * interval;
+    total += ms;
+    const mod = moduleOf(node.callFrame.url, node.callFrame.functionName);
+    byModule.set(dirOf(mod), (byModule.get(dirOf(mod)) ?? 0) + ms);
+    const fn = `${node.callFrame.functionName || '(anonymous)'} ${mod}:${node.callFrame.lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + ms);
+  }
+  // Inclusive: a frame's own samples plus its callees', counted once per stack even under recursion.
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const inclusive = new Map<string, number>();
+  const walk = (node: ProfileNode, onStack: Set<string>): number => {
+    const fn = `${node.callFrame.functionName || '(anonymous)'} ${moduleOf(node.callFrame.url, node.callFrame.functionName)}:${node.callFrame.lineNumber + 1}`;
+    const ours = node.callFrame.url.includes('/dist/src/') && !onStack.has(fn);
+    const idle = node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)';
+    if (ours) onStack.add(fn);
+    let hits = idle ? 0 : (node.hitCount ?? 0) * interval;
+    for (const c of node.children ?? []) hits += walk(nodes.get(c)!, onStack);
+    if (ours) {
+      onStack.delete(fn);
+      inclusive.set(fn, (inclusive.get(fn) ?? 0) + hits);
+    }
+    return hits;
+  };
+  walk(profile.nodes[0]!, new Set());
+  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+  return { total, byModule: top(byModule, 18), byFunction: top(byFunction, 25), inclusive: top(inclusive, 30) };
+}
+
+async function databaseUrl(kind: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'publisher-profile-'));
+    return { url: `sqlite:${join(dir, 'service.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `profile_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] ?? 'sqlite';
+  const database = await databaseUrl(kind);
+  const profileDir = mkdtempSync(join(tmpdir(), 'publisher-cpuprofile-'));
+  const child = fork(new URL(import.meta.url).pathname, [], {
+    env: { ...process.env, ...benchEnv(database.url, { SERVICE_ROLE: 'api' }), PROFILE_CHILD: '1' },
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = await next(child);
+  if (!('ready' in ready)) throw new Error('the service did not start');
+  const { url, ws, key } = ready.ready;
+  const brand = await api<{ id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/brands`, { name: 'profile' });
+  await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: 'facebook', mode: 'sandbox', name: 'fb' });
+  const created = await api<{ content_id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/contents`, {
+    brand_id: brand.id,
+    target_platforms: ['facebook'],
+    content_type: 'text',
+    text: 'profile',
+  });
+  const target = `${url}/api/v1/workspaces/${ws}/contents/${created.content_id}`;
+  const headers = { authorization: `Bearer ${key}` };
+  // Warm up (JIT, statement caches), then count exactly the measured reads.
+  await autocannon({ url: target, headers, connections: CONNECTIONS, amount: 2000 });
+  child.send({ reset: true } satisfies ToChild);
+  await next(child);
+  const run = await autocannon({ url: target, headers, connections: CONNECTIONS, amount: READS });
+  const profileFile = join(profileDir, `read-${kind}.cpuprofile`);
+  child.send({ report: profileFile } satisfies ToChild);
+  const report = await next(child);
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+  await database.drop();
+
+  const counts = 'counts' in report ? report.counts : {};
+  const statements = Object.values(counts).reduce((a, b) => a + b, 0);
+  const out: string[] = [];
+  out.push(`## ${kind}: ${READS} authenticated reads, ${CONNECTIONS} connections (${run.non2xx} non-2xx)`, '');
+  out.push(`SQL statements per read: ${(statements / READS).toFixed(2)}`, '');
+  for (const [sql, n] of Object.entries(counts).sort((a, b) => b[1] - a[1])) out.push(`- ${(n / READS).toFixed(3)} × \`${sql}\``);
+  {
+    const file = profileFile;
+    const { total, byModule, byFunction, inclusive } = summarise(file);
+    out.push('', `CPU in the measured window (sampled every 100 µs): ${total.toFixed(0)} ms busy = ${((total * 1000) / READS).toFixed(0)} µs per read`, '');
+    out.push('| self time by module | ms | share |', '|---|---:|---:|');
+    for (const [m, ms] of byModule) out.push(`| ${m} | ${ms.toFixed(0)} | ${((100 * ms) / total).toFixed(1)}% |`);
+    out.push('', '| self time by function | ms | share |', '|---|---:|---:|');
+    for (const [f, ms] of byFunction) out.push(`| ${f.replace(/\|/g, '\\|')} | ${ms.toFixed(0)} | ${((100 * ms) / total).toFixed(1)}% |`);
+    out.push('', '| inclusive time of our own frames (src/) | µs per read |', '|---|---:|');
+    for (const [f, ms] of inclusive) out.push(`| ${f.replace(/\|/g, '\\|')} | ${((ms * 1000) / READS).toFixed(1)} |`);
+    out.push('', `profile: ${file} (open in Chrome DevTools or speedscope)`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+if (process.env.PROFILE_CHILD === '1') await serve();
+else await main();

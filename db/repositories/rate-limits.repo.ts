@@ -1,0 +1,65 @@
+import type { Db } from '../connect.js';
+import { toMillis } from './rows.js';
+
+/** A window's count after a hit: how many points it holds now and when it ends (epoch ms). */
+export interface WindowCount {
+  points: number;
+  expire: number;
+}
+
+export interface RateCounter {
+  /**
+   * Adds `points` to `key`'s fixed window and returns the window as it is after the addition. A window that has
+   * ended restarts at this hit and lasts `windowMs`. One statement, atomic in the database: every process sharing
+   * the database counts into the same row, and concurrent hits never lose one another.
+   */
+  hit(key: string, points: number, windowMs: number, now: number): Promise<WindowCount>;
+  /** Deletes windows that ended before `now` (the table would otherwise keep a row per address ever seen). */
+  sweep(now: number): Promise<void>;
+}
+
+// One upsert per hit. In both dialects the SET expressions read the row as it was before the update, so the
+// restart test and the sum see the same old values. `rate_limits.expire` may be NULL in rows written by older
+// versions (rate-limiter-flexible's store); such a row counts as ended.
+const SQLITE_HIT = `INSERT INTO rate_limits (key, points, expire) VALUES (@key, @points, @expire)
+ON CONFLICT (key) DO UPDATE SET
+  points = CASE WHEN coalesce(rate_limits.expire, 0) <= @now THEN @points ELSE rate_limits.points + @points END,
+  expire = CASE WHEN coalesce(rate_limits.expire, 0) <= @now THEN @expire ELSE rate_limits.expire END
+RETURNING points, expire`;
+
+const POSTGRES_HIT = `INSERT INTO rate_limits (key, points, expire) VALUES ($1, $2, $3)
+ON CONFLICT (key) DO UPDATE SET
+  points = CASE WHEN coalesce(rate_limits.expire, 0) <= $4 THEN $2 ELSE rate_limits.points + $2 END,
+  expire = CASE WHEN coalesce(rate_limits.expire, 0) <= $4 THEN $3 ELSE rate_limits.expire END
+RETURNING points, expire`;
+
+/**
+ * The rate limit's counters in the service's own table. Written against the drivers, not kysely: this runs
+ * on every authenticated request, and building the query each time cost more than running it.
+ */
+export function rateCounter(db: Db): RateCounter {
+  if (db.dialect === 'sqlite') {
+    const sqlite = db.sqlite;
+    return {
+      async hit(key, points, windowMs, now) {
+        // better-sqlite3 is synchronous: the statement runs (and commits) before this returns.
+        const row = sqlite.prepare(SQLITE_HIT).get({ key, points, expire: now + windowMs, now }) as { points: number; expire: number };
+        return { points: row.points, expire: toMillis(row.expire) };
+      },
+      async sweep(now) {
+        sqlite.prepare('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= ?').run(now);
+      },
+    };
+  }
+  const pool = db.pool;
+  return {
+    async hit(key, points, windowMs, now) {
+      const result = await pool.query<{ points: number; expire: string }>({ name: 'rate_limit_hit', text: POSTGRES_HIT, values: [key, points, now + windowMs, now] });
+      const row = result.rows[0]!;
+      return { points: row.points, expire: toMillis(row.expire) };
+    },
+    async sweep(now) {
+      await pool.query('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= $1', [now]);
+    },
+  };
+}
