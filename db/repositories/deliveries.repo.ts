@@ -90,25 +90,51 @@ export async function insertDeliveries(
 }
 
 /**
- * Claims due deliveries in one statement (PostgreSQL: `FOR UPDATE SKIP LOCKED`), skipping endpoints the caller
- * says are busy so that a slow receiver's backlog stays in the database instead of holding leases. Claiming
- * clears the "redeliver requested" mark: the attempt about to be made honours every redeliver asked before it.
+ * Endpoints that have pending deliveries, in id order after `after`, at most `limit` of them. A loose index scan
+ * (migration 0013): one probe per endpoint, never one per row, so a receiver's backlog costs nothing here.
+ */
+export async function endpointsWithPending(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', args: { after: string; limit: number }): Promise<string[]> {
+  // SQLite's planner, without statistics, prefers the (status, next_attempt_at) index and reads every pending row.
+  const pending = dialect === 'sqlite' ? sql`deliveries indexed by deliveries_endpoint_due_idx` : sql`deliveries`;
+  const found = await sql<{ id: string | null }>`
+    with recursive e(id, n) as (
+      select (select min(webhook_id) from ${pending} where status = 'pending' and webhook_id > ${args.after}), 1
+      union all
+      select (select min(webhook_id) from ${pending} where status = 'pending' and webhook_id > e.id), e.n + 1
+      from e where e.id is not null and e.n < ${args.limit}
+    )
+    select id from e where id is not null`.execute(db);
+  return found.rows.flatMap((r) => (r.id === null ? [] : [r.id]));
+}
+
+/**
+ * Claims due deliveries in one statement, at most `limit` of each endpoint named (PostgreSQL: `FOR UPDATE SKIP
+ * LOCKED`). Each endpoint's pick reads its own slice of the pending index in due order, so endpoints the caller
+ * has no room for are never read. Claiming clears the "redeliver requested" mark: the attempt about to be made
+ * honours every redeliver asked before it.
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
   dialect: 'sqlite' | 'postgres',
-  args: { now: number; limit: number; lease: string; lockedUntil: number; busyWebhooks: string[] },
+  args: { now: number; lease: string; lockedUntil: number; endpoints: { webhookId: string; limit: number }[] },
 ): Promise<DeliveryRow[]> {
-  let due = db
-    .selectFrom('deliveries')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', args.now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', args.now)]))
-    .orderBy('next_attempt_at', 'asc')
-    .limit(args.limit);
-  if (args.busyWebhooks.length > 0) due = due.where('webhook_id', 'not in', args.busyWebhooks);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const picks = args.endpoints.map((e) => {
+    let pick = db
+      .selectFrom('deliveries')
+      .select('id')
+      .where('webhook_id', '=', e.webhookId)
+      .where('status', '=', sql.lit('pending'))
+      .where('next_attempt_at', '<=', args.now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', args.now)]))
+      .orderBy('next_attempt_at', 'asc')
+      .limit(e.limit);
+    if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
+    // Wrapped so each endpoint keeps its own order and limit inside the union.
+    return db.selectFrom(pick.as('pick')).select('pick.id');
+  });
+  const [first, ...rest] = picks;
+  if (first === undefined) return [];
+  const due = rest.reduce((all, pick) => all.unionAll(pick), first);
   const rows = await db
     .updateTable('deliveries')
     .set({ locked_by: args.lease, locked_until: args.lockedUntil, redeliver_requested: 0 })
@@ -118,63 +144,71 @@ export async function claimDueDeliveries(
   return rows.map(toRow);
 }
 
-/** Lets go of claimed deliveries without attempting them. */
-export async function releaseDeliveries(db: Kysely<Database>, ids: string[], lease: string): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('deliveries').set({ locked_by: null, locked_until: null }).where('id', 'in', ids).where('locked_by', '=', lease).execute();
+export interface AttemptRecord {
+  id: string;
+  lease: string;
+  attemptId: string;
+  attempt: AttemptRow;
+  status: string;
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
 }
 
 /**
- * Records one attempt and the delivery's new state, only if the lease is still held (so a worker whose lease
- * ran out cannot overwrite a newer outcome). Returns whether it was recorded.
+ * Records attempts and their deliveries' new states in one transaction (one commit for a whole batch). Each
+ * delivery is updated only if its lease is still held (so a worker whose lease ran out cannot overwrite a newer
+ * outcome), and its attempt row is written only then. Returns, per record, whether it was recorded.
  *
- * When a redeliver was asked while this attempt was in flight (the mark claiming cleared is set again), the
+ * When a redeliver was asked while an attempt was in flight (the mark claiming cleared is set again), the
  * attempt is recorded but the delivery stays pending, manual and due when the redeliver asked: spec 4.4, the
  * 202 of a redeliver promises an attempt, and this one started before it was asked.
  */
-export async function recordAttempt(
-  db: Kysely<Database>,
-  args: { id: string; lease: string; attemptId: string; attempt: AttemptRow; status: string; nextAttemptAt: number | null; deliveredAt: number | null },
-): Promise<boolean> {
-  // One transaction: the attempt row and the delivery's new state commit together (and with one commit).
-  return db.transaction().execute((tx) => recordAttemptIn(tx, args));
+export async function recordAttempts(db: Kysely<Database>, records: AttemptRecord[]): Promise<boolean[]> {
+  if (records.length === 0) return [];
+  return db.transaction().execute(async (tx) => {
+    const kept: boolean[] = [];
+    for (const r of records) kept.push(await settleDelivery(tx, r));
+    const rows = records.filter((_, i) => kept[i]);
+    // Bounded chunks keep a large batch under PostgreSQL's parameter limit.
+    for (let i = 0; i < rows.length; i += 500) {
+      await tx
+        .insertInto('delivery_attempts')
+        .values(
+          rows.slice(i, i + 500).map((r) => ({
+            id: r.attemptId,
+            delivery_id: r.id,
+            number: r.attempt.number,
+            manual: r.attempt.manual ? 1 : 0,
+            at: r.attempt.at,
+            http_status: r.attempt.httpStatus,
+            latency_ms: r.attempt.latencyMs,
+            error: r.attempt.error,
+            response_excerpt: r.attempt.responseExcerpt,
+          })),
+        )
+        .execute();
+    }
+    return kept;
+  });
 }
 
-async function recordAttemptIn(
-  db: Kysely<Database>,
-  args: { id: string; lease: string; attemptId: string; attempt: AttemptRow; status: string; nextAttemptAt: number | null; deliveredAt: number | null },
-): Promise<boolean> {
+async function settleDelivery(db: Kysely<Database>, r: AttemptRecord): Promise<boolean> {
   const updated = await db
     .updateTable('deliveries')
     .set({
-      status: sql<string>`case when redeliver_requested = 1 then 'pending' else ${args.status} end`,
-      attempt_count: args.attempt.number,
+      status: sql<string>`case when redeliver_requested = 1 then 'pending' else ${r.status} end`,
+      attempt_count: r.attempt.number,
       manual: sql<number>`case when redeliver_requested = 1 then 1 else 0 end`,
-      next_attempt_at: sql<number | null>`case when redeliver_requested = 1 then next_attempt_at else ${args.nextAttemptAt} end`,
-      delivered_at: args.deliveredAt,
+      next_attempt_at: sql<number | null>`case when redeliver_requested = 1 then next_attempt_at else ${r.nextAttemptAt} end`,
+      delivered_at: r.deliveredAt,
       locked_by: null,
       locked_until: null,
-      updated_at: args.attempt.at,
+      updated_at: r.attempt.at,
     })
-    .where('id', '=', args.id)
-    .where('locked_by', '=', args.lease)
+    .where('id', '=', r.id)
+    .where('locked_by', '=', r.lease)
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) return false;
-  await db
-    .insertInto('delivery_attempts')
-    .values({
-      id: args.attemptId,
-      delivery_id: args.id,
-      number: args.attempt.number,
-      manual: args.attempt.manual ? 1 : 0,
-      at: args.attempt.at,
-      http_status: args.attempt.httpStatus,
-      latency_ms: args.attempt.latencyMs,
-      error: args.attempt.error,
-      response_excerpt: args.attempt.responseExcerpt,
-    })
-    .execute();
-  return true;
+  return Number(updated.numUpdatedRows) === 1;
 }
 
 export async function findDelivery(db: Kysely<Database>, workspaceId: string, id: string): Promise<DeliveryRow | undefined> {

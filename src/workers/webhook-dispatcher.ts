@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
-import PQueue from 'p-queue';
 import type { Dispatcher } from 'undici';
-import { claimDueDeliveries, type DeliveryRow, recordAttempt, releaseDeliveries } from '../../db/repositories/deliveries.repo.js';
+import { type AttemptRecord, claimDueDeliveries, type DeliveryRow, endpointsWithPending, recordAttempts } from '../../db/repositories/deliveries.repo.js';
 import { findWebhookById } from '../../db/repositories/webhooks.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -37,6 +36,15 @@ export interface DispatcherDeps {
   onAttempt?(status: string): void;
 }
 
+/**
+ * The reason an attempt's timer aborts it with: one shared value, since building an error (a DOMException with its
+ * stack, as `AbortSignal.timeout` does) per abandoned attempt is event-loop time a dead receiver would cost everyone.
+ */
+const TIMED_OUT = Object.assign(new Error('the attempt ran out of time'), { name: 'TimeoutError' });
+
+/** How many endpoints one claim looks at: each is one index probe, and one pick in the claiming statement. */
+const ENDPOINTS_PER_CLAIM = 100;
+
 function transportError(err: unknown): TransportError {
   const e = err as { name?: string; code?: string; cause?: unknown };
   if (e.name === 'OutboundBlockedError') return 'blocked';
@@ -71,13 +79,18 @@ async function readHead(body: Dispatcher.ResponseData['body'], limit: number): P
 
 /**
  * Delivers the outbox (spec 6.3): claims due deliveries with a lease, signs the stored body, POSTs it with a hard
- * timeout, and records the attempt and the next state in one statement checked against the lease. Redirects are
- * never followed. Work is at least once: a crash between the receiver's 2xx and our record resends, with the same
+ * timeout, and records the attempt and the next state checked against the lease. Redirects are never followed.
+ * Work is at least once: a crash between the receiver's 2xx and our record resends, with the same
  * `Service-Delivery-Id`.
+ *
+ * Throughput and isolation (issue 19): claims go endpoint by endpoint, each endpoint getting at most its free room
+ * (`perEndpoint` minus its attempts in hand), so a receiver that never answers holds at most `perEndpoint` slots
+ * and its backlog is never read, claimed or released; attempts that end together are recorded in one
+ * transaction, and the slots they free are claimed again together.
  */
 export function createWebhookDispatcher(deps: DispatcherDeps) {
   const { db, clock, logger, settings } = deps;
-  const global = new PQueue({ concurrency: settings.concurrency });
+  /** Attempts in hand per endpoint, from claim until their record is written. */
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
   const loop = createClaimLoop({
@@ -105,26 +118,55 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     return entry;
   }
 
-  async function attempt(delivery: DeliveryRow, lease: string): Promise<void> {
+  /** Records waiting for the next batch, each with the promise of its attempt. */
+  const unrecorded: { record: AttemptRecord; settle(recorded: boolean): void; fail(err: unknown): void }[] = [];
+  let flushing = false;
+
+  /** Writes every waiting record in one transaction, again while more arrived meanwhile. */
+  async function flush(): Promise<void> {
+    // Attempts that end in the same turn of the event loop join this batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (unrecorded.length > 0) {
+      const batch = unrecorded.splice(0);
+      try {
+        const kept = await recordAttempts(db, batch.map((b) => b.record));
+        batch.forEach((b, i) => b.settle(kept[i] === true));
+      } catch (err) {
+        for (const b of batch) b.fail(err);
+      }
+    }
+    flushing = false;
+  }
+
+  function record(r: AttemptRecord): Promise<boolean> {
+    return new Promise<boolean>((settle, fail) => {
+      unrecorded.push({ record: r, settle, fail });
+      if (!flushing) {
+        flushing = true;
+        void flush();
+      }
+    });
+  }
+
+  /** Sends one attempt (nothing for a deleted or paused endpoint) and says what to record. */
+  async function send(delivery: DeliveryRow, lease: string): Promise<AttemptRecord> {
     const { webhook, secret } = await endpoint(delivery.webhookId);
     const number = delivery.attemptCount + 1;
-    let result: AttemptResult;
-    let latencyMs = 0;
-    let excerpt: string | null = null;
     const at = clock.now();
+    const base = { id: delivery.id, lease, attemptId: newId('att_') };
     if (!webhook || !webhook.active) {
       // A deleted or paused endpoint: nothing is sent; the record says why.
-      await recordAttempt(db, {
-        id: delivery.id,
-        lease,
-        attemptId: newId('att_'),
+      return {
+        ...base,
         attempt: { deliveryId: delivery.id, number, manual: delivery.manual, at, httpStatus: null, latencyMs: 0, error: 'The endpoint was deleted or deactivated; nothing was sent.', responseExcerpt: null },
         status: 'failed',
         nextAttemptAt: null,
         deliveredAt: null,
-      });
-      return;
+      };
     }
+    let result: AttemptResult;
+    let latencyMs = 0;
+    let excerpt: string | null = null;
     const url = new URL(webhook.url);
     if (url.protocol !== 'https:' && !deps.allowLocal) {
       result = { kind: 'error', error: 'blocked' };
@@ -138,6 +180,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         'service-delivery-id': delivery.id,
       };
       const started = performance.now();
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(TIMED_OUT), settings.timeoutMs);
       try {
         const res = await deps.http.request({
           origin: url.origin,
@@ -147,22 +191,22 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
           body: delivery.body,
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
-          signal: AbortSignal.timeout(settings.timeoutMs),
+          signal: abort.signal,
         });
         // A bounded excerpt is kept for the endpoint's owner (the dashboard); it never reaches REST or MCP answers.
         excerpt = responseExcerpt(await readHead(res.body, RESPONSE_EXCERPT_BYTES));
         result = { kind: 'response', status: res.statusCode };
       } catch (err) {
         result = { kind: 'error', error: transportError(err) };
+      } finally {
+        clearTimeout(timer);
       }
       latencyMs = Math.round(performance.now() - started);
     }
     const verdict = classify(result);
     const next = afterAttempt(number, verdict, clock.now());
-    const recorded = await recordAttempt(db, {
-      id: delivery.id,
-      lease,
-      attemptId: newId('att_'),
+    return {
+      ...base,
       attempt: {
         deliveryId: delivery.id,
         number,
@@ -176,15 +220,18 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       status: next.status,
       nextAttemptAt: next.nextAttemptAt,
       deliveredAt: verdict === 'delivered' ? clock.now() : null,
-    });
-    if (!recorded) logger.warn({ delivery_id: delivery.id }, 'delivery lease lost before the attempt was recorded');
-    else deps.onAttempt?.(next.status);
+    };
+  }
+
+  async function attempt(delivery: DeliveryRow, lease: string): Promise<void> {
+    const r = await send(delivery, lease);
+    if (!(await record(r))) logger.warn({ delivery_id: delivery.id }, 'delivery lease lost before the attempt was recorded');
+    else deps.onAttempt?.(r.status);
   }
 
   function track(delivery: DeliveryRow, lease: string): void {
     perEndpoint.set(delivery.webhookId, (perEndpoint.get(delivery.webhookId) ?? 0) + 1);
-    const task = global
-      .add(() => attempt(delivery, lease))
+    const task = attempt(delivery, lease)
       .catch((err: unknown) => logger.error({ err, delivery_id: delivery.id }, 'delivery attempt failed; retried when its lease ends'))
       .finally(() => {
         const left = (perEndpoint.get(delivery.webhookId) ?? 1) - 1;
@@ -196,25 +243,39 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     running.add(task);
   }
 
-  /** Starts what one claim took, within each endpoint's room; returns how many were started. */
-  async function claim(c: Claim): Promise<number> {
-    const busy = [...perEndpoint].filter(([, n]) => n >= settings.perEndpoint).map(([id]) => id);
-    // At most one endpoint's worth per claim: rows an endpoint has no room for are released again, and claiming
-    // many of them only to release them is write traffic for nothing.
-    const limit = Math.min(c.limit, settings.perEndpoint);
-    const claimed = await claimDueDeliveries(db, deps.dialect, { ...c, limit, busyWebhooks: busy });
-    const extra: string[] = [];
-    let started = 0;
-    for (const d of claimed) {
-      if ((perEndpoint.get(d.webhookId) ?? 0) >= settings.perEndpoint) {
-        extra.push(d.id);
-        continue;
-      }
-      track(d, c.lease);
-      started += 1;
+  /** Where the next claim starts looking among endpoints (in id order), so every endpoint gets its turn. */
+  let cursor = '';
+
+  /** Endpoints with pending deliveries, from the cursor on and then from the start again, at most `limit`. */
+  async function candidates(limit: number): Promise<string[]> {
+    const found = await endpointsWithPending(db, deps.dialect, { after: cursor, limit });
+    if (found.length < limit && cursor !== '') {
+      const wrapped = await endpointsWithPending(db, deps.dialect, { after: '', limit: limit - found.length });
+      for (const id of wrapped) if (id <= cursor && !found.includes(id)) found.push(id);
     }
-    await releaseDeliveries(db, extra, c.lease);
-    return started;
+    return found;
+  }
+
+  /** Claims, endpoint by endpoint, what fits in each endpoint's room and in the free slots; starts it. */
+  async function claim(c: Claim): Promise<number> {
+    const looked = Math.min(ENDPOINTS_PER_CLAIM, settings.concurrency);
+    const found = await candidates(looked);
+    const wants: { webhookId: string; limit: number }[] = [];
+    let room = c.limit;
+    for (const webhookId of found) {
+      const free = settings.perEndpoint - (perEndpoint.get(webhookId) ?? 0);
+      if (free <= 0) continue;
+      const limit = Math.min(free, room);
+      wants.push({ webhookId, limit });
+      room -= limit;
+      // The next claim starts after the last endpoint served: the ones this claim had no slot for come first.
+      cursor = webhookId;
+      if (room === 0) break;
+    }
+    if (room > 0) cursor = found.length === looked ? (found.at(-1) ?? '') : '';
+    const claimed = await claimDueDeliveries(db, deps.dialect, { now: c.now, lease: c.lease, lockedUntil: c.lockedUntil, endpoints: wants });
+    for (const d of claimed) track(d, c.lease);
+    return claimed.length;
   }
 
   return {
