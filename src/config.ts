@@ -76,6 +76,15 @@ const envSchema = z.object({
   SCHEDULER_LANES: z.coerce.number().int().min(1).max(32).default(4),
   SANDBOX_DELAY_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int().min(0).default(50),
   MEDIA_DIR: z.string().min(1).optional(),
+  MEDIA_STORE: z.enum(['local', 's3'], { message: 'must be local or s3' }).default('local'),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+  S3_FORCE_PATH_STYLE: booleanText.default(false),
+  S3_URL_TTL_SECONDS: z.coerce.number({ message: 'must be a number of seconds from 1 to 604800' }).int().min(1).max(604_800).default(3_600),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(86_400),
   OAUTH_CLIENT_METADATA_DOCUMENTS: booleanText.default(true),
   OAUTH_CIMD_FETCHES_PER_MINUTE: positiveInt(10),
@@ -135,8 +144,13 @@ export interface Config {
    */
   clientMetadataDocuments: ClientMetadataDocumentLimits;
   sandboxDelayMs: number;
-  /** Where uploads are kept; defaults to `media/` beside the SQLite file, or `./data/media`. */
+  /**
+   * Where uploads are kept on local disk (MEDIA_STORE=local), and temporary files in any case; defaults to
+   * `media/` beside the SQLite file, or `./data/media`.
+   */
   mediaDir: string;
+  /** Where uploads live: local disk (the embedded default) or an S3-compatible bucket shared by every host. */
+  mediaStore: MediaStoreSettings;
   plans: Record<string, Plan>;
   prices: PriceTable;
   offers: Offer[];
@@ -161,6 +175,47 @@ export interface Config {
    * provider's `proxy` flag): false (the default) trusts none; a hop count; or proxy addresses and subnets.
    */
   trustProxy: TrustProxy;
+}
+
+export type MediaStoreSettings =
+  | { kind: 'local' }
+  | {
+      kind: 's3';
+      bucket: string;
+      region: string;
+      /** An S3-compatible server's address (S3_ENDPOINT); AWS's own when undefined. */
+      endpoint: string | undefined;
+      forcePathStyle: boolean;
+      /** AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY when both are set; otherwise the SDK's default chain finds them. */
+      credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined } | undefined;
+      /** Lifetime of the signed GET addresses handed to networks and shown as thumbnails. */
+      urlTtlSeconds: number;
+    };
+
+/**
+ * The media store settings. S3 needs its bucket and region; the keys come in pairs.
+ * @throws ConfigError naming the missing variable.
+ */
+function mediaStoreSettings(e: z.infer<typeof envSchema>): MediaStoreSettings {
+  if (e.MEDIA_STORE === 'local') return { kind: 'local' };
+  if (e.S3_BUCKET === undefined) throw new ConfigError('S3_BUCKET', 'S3_BUCKET is required when MEDIA_STORE is s3');
+  if (e.S3_REGION === undefined) throw new ConfigError('S3_REGION', 'S3_REGION is required when MEDIA_STORE is s3 (any region name for most S3-compatible servers, e.g. us-east-1)');
+  if ((e.AWS_ACCESS_KEY_ID === undefined) !== (e.AWS_SECRET_ACCESS_KEY === undefined)) {
+    const missing = e.AWS_ACCESS_KEY_ID === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY';
+    throw new ConfigError(missing, `${missing} is required with ${missing === 'AWS_ACCESS_KEY_ID' ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID'}`);
+  }
+  return {
+    kind: 's3',
+    bucket: e.S3_BUCKET,
+    region: e.S3_REGION,
+    endpoint: e.S3_ENDPOINT?.replace(/\/+$/, ''),
+    forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    credentials:
+      e.AWS_ACCESS_KEY_ID !== undefined && e.AWS_SECRET_ACCESS_KEY !== undefined
+        ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, sessionToken: e.AWS_SESSION_TOKEN }
+        : undefined,
+    urlTtlSeconds: e.S3_URL_TTL_SECONDS,
+  };
 }
 
 export interface ClientMetadataDocumentLimits {
@@ -370,6 +425,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     sandboxDelayMs: e.SANDBOX_DELAY_MS,
     mediaDir: e.MEDIA_DIR ?? join(database.dialect === 'sqlite' ? dirname(database.file) : './data', 'media'),
+    mediaStore: mediaStoreSettings(e),
     plans,
     prices: { ...DEFAULT_PRICES, ...prices },
     offers,

@@ -16,9 +16,8 @@ import { createConnectionsService } from './core/connections/connections.service
 import { createContentsService } from './core/contents/contents.service.js';
 import { createIdempotencyService, type IdempotencySettings } from './core/idempotency/idempotency.service.js';
 import { createMediaService, guardedMediaFetcher } from './core/media/media.service.js';
-import { createPublicMediaLinks } from './core/media/public-links.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
-import { createLocalMediaStore } from './media/local-store.js';
+import { createConfiguredMediaStore } from './media/configured-store.js';
 import { openMediaSource, sweepStaleDownloads } from './media/file-source.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { fetchMediaCapped, probeMedia } from './media/probe.js';
@@ -136,15 +135,17 @@ export async function createContainer(config: Config, options: ContainerOptions 
       ...(options.walletHooks ? { hooks: options.walletHooks } : {}),
     });
     const downloadDir = join(config.mediaDir, '.downloads');
-    // Long enough for a network to download a file while a job waits on it; renewed on every attempt.
-    const mediaLinks = createPublicMediaLinks({ secretKey, baseUrl: config.baseUrl ?? '', clock, ttlMs: 24 * 3_600_000 });
+    const media = await createConfiguredMediaStore(config, { clock, secretKey, downloadDir });
+    const mediaLinks = media.links;
     const networkDeps: NetworkDeps = {
       // Network APIs are configured, trusted hosts: plain fetch. Media addresses go through the guard.
       fetch: globalThis.fetch,
       now: () => clock.now(),
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       log: (message, details) => logger.warn(details, message),
-      openMedia: (url) => openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
+      // Our own uploads come from the store (a bucket when hosts share one); public addresses through the guard.
+      openMedia: (url) =>
+        url.startsWith('file://') ? media.store.open(url.slice('file://'.length)) : openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
     };
     // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids.
     const sandbox = createSandboxAdapter(networkDeps, {
@@ -232,7 +233,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           wallet,
         }),
         wallet,
-        media: createMediaService({ ...deps, meters, store: createLocalMediaStore(config.mediaDir), links: mediaLinks, fetcher: guardedMediaFetcher(net.policy, net.dispatcher) }),
+        media: createMediaService({ ...deps, meters, store: media.store, links: mediaLinks, fetcher: guardedMediaFetcher(net.policy, net.dispatcher) }),
         oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
         connectedApps: createConnectedAppsService(deps),
         networkConnect,
@@ -257,6 +258,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         await publisher.stop();
         await dispatcher.stop();
         await net.dispatcher.close();
+        media.close();
         await db.close();
       },
     };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { MediaStore } from '../core/media/media-store.js';
-
+import { openFileSource } from './file-source.js';
 
 class TooLarge extends Error {}
 
@@ -36,5 +36,6 @@ export function createLocalMediaStore(dir: string): MediaStore {
     async remove(path) {
       await rm(path, { force: true });
     },
+    open: (path) => openFileSource(path),
   };
 }
