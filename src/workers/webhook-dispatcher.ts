@@ -256,12 +256,23 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     return found;
   }
 
-  /** Claims, endpoint by endpoint, what fits in each endpoint's room and in the free slots; starts it. */
-  async function claim(c: Claim): Promise<number> {
+  /**
+   * Claims, endpoint by endpoint, what fits in each endpoint's room and in the free slots; starts it. Claims run
+   * one after another (a poll and a refill may ask at once): each reads the rooms the one before has filled.
+   */
+  let claiming: Promise<unknown> = Promise.resolve();
+  function claim(c: Claim): Promise<number> {
+    const next = claiming.then(() => claimNow(c));
+    claiming = next.catch(() => undefined);
+    return next;
+  }
+
+  async function claimNow(c: Claim): Promise<number> {
+    let room = settings.concurrency - running.size;
+    if (room <= 0) return 0;
     const looked = Math.min(ENDPOINTS_PER_CLAIM, settings.concurrency);
     const found = await candidates(looked);
     const wants: { webhookId: string; limit: number }[] = [];
-    let room = c.limit;
     for (const webhookId of found) {
       const free = settings.perEndpoint - (perEndpoint.get(webhookId) ?? 0);
       if (free <= 0) continue;
