@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import type * as ConfigModule from '../src/config.js';
 import type * as ServerModule from '../src/server.js';
-import { api, benchEnv } from './lib.js';
+import { api, benchEnv, cpuMs, start, stop } from './lib.js';
 
 /**
  * `npx tsx bench/profile-read.ts [sqlite|postgres]`: where an authenticated read (row (a): GET one content with an
@@ -25,7 +25,7 @@ const READS = Number(process.env.PROFILE_READS ?? 20_000);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 16);
 const PG_ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-type ToChild = { reset: true } | { report: string };
+type ToChild = { reset: boolean } | { report: string };
 type FromChild = { ready: { url: string; ws: string; key: string } } | { started: true } | { counts: Record<string, number> };
 
 /** Child: the service itself, with its statements counted. */
@@ -62,7 +62,7 @@ async function serve(): Promise<void> {
     void (async () => {
       if ('reset' in m) {
         counts.clear();
-        await session.post('Profiler.start');
+        if (m.reset) await session.post('Profiler.start');
         process.send!({ started: true } satisfies FromChild);
         return;
       }
@@ -167,6 +167,19 @@ async function databaseUrl(kind: string): Promise<{ url: string; drop(): Promise
   };
 }
 
+/** The bare Express baseline's CPU time per request, measured the same way. */
+async function baselineCpu(): Promise<number> {
+  const baseline = await start('bench/baseline-server.ts', {});
+  try {
+    await autocannon({ url: `${baseline.url}/hello`, connections: CONNECTIONS, amount: 2000 });
+    const before = cpuMs(baseline.child);
+    await autocannon({ url: `${baseline.url}/hello`, connections: CONNECTIONS, amount: READS });
+    return ((cpuMs(baseline.child) - before) * 1000) / READS;
+  } finally {
+    await stop(baseline);
+  }
+}
+
 async function main(): Promise<void> {
   const kind = process.argv[2] ?? 'sqlite';
   const database = await databaseUrl(kind);
@@ -189,8 +202,12 @@ async function main(): Promise<void> {
   });
   const target = `${url}/api/v1/workspaces/${ws}/contents/${created.content_id}`;
   const headers = { authorization: `Bearer ${key}` };
-  // Warm up (JIT, statement caches), then count exactly the measured reads.
+  // Warm up (JIT, statement caches), then measure the process's CPU time for exactly READS reads, unprofiled.
   await autocannon({ url: target, headers, connections: CONNECTIONS, amount: 2000 });
+  const cpuBefore = cpuMs(child);
+  const plain = await autocannon({ url: target, headers, connections: CONNECTIONS, amount: READS });
+  const serviceCpuUs = ((cpuMs(child) - cpuBefore) * 1000) / READS;
+  // Then count the statements of READS reads and profile them.
   child.send({ reset: true } satisfies ToChild);
   await next(child);
   const run = await autocannon({ url: target, headers, connections: CONNECTIONS, amount: READS });
@@ -201,11 +218,17 @@ async function main(): Promise<void> {
   child.kill('SIGTERM');
   await exited;
   await database.drop();
+  const baselineCpuUs = await baselineCpu();
 
   const counts = 'counts' in report ? report.counts : {};
   const statements = Object.values(counts).reduce((a, b) => a + b, 0);
   const out: string[] = [];
   out.push(`## ${kind}: ${READS} authenticated reads, ${CONNECTIONS} connections (${run.non2xx} non-2xx)`, '');
+  out.push(
+    `CPU per request (process user + system time, unprofiled): service ${serviceCpuUs.toFixed(0)} µs per read, bare Express ${baselineCpuUs.toFixed(0)} µs per GET /hello, ` +
+      `ratio ${(baselineCpuUs / serviceCpuUs).toFixed(2)}× (throughput at ${CONNECTIONS} connections: ${plain.requests.average.toFixed(0)} req/s, noisy on a shared machine)`,
+    '',
+  );
   out.push(`SQL statements per read: ${(statements / READS).toFixed(2)}`, '');
   for (const [sql, n] of Object.entries(counts).sort((a, b) => b[1] - a[1])) out.push(`- ${(n / READS).toFixed(3)} × \`${sql}\``);
   {

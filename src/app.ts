@@ -106,9 +106,6 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     return app;
   }
 
-  // The API reference, rendered in the browser from /openapi.yaml.
-  app.use(docsRouter());
-
   // Uploads through their signed, expiring addresses (Instagram and Threads download media themselves).
   app.get('/media/:mediaId', async (req, res, next) => {
     try {
@@ -141,9 +138,6 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
     }),
   );
 
-  // The authorization server and its well-known documents; they parse their own bodies.
-  app.use(oauth.router);
-
   // The web dashboard: pages for people, on the same services; sessions come from signing in with an API key.
   const dashboard: DashboardDeps = {
     services: container.services,
@@ -167,6 +161,8 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   // A person's browser coming back from a network's consent screen gets a page, not the JSON of the REST answer.
   app.get('/api/v1/oauth/networks/:platform/callback', networkCallbackForBrowsers(dashboard));
 
+  // The REST door right after MCP: an API call walks no other router first. Its paths (/api/v1, /v1, /healthz,
+  // /readyz) are disjoint from the authorization server's (/api/oauth/mcp, /.well-known) and the docs' (/docs).
   app.use(
     mountRoutes(routes, {
       auth,
@@ -174,6 +170,12 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
       bodyLimit: container.config.bodyLimit,
     }),
   );
+
+  // The authorization server and its well-known documents; they parse their own bodies.
+  app.use(oauth.router);
+
+  // The API reference, rendered in the browser from /openapi.yaml.
+  app.use(docsRouter());
 
   // The root has no content of its own: people arriving at the bare address want the dashboard.
   app.get('/', (_req, res) => res.redirect(302, '/dashboard'));

@@ -1,4 +1,4 @@
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import { ServiceError, validationError } from '../core/errors.js';
 import { assertWorkspaceAccess } from '../core/workspaces/access.js';
@@ -46,33 +46,89 @@ function parseOrThrow(schema: z.ZodType | undefined, value: unknown, where: 'bod
   return parsed.data;
 }
 
-/** `{wsId}` → `:wsId`. */
+/** `{wsId}` → `:wsId`: the route's template in Express's spelling, as the request metric labels it. */
 function expressPath(openapiPath: string): string {
   return openapiPath.replace(/\{(\w+)\}/g, ':$1');
+}
+
+type Handler = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/** A declared path: its pattern, its parameter names and the chain of each method it has. */
+interface PathEntry {
+  /** OpenAPI form, for messages. */
+  path: string;
+  pattern: RegExp;
+  names: string[];
+  template: string;
+  methods: Map<string, Handler[]>;
+  allow: string;
+}
+
+/**
+ * The path's pattern as Express's router builds it by default: case-insensitive, an optional trailing slash, a
+ * parameter being one non-empty segment.
+ */
+function pathPattern(openapiPath: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = openapiPath
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(name);
+      return '([^/]+)';
+    })
+    .join('');
+  return { pattern: new RegExp(`^${source}/?$`, 'i'), names };
+}
+
+/** Runs a chain of middleware as Express would: in order, a thrown error or rejected promise goes to `done`. */
+function runChain(chain: readonly Handler[], req: Request, res: Response, done: NextFunction): void {
+  let index = 0;
+  const step = (err?: unknown): void => {
+    if (err !== undefined && err !== null) {
+      done(err);
+      return;
+    }
+    const handler = chain[index++];
+    if (handler === undefined) {
+      done();
+      return;
+    }
+    try {
+      const result = handler(req, res, step);
+      if (result instanceof Promise) result.then(undefined, (e: unknown) => done(e ?? new Error('Rejected promise')));
+    } catch (e) {
+      done(e);
+    }
+  };
+  step();
 }
 
 /**
  * Mounts declared routes. Order per request: authenticate → rate limit → workspace check → body → validation
  * → handler, so a stranger learns nothing about a workspace (403 comes before any validation detail).
+ *
+ * One middleware finds the route itself, from the paths grouped by their number of segments, instead of an
+ * Express router walking a layer per route, per OPTIONS answer and per method fallback on every request: the
+ * walk was the largest part of what a read spent before its handler. The answers are Express's: GET also
+ * answers HEAD, OPTIONS lists the path's methods, a method the path does not have gets the spec's error body.
  */
-export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Router {
-  const router = Router();
+export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Handler {
   const auth = authenticate(deps.auth);
   const limit = rateLimit(deps.limiter);
   const body = jsonBody(deps.bodyLimit);
-  /** Methods of each declared path (OpenAPI form), for OPTIONS and for a method the path does not have. */
-  const allowed = new Map<string, Set<string>>();
+  const workspaceCheck: Handler = (req, res, next) => {
+    const wsId = req.params.wsId;
+    const principal = principalOf(res);
+    if (wsId !== undefined && principal !== null) assertWorkspaceAccess(principal, String(wsId));
+    next();
+  };
+  const paths = new Map<string, PathEntry>();
 
   for (const route of routes) {
-    const chain = [];
-    if (route.auth === 'bearer') {
-      chain.push(auth, limit, (req: Request, res: Response, next: NextFunction) => {
-        const wsId = req.params.wsId;
-        const principal = principalOf(res);
-        if (wsId !== undefined && principal !== null) assertWorkspaceAccess(principal, String(wsId));
-        next();
-      });
-    }
+    const chain: Handler[] = [];
+    if (route.auth === 'bearer') chain.push(auth, limit, workspaceCheck);
     if (route.body !== undefined) chain.push(body);
     chain.push(async (req: Request, res: Response) => {
       if (route.rawBody !== undefined && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
@@ -97,27 +153,88 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Route
         setStatus: (s) => (status = s),
         raw: route.rawBody === undefined ? null : req,
       });
-      if (status === 204) res.status(204).end();
-      else res.status(status).json(result);
+      if (status === 204) {
+        res.status(204).end();
+        return;
+      }
+      // Written directly: Express's res.json would also hash the body for an ETag, which no client of this API
+      // uses (answers are per caller and change with every job step).
+      const json = JSON.stringify(result);
+      res.statusCode = status;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(json));
+      res.end(json);
     });
-    router[route.method](expressPath(route.path), ...chain);
-    const methods = allowed.get(route.path) ?? new Set<string>();
-    methods.add(route.method.toUpperCase());
-    if (route.method === 'get') methods.add('HEAD');
-    allowed.set(route.path, methods);
+    let entry = paths.get(route.path);
+    if (entry === undefined) {
+      entry = { path: route.path, ...pathPattern(route.path), template: expressPath(route.path), methods: new Map(), allow: '' };
+      paths.set(route.path, entry);
+    }
+    entry.methods.set(route.method.toUpperCase(), chain);
   }
-  // RFC 9110 §9.3.7 / §10.2.1: OPTIONS answers the path's methods with no body, and a method the path does not
-  // have gets the spec's error body (with Allow) instead of the router's plain-text defaults.
-  for (const [path, methods] of allowed) {
-    const allow = [...methods, 'OPTIONS'].join(', ');
-    router.options(expressPath(path), (_req: Request, res: Response) => {
-      res.setHeader('Allow', allow);
+
+  // Paths by segment count, so a request is tested only against paths of its own length.
+  const bySegments = new Map<number, PathEntry[]>();
+  for (const [path, entry] of paths) {
+    const methods = [...entry.methods.keys()];
+    if (entry.methods.has('GET')) methods.push('HEAD');
+    entry.allow = [...methods, 'OPTIONS'].join(', ');
+    const segments = path.split('/').length;
+    bySegments.set(segments, [...(bySegments.get(segments) ?? []), entry]);
+  }
+
+  /** The parameters of `path` if it is `entry`'s; throws URIError on a malformed percent-escape. */
+  const paramsOf = (entry: PathEntry, path: string): Record<string, string> | null => {
+    const match = entry.pattern.exec(path);
+    if (match === null) return null;
+    const params: Record<string, string> = {};
+    entry.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
+    return params;
+  };
+  const enter = (req: Request, entry: PathEntry, params: Record<string, string>): void => {
+    req.params = params;
+    // What the request metric labels the request with (src/web/request-context.ts), as Express's Route would.
+    (req as { route?: unknown }).route = { path: entry.template };
+  };
+
+  return (req, res, next) => {
+    const path = req.path;
+    // A trailing slash is optional, as in Express's router.
+    const segments = path.split('/').length - (path.length > 1 && path.endsWith('/') ? 1 : 0);
+    const candidates = bySegments.get(segments) ?? [];
+    let firstMatch: { entry: PathEntry; params: Record<string, string> } | undefined;
+    try {
+      // In declaration order, the first path that has this method, as Express's router would pick it.
+      for (const entry of candidates) {
+        const chain = entry.methods.get(req.method) ?? (req.method === 'HEAD' ? entry.methods.get('GET') : undefined);
+        if (chain === undefined && firstMatch !== undefined) continue;
+        const params = paramsOf(entry, path);
+        if (params === null) continue;
+        if (chain !== undefined) {
+          enter(req, entry, params);
+          runChain(chain, req, res, next);
+          return;
+        }
+        firstMatch = { entry, params };
+      }
+    } catch (err) {
+      // A malformed percent-escape: the error handler answers invalid_request, as for the router's decoding.
+      next(err);
+      return;
+    }
+    if (firstMatch === undefined) {
+      next();
+      return;
+    }
+    // RFC 9110 §9.3.7 / §10.2.1: OPTIONS answers the path's methods with no body, and a method the path does not
+    // have gets the spec's error body (with Allow) instead of the router's plain-text defaults.
+    const { entry, params } = firstMatch;
+    enter(req, entry, params);
+    res.setHeader('Allow', entry.allow);
+    if (req.method === 'OPTIONS') {
       res.status(204).end();
-    });
-    router.all(expressPath(path), (req: Request, res: Response) => {
-      res.setHeader('Allow', allow);
-      throw new ServiceError('not_found', `${req.method.slice(0, 20)} is not an operation of ${path}; it accepts ${allow}.`);
-    });
-  }
-  return router;
+      return;
+    }
+    next(new ServiceError('not_found', `${req.method.slice(0, 20)} is not an operation of ${entry.path}; it accepts ${entry.allow}.`));
+  };
 }

@@ -1,5 +1,5 @@
+import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { newId } from '../core/ids.js';
 import type { Logger } from '../observability/logger.js';
 
 /** An incoming id is kept only if it is short and plain, so it cannot inject into logs or headers. */
@@ -14,28 +14,48 @@ export function locals(res: Response): RequestLocals {
   return res.locals as RequestLocals;
 }
 
-/** Gives every request an id (spec 4.7), a logger bound to it, and one access-log line when it ends. */
+// The alphabet and length of `newId` (src/core/ids.ts), so request ids look like every other id.
+const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const ID_LENGTH = 20;
+/** Random bytes for 200 ids at a time: one call into the system's generator per 200 requests, not one each. */
+const POOL_BYTES = ID_LENGTH * 200;
+let pool = Buffer.alloc(0);
+let offset = 0;
+
+function newRequestId(): string {
+  if (offset + ID_LENGTH > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    offset = 0;
+  }
+  let out = 'req_';
+  for (let i = offset; i < offset + ID_LENGTH; i++) out += ID_ALPHABET[pool[i]! & 31];
+  offset += ID_LENGTH;
+  return out;
+}
+
+/**
+ * Gives every request an id (spec 4.7), a logger bound to it, and one access-log line when it ends.
+ *
+ * The bound logger is made when a handler first asks for it: most requests never log anything but their access
+ * line, which is written through the parent logger with the same `request_id` field, and only when its level is on.
+ */
 export function requestContext(logger: Logger, observe?: (route: string, method: string, status: number, seconds: number) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.get('x-request-id');
-    const requestId = incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : newId('req_');
-    const log = logger.child({ request_id: requestId });
-    Object.assign(res.locals, { requestId, log } satisfies RequestLocals);
+    const requestId = incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : newRequestId();
+    let log: Logger | undefined;
+    res.locals.requestId = requestId;
+    Object.defineProperty(res.locals, 'log', { get: () => (log ??= logger.child({ request_id: requestId })), enumerable: true, configurable: true });
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The matched route's template (not the raw path) keeps the metric's label set small.
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      observe?.(`${req.baseUrl}${route}`, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
-      log.info(
-        {
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
+      observe?.(`${req.baseUrl}${route}`, req.method, res.statusCode, seconds);
+      if (logger.isLevelEnabled('info')) {
+        logger.info({ request_id: requestId, method: req.method, path: req.path, status: res.statusCode, ms: seconds * 1000 }, 'request');
+      }
     });
     next();
   };
