@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +22,11 @@ import { ledgerSum } from '../db/repositories/wallet.repo.js';
  * a process is mid-start, some while nothing runs, some just after the restart. Each must publish once and never
  * early, or, when it was due longer than SCHEDULE_GRACE_MS before the restarted scheduler saw it, fail
  * `schedule_missed` (and only then).
+ *
+ * With `media`, every process is a host of its own (its own MEDIA_DIR) sharing one media store (`media.env`, an
+ * S3-compatible bucket): uploads go through the first process, one content in ten is a photo of one of them,
+ * published by whichever process claims its jobs, and at the end every process must serve every upload's bytes
+ * (from the signed address its media list gives) while no host keeps an upload on its own disk.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -53,8 +62,17 @@ export interface ChaosReport {
   scheduledEarly: number;
   /** From the kill of all three processes to all three listening again. */
   outageSeconds: number;
+  /** Uploads made (zero without `media`). */
+  mediaUploads: number;
+  /** Reads of an upload through a process's media list that failed or gave other bytes: must be 0. */
+  mediaReadsFailed: number;
+  /** Uploads found on a host's own disk although the store is shared: must be 0. */
+  uploadsOnHostDisks: number;
   seconds: number;
 }
+
+/** Photos of the two-host run: a PNG signature and some bytes of their own. */
+const PHOTO_HEAD = Buffer.from('89504e470d0a1a0a', 'hex');
 
 /** Phase two's timing: one content due every step, the outage's length, and the grace the processes run with. */
 const SCHEDULE_STEP_MS = 500;
@@ -103,7 +121,14 @@ async function stop(p: Proc, signal: NodeJS.Signals): Promise<void> {
   await exited;
 }
 
-export async function runChaos(options: { databaseUrl: string; contents: number; scheduled?: number; log?: (line: string) => void }): Promise<ChaosReport> {
+export async function runChaos(options: {
+  databaseUrl: string;
+  contents: number;
+  scheduled?: number;
+  /** Separate hosts sharing the media store `env` names; `uploads` files are used by the photo contents. */
+  media?: { env: Record<string, string>; uploads: number };
+  log?: (line: string) => void;
+}): Promise<ChaosReport> {
   const scheduled = options.scheduled ?? 0;
   const log = options.log ?? (() => undefined);
   const started = Date.now();
@@ -135,11 +160,14 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     WEBHOOK_TIMEOUT_MS: '3000',
     SCHEDULE_GRACE_MS: String(GRACE_MS),
   };
+  // One MEDIA_DIR per process: with a shared store, three hosts; without, the same folder as before.
+  const hostDirs = options.media ? [0, 1, 2].map((i) => mkdtempSync(join(tmpdir(), `chaos-host${i}-`))) : [];
+  const envOf = (i: number): Record<string, string> => (options.media ? { ...env, ...options.media.env, MEDIA_DIR: hostDirs[i]! } : env);
   const db = connect({ dialect: 'postgres', connectionString: options.databaseUrl }, { poolSize: 2 });
   const procs: Proc[] = [];
   try {
-    procs.push(await startProcess(env));
-    procs.push(await startProcess(env), await startProcess(env));
+    procs.push(await startProcess(envOf(0)));
+    procs.push(await startProcess(envOf(1)), await startProcess(envOf(2)));
     const ws = JSON.parse(await cli(['workspace', 'create', '--name', 'chaos', '--json'], env)) as { workspace_id: string; api_key: string };
     // The plan covers the first publications, credits the rest (modo automatico): both paths run under the kill.
     await cli(['workspace', 'plan', '--workspace', ws.workspace_id, '--plan', 'free'], env);
@@ -161,6 +189,20 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     for (const platform of PLATFORMS) await call(procs[0]!, 'POST', `/brands/${brand.body.id as string}/connections`, { platform_slug: platform, mode: 'sandbox', name: platform });
     await call(procs[0]!, 'POST', '/webhooks', { url: receiverUrl, description: 'chaos', enabled_events: ['content.published', 'content.partial', 'content.failed'] });
 
+    const uploads = new Map<string, Buffer>();
+    for (let i = 0; i < (options.media?.uploads ?? 0); i++) {
+      const bytes = Buffer.concat([PHOTO_HEAD, randomBytes(1024 + i)]);
+      const res = await fetch(`${procs[0]!.url}/api/v1/workspaces/${ws.workspace_id}/media`, { method: 'POST', headers: { authorization: `Bearer ${ws.api_key}`, 'content-type': 'image/png' }, body: bytes });
+      if (res.status !== 201) throw new Error(`upload ${i}: ${res.status} ${await res.text()}`);
+      uploads.set(((await res.json()) as { id: string }).id, bytes);
+    }
+    const mediaIds = [...uploads.keys()];
+    // One content in ten is a photo of an upload, the rest text: the same count, jobs and charges either way.
+    const contentBody = (i: number) =>
+      mediaIds.length > 0 && i % 10 === 0
+        ? { brand_id: brand.body.id, target_platforms: PLATFORMS, content_type: 'photo', text: `chaos ${i}`, media: [{ media_id: mediaIds[(i / 10) % mediaIds.length] }], modo: 'automatico' }
+        : { brand_id: brand.body.id, target_platforms: PLATFORMS, content_type: 'text', text: `chaos ${i}`, modo: 'automatico' };
+
     let sent = 0;
     const total = options.contents * PLATFORMS.length;
     const killAt = Math.floor(total / 3);
@@ -170,7 +212,7 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
       while ((await count('published')) < killAt) await new Promise((r) => setTimeout(r, 50));
       log(`SIGKILL process 2 with ${await count('published')} of ${total} jobs published`);
       await stop(procs[1]!, 'SIGKILL');
-      procs[1] = await startProcess(env);
+      procs[1] = await startProcess(envOf(1));
       log('process 2 restarted');
     })();
     await Promise.all(
@@ -182,7 +224,7 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
             const p = procs[(i + worker + attempt) % procs.length]!;
             try {
               // The key makes a retry after a lost answer (the killed process) a replay, not a second content.
-              const res = await call(p, 'POST', '/contents', { brand_id: brand.body.id, target_platforms: PLATFORMS, content_type: 'text', text: `chaos ${i}`, modo: 'automatico' }, `chaos-${i}`).catch(() => null);
+              const res = await call(p, 'POST', '/contents', contentBody(i), `chaos-${i}`).catch(() => null);
               if (res?.status === 201) break;
             } catch {
               /* try another process */
@@ -216,7 +258,7 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
       log('SIGKILL all three processes');
       await Promise.all(procs.map((p) => stop(p, 'SIGKILL')));
       await new Promise((r) => setTimeout(r, OUTAGE_MS));
-      procs.splice(0, procs.length, ...(await Promise.all(procs.map(() => startProcess(env)))));
+      procs.splice(0, procs.length, ...(await Promise.all(procs.map((_, i) => startProcess(envOf(i))))));
       outage = { ...outage, upAt: Date.now() };
       log(`all three restarted after ${((outage.upAt - outage.downAt) / 1000).toFixed(1)} s`);
     }
@@ -249,6 +291,8 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
     const meters = await db.kysely.selectFrom('meter_counters').select(['meter', 'used']).where('workspace_id', '=', ws.workspace_id).execute();
     const used = (m: string) => Number(meters.find((r) => r.meter === m)?.used ?? 0);
     const sched = await scheduledOutcome(db, scheduledIds, outage);
+    const mediaReadsFailed = await unreadableUploads(procs, ws, uploads);
+    const uploadsOnHostDisks = hostDirs.reduce((n, dir) => n + readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.includes('media_')).length, 0);
     // Default prices: 2 credits a publication, 1 a content. Whatever the plan did not cover was paid in credits;
     // a missed scheduled content was never charged.
     const charged = contentsCount - sched.scheduledMissed;
@@ -270,13 +314,33 @@ export async function runChaos(options: { databaseUrl: string; contents: number;
       scheduled,
       ...sched,
       outageSeconds: Math.round((outage.upAt - outage.downAt) / 100) / 10,
+      mediaUploads: uploads.size,
+      mediaReadsFailed,
+      uploadsOnHostDisks,
       seconds: Math.round((Date.now() - started) / 1000),
     };
   } finally {
     await Promise.all(procs.map((p) => stop(p, 'SIGTERM')));
     await db.close();
     await new Promise<void>((r) => receiver.close(() => r()));
+    for (const dir of hostDirs) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** How many (process, upload) pairs fail to give the upload's bytes through that process's media list. */
+async function unreadableUploads(procs: Proc[], ws: { workspace_id: string; api_key: string }, uploads: Map<string, Buffer>): Promise<number> {
+  let failed = 0;
+  if (uploads.size === 0) return 0;
+  for (const p of procs) {
+    const res = await fetch(`${p.url}/api/v1/workspaces/${ws.workspace_id}/media?limit=100`, { headers: { authorization: `Bearer ${ws.api_key}` } });
+    const listed = res.status === 200 ? ((await res.json()) as { data: { id: string; url: string }[] }).data : [];
+    for (const [id, bytes] of uploads) {
+      const url = listed.find((m) => m.id === id)?.url;
+      const got = url === undefined ? null : await fetch(url).then(async (r) => (r.status === 200 ? Buffer.from(await r.arrayBuffer()) : null)).catch(() => null);
+      if (!got?.equals(bytes)) failed++;
+    }
+  }
+  return failed;
 }
 
 /** How phase two's contents ended, from the jobs and the sandbox's own tables. */
