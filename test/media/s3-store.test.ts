@@ -125,6 +125,22 @@ describeEachDb(
       expect(rows.map((r) => r.id)).toEqual([smallId]);
     });
 
+    it('parallel uploads racing for the last of media_storage: the bucket keeps exactly the objects of the recorded uploads', async () => {
+      const ws = await server().workspace();
+      await server().container.services.workspaces.setPlan(ws.workspace_id, 's3_test');
+      const before = new Set(s3.keys());
+      // Eight 3 MB files for 10 MB: each fits alone (the store's cap is what is left when it starts), so the
+      // meter refuses the late ones at record time, after they were stored, and their objects must go again.
+      const answers = await Promise.all(Array.from({ length: 8 }, () => upload(server(), ws.api_key, ws.workspace_id, Buffer.concat([PNG, randomBytes(3_000_000)]), 'image/png')));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(3);
+      expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(0);
+      expect(statuses.every((s) => s === 201 || s === 403)).toBe(true);
+      const rows = await server().container.db.kysely.selectFrom('media').select('id').where('workspace_id', '=', ws.workspace_id).execute();
+      const added = s3.keys().filter((k) => !before.has(k));
+      expect(added).toEqual(rows.map((r) => `media/${r.id}`).sort());
+    });
+
     it('a signed bucket address works until it expires; a changed one, and the service’s own /media route, are refused', async () => {
       const clock = server().container.clock as ManualClock;
       clock.set(Date.now());
