@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -42,6 +42,12 @@ const REFRESH_BEFORE_MS = 5 * 60_000;
 
 /** One object per upload, named by the media id alone so that its signed address needs no database read. */
 export const s3KeyOf = (mediaId: string) => `media/${mediaId}`;
+
+/**
+ * The object of a stored path: the key itself, or, for an upload recorded while the store was local disk
+ * (`MEDIA_DIR/<workspace>/<media id>`), the key its file has once copied to the bucket under `media/<media id>`.
+ */
+const objectKeyOf = (path: string) => (/^media\/media_[^/]+$/.test(path) ? path : s3KeyOf(basename(path)));
 
 /**
  * Uploads in an S3-compatible bucket shared by every host, and signed GET addresses of them from the bucket
@@ -130,14 +136,14 @@ export async function createS3MediaStore(settings: S3StoreSettings, deps: { cloc
 
     async remove(path) {
       // S3 answers a delete of a missing key with success, as `rm --force` does.
-      await client.send(new DeleteObjectCommand({ Bucket, Key: path }));
+      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKeyOf(path) }));
     },
 
     async open(path) {
       await mkdir(deps.downloadDir, { recursive: true });
       const file = join(deps.downloadDir, `download-${randomBytes(12).toString('hex')}`);
       try {
-        const got = await client.send(new GetObjectCommand({ Bucket, Key: path }));
+        const got = await client.send(new GetObjectCommand({ Bucket, Key: objectKeyOf(path) }));
         if (!got.Body) throw new Error('the media store returned no body');
         await pipeline(got.Body as Readable, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
       } catch (err) {
