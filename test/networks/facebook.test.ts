@@ -8,7 +8,7 @@ import type { NetworkDeps } from '../../src/networks/network-deps.js';
 import { graphError, startFakeFacebook, type FakeFacebook } from '../fakes/facebook.js';
 import { bufferSource } from '../../src/networks/media-source.js';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileSource } from '../../src/media/file-source.js';
@@ -232,6 +232,33 @@ describe('facebook adapter: publishing', () => {
     const upload = fake.requests.find((r) => r.path.startsWith('/video-upload/'));
     expect(upload?.headers).toMatchObject({ offset: '0', file_size: String(reelBytes.length) });
     expect(upload?.bodyBytes).toBe(reelBytes.length);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps a temporary source (a copy from the media store, removed on close) until the call that sends it has returned', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fb-temp-'));
+    const photoBytes = randomBytes(200 * 1024);
+    const reelBytes = randomBytes(1024 * 1024 + 5);
+    const copies: string[] = [];
+    // Each open makes a fresh temporary copy, as the S3 store does; closing it deletes the copy.
+    adapter = createFacebookAdapter(fake.settings, {
+      ...deps,
+      openMedia: async (url) => {
+        const copy = join(dir, `copy-${copies.length}`);
+        writeFileSync(copy, readFileSync(url.slice('file://'.length)));
+        copies.push(copy);
+        return openFileSource(copy, true);
+      },
+    });
+    writeFileSync(join(dir, 'a.png'), photoBytes);
+    writeFileSync(join(dir, 'r.mp4'), reelBytes);
+    expect(await new Job('photo', 'From a copy', [`file://${join(dir, 'a.png')}`]).run()).toMatchObject({ ok: true });
+    expect(calls('POST', /\/photos$/)[0]?.params.source).toBe(`<file ${photoBytes.length} bytes image/jpeg>`);
+    expect(await new Job('reel', 'Reel from a copy', [`file://${join(dir, 'r.mp4')}`]).runUntilSettled()).toMatchObject({ ok: true });
+    expect(fake.requests.find((r) => r.path.startsWith('/video-upload/'))?.bodyBytes).toBe(reelBytes.length);
+    // Every copy was released after its call.
+    expect(copies.length).toBeGreaterThan(0);
+    expect(copies.filter((c) => existsSync(c))).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
   });
 

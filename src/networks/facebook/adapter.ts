@@ -108,8 +108,13 @@ function checkRequest(req: PublishRequest): NetworkFailure | null {
   return null;
 }
 
-/** The media part of a Graph call, and the file's size (the reel upload host wants it). */
-type MediaPayload = Pick<GraphCall, 'form' | 'files'> & { size: number };
+/**
+ * The media part of a Graph call, and the file's size (the reel upload host wants it). `close` releases the
+ * file once the call that sends it has returned: a file-backed Blob reads its file only while the body is sent.
+ */
+type MediaPayload = Pick<GraphCall, 'form' | 'files'> & { size: number; close(): Promise<void> };
+
+const NOTHING_TO_CLOSE = async (): Promise<void> => {};
 
 /** Creates the Facebook Pages adapter (credentials: the Page access token and the page id). */
 export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDeps): NetworkAdapter {
@@ -124,13 +129,17 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
    * multipart `source` streamed from disk (simple, non-resumable upload).
    */
   async function mediaPayload(ref: MediaRef, urlKey: 'url' | 'file_url'): Promise<MediaPayload | NetworkFailure> {
-    if (isHttp(ref.url)) return { form: { [urlKey]: ref.url }, size: ref.sizeBytes ?? 0 };
+    if (isHttp(ref.url)) return { form: { [urlKey]: ref.url }, size: ref.sizeBytes ?? 0, close: NOTHING_TO_CLOSE };
     try {
-      // An upload kept by this service: the Blob stays readable after the source's handle is closed.
+      // An upload kept by this service (on this disk, or a temporary copy from the media store).
       const source = await deps.openMedia(ref.url);
-      const blob = await source.blob(ref.contentType ?? (urlKey === 'url' ? 'image/jpeg' : 'video/mp4'));
-      await source.close();
-      return { form: {}, files: { source: blob }, size: source.size };
+      try {
+        const blob = await source.blob(ref.contentType ?? (urlKey === 'url' ? 'image/jpeg' : 'video/mp4'));
+        return { form: {}, files: { source: blob }, size: source.size, close: () => source.close() };
+      } catch (err) {
+        await source.close();
+        throw err;
+      }
     } catch (err) {
       deps.log('facebook: media could not be read', { error: err instanceof Error ? err.message : 'unknown' });
       return MEDIA_UNREADABLE;
@@ -146,7 +155,9 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
       const payload = await mediaPayload(media, 'url');
       if ('ok' in payload) return payload;
       // Unpublished: nothing is public until publish attaches them to one feed post.
-      const r = await graph.call({ method: 'POST', url: graph.url(`/${pageId}/photos`), token, form: { ...payload.form, published: 'false' }, files: payload.files });
+      const r = await graph
+        .call({ method: 'POST', url: graph.url(`/${pageId}/photos`), token, form: { ...payload.form, published: 'false' }, files: payload.files })
+        .finally(payload.close);
       if (!r.ok) return r.failure;
       const id = str(r.data.id);
       if (!id) return failure('upstream_unknown', false);
@@ -175,14 +186,16 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
       const target = new URL(reel.uploadUrl);
       if (target.protocol !== 'https:' && target.origin !== apiOrigin) return failure('upstream_unknown', false);
       const upload: GraphCall = { method: 'POST', url: target, headers: { authorization: `OAuth ${token}`, file_url: media.url } };
+      let close = NOTHING_TO_CLOSE;
       if (!isHttp(media.url)) {
         // Our own upload: the bytes in one piece from offset 0 (the host's local-file form).
         const payload = await mediaPayload(media, 'file_url');
         if ('ok' in payload) return payload;
         upload.headers = { authorization: `OAuth ${token}`, offset: '0', file_size: String(payload.size), 'content-type': 'application/octet-stream' };
         upload.body = payload.files?.source ?? new Blob([]);
+        close = payload.close;
       }
-      const r = await graph.call(upload);
+      const r = await graph.call(upload).finally(close);
       if (!r.ok) return r.failure;
       reel = { ...reel, uploaded: true };
       if (!(await save(req, { ...p, reel }))) return LEASE_LOST;
@@ -219,12 +232,15 @@ export function createFacebookAdapter(settings: NetworkSettings, deps: NetworkDe
       if (deps.now() - p.publishingAt < UNKNOWN_OUTCOME_GRACE_MS) return { ok: 'pending', retryAfterMs: PENDING_RETRY_MS };
       // Not there after the grace period: that attempt did not post. Post now.
     }
-    const payload: MediaPayload | NetworkFailure = call.media ? await mediaPayload(call.media.ref, call.media.urlKey) : { form: {}, size: 0 };
+    const payload: MediaPayload | NetworkFailure = call.media ? await mediaPayload(call.media.ref, call.media.urlKey) : { form: {}, size: 0, close: NOTHING_TO_CLOSE };
     if ('ok' in payload) return payload;
     const now = deps.now();
     p = { ...p, publishing: true, publishingAt: now, firstPublishingAt: p.firstPublishingAt ?? now };
-    if (!(await save(req, p))) return LEASE_LOST;
-    const r = await graph.call({ method: 'POST', url: graph.url(call.path), token, form: { ...call.form, ...payload.form }, files: payload.files });
+    if (!(await save(req, p))) {
+      await payload.close();
+      return LEASE_LOST;
+    }
+    const r = await graph.call({ method: 'POST', url: graph.url(call.path), token, form: { ...call.form, ...payload.form }, files: payload.files }).finally(payload.close);
     if (r.ok) {
       const postId = call.postIdOf(r.data);
       if (!postId) return failure('upstream_unknown', false);
