@@ -16,6 +16,14 @@ export function retryAfterSeconds(resetAt: number, now: number): number {
   return Math.max(1, Math.ceil((resetAt - now) / 1000));
 }
 
+/** The last window end rendered: every request of a window shares it, so it is formatted once per window. */
+let lastReset = { at: Number.NaN, text: '' };
+
+function resetHeader(resetAt: number): string {
+  if (lastReset.at !== resetAt) lastReset = { at: resetAt, text: new Date(resetAt).toISOString() };
+  return lastReset.text;
+}
+
 /**
  * Spec 4.7 and 8: the three `X-RateLimit-*` headers of a workspace decision, and `Retry-After` when it refused.
  * Returns the seconds to wait when refused, null when allowed. Shared by the REST, MCP and dashboard doors so a
@@ -24,7 +32,7 @@ export function retryAfterSeconds(resetAt: number, now: number): number {
 export function applyRateLimitHeaders(res: HeaderSink, decision: RateDecision, now: number): number | null {
   res.setHeader('X-RateLimit-Limit', String(decision.limit));
   res.setHeader('X-RateLimit-Remaining', String(Math.max(0, decision.remaining)));
-  res.setHeader('X-RateLimit-Reset', new Date(decision.resetAt).toISOString());
+  res.setHeader('X-RateLimit-Reset', resetHeader(decision.resetAt));
   if (decision.allowed) return null;
   const seconds = retryAfterSeconds(decision.resetAt, now);
   res.setHeader('Retry-After', String(seconds));
