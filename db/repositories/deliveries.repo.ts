@@ -166,10 +166,12 @@ export interface AttemptRecord {
 export async function recordAttempts(db: Kysely<Database>, records: AttemptRecord[]): Promise<boolean[]> {
   if (records.length === 0) return [];
   return db.transaction().execute(async (tx) => {
-    const kept: boolean[] = [];
-    for (const r of records) kept.push(await settleDelivery(tx, r));
-    const rows = records.filter((_, i) => kept[i]);
-    // Bounded chunks keep a large batch under PostgreSQL's parameter limit.
+    const settled = new Set<string>();
+    // Bounded chunks: SQLite's compound-select limit, PostgreSQL's parameter limit.
+    for (let i = 0; i < records.length; i += 200) {
+      for (const id of await settleDeliveries(tx, records.slice(i, i + 200))) settled.add(id);
+    }
+    const rows = records.filter((r) => settled.has(r.id));
     for (let i = 0; i < rows.length; i += 500) {
       await tx
         .insertInto('delivery_attempts')
@@ -188,27 +190,34 @@ export async function recordAttempts(db: Kysely<Database>, records: AttemptRecor
         )
         .execute();
     }
-    return kept;
+    return records.map((r) => settled.has(r.id));
   });
 }
 
-async function settleDelivery(db: Kysely<Database>, r: AttemptRecord): Promise<boolean> {
-  const updated = await db
-    .updateTable('deliveries')
-    .set({
-      status: sql<string>`case when redeliver_requested = 1 then 'pending' else ${r.status} end`,
-      attempt_count: r.attempt.number,
-      manual: sql<number>`case when redeliver_requested = 1 then 1 else 0 end`,
-      next_attempt_at: sql<number | null>`case when redeliver_requested = 1 then next_attempt_at else ${r.nextAttemptAt} end`,
-      delivered_at: r.deliveredAt,
-      locked_by: null,
-      locked_until: null,
-      updated_at: r.attempt.at,
-    })
-    .where('id', '=', r.id)
-    .where('locked_by', '=', r.lease)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
+/** One statement for a batch: each delivery still held under its own lease takes its new state; returns their ids. */
+async function settleDeliveries(db: Kysely<Database>, records: AttemptRecord[]): Promise<string[]> {
+  // The outcomes as a derived table (a union of one-row selects reads the same on SQLite and PostgreSQL).
+  const outcomes = sql.join(
+    records.map(
+      (r) =>
+        sql`select cast(${r.id} as text) as id, cast(${r.lease} as text) as lease, cast(${r.status} as text) as status, cast(${r.attempt.number} as integer) as number, cast(${r.nextAttemptAt} as bigint) as next_at, cast(${r.deliveredAt} as bigint) as delivered_at, cast(${r.attempt.at} as bigint) as at`,
+    ),
+    sql` union all `,
+  );
+  const updated = await sql<{ id: string }>`
+    update deliveries set
+      status = case when deliveries.redeliver_requested = 1 then 'pending' else o.status end,
+      attempt_count = o.number,
+      manual = case when deliveries.redeliver_requested = 1 then 1 else 0 end,
+      next_attempt_at = case when deliveries.redeliver_requested = 1 then deliveries.next_attempt_at else o.next_at end,
+      delivered_at = o.delivered_at,
+      locked_by = null,
+      locked_until = null,
+      updated_at = o.at
+    from (${outcomes}) as o
+    where deliveries.id = o.id and deliveries.locked_by = o.lease
+    returning deliveries.id`.execute(db);
+  return updated.rows.map((r) => r.id);
 }
 
 export async function findDelivery(db: Kysely<Database>, workspaceId: string, id: string): Promise<DeliveryRow | undefined> {

@@ -257,17 +257,31 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
   }
 
   /**
-   * Claims, endpoint by endpoint, what fits in each endpoint's room and in the free slots; starts it. Claims run
-   * one after another (a poll and a refill may ask at once): each reads the rooms the one before has filled.
+   * Claims, endpoint by endpoint, what fits in each endpoint's room and in the free slots; starts it. One claim at
+   * a time (a poll and refills may ask at once): a request that arrives during a claim makes one more claim right
+   * after it, which reads the rooms the first has filled and takes its lease from its own start.
    */
-  let claiming: Promise<unknown> = Promise.resolve();
-  function claim(c: Claim): Promise<number> {
-    const next = claiming.then(() => claimNow(c));
-    claiming = next.catch(() => undefined);
-    return next;
+  let claiming = false;
+  let claimAgain = false;
+  async function claim(c: Claim): Promise<number> {
+    if (claiming) {
+      claimAgain = true;
+      return 0;
+    }
+    claiming = true;
+    try {
+      let started = await claimNow(c.lease);
+      for (let round = 1; claimAgain && !loop.stopping; round += 1) {
+        claimAgain = false;
+        started += await claimNow(`${c.lease}.${round}`);
+      }
+      return started;
+    } finally {
+      claiming = false;
+    }
   }
 
-  async function claimNow(c: Claim): Promise<number> {
+  async function claimNow(lease: string): Promise<number> {
     let room = settings.concurrency - running.size;
     if (room <= 0) return 0;
     const looked = Math.min(ENDPOINTS_PER_CLAIM, settings.concurrency);
@@ -284,8 +298,11 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       if (room === 0) break;
     }
     if (room > 0) cursor = found.length === looked ? (found.at(-1) ?? '') : '';
-    const claimed = await claimDueDeliveries(db, deps.dialect, { now: c.now, lease: c.lease, lockedUntil: c.lockedUntil, endpoints: wants });
-    for (const d of claimed) track(d, c.lease);
+    if (wants.length === 0) return 0;
+    // The lease runs from now, not from when the claim was asked for.
+    const now = clock.now();
+    const claimed = await claimDueDeliveries(db, deps.dialect, { now, lease, lockedUntil: now + settings.leaseMs, endpoints: wants });
+    for (const d of claimed) track(d, lease);
     return claimed.length;
   }
 
