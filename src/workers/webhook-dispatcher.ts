@@ -261,24 +261,27 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
    * a time (a poll and refills may ask at once): a request that arrives during a claim makes one more claim right
    * after it, which reads the rooms the first has filled and takes its lease from its own start.
    */
-  let claiming = false;
+  let claiming: Promise<number> | undefined;
   let claimAgain = false;
-  async function claim(c: Claim): Promise<number> {
+  function claim(c: Claim): Promise<number> {
     if (claiming) {
       claimAgain = true;
-      return 0;
+      return Promise.resolve(0);
     }
-    claiming = true;
-    try {
-      let started = await claimNow(c.lease);
-      for (let round = 1; claimAgain && !loop.stopping; round += 1) {
-        claimAgain = false;
-        started += await claimNow(`${c.lease}.${round}`);
+    const run = (async () => {
+      try {
+        let started = await claimNow(c.lease);
+        for (let round = 1; claimAgain && !loop.stopping; round += 1) {
+          claimAgain = false;
+          started += await claimNow(`${c.lease}.${round}`);
+        }
+        return started;
+      } finally {
+        claiming = undefined;
       }
-      return started;
-    } finally {
-      claiming = false;
-    }
+    })();
+    claiming = run;
+    return run;
   }
 
   async function claimNow(lease: string): Promise<number> {
@@ -322,6 +325,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     /** Stops claiming and waits for attempts in flight (each ends within the response timeout). */
     async stop(): Promise<void> {
       loop.stop();
+      // A claim under way may still start attempts: wait for it, then for every attempt.
+      await claiming?.catch(() => 0);
       await Promise.all([...running]);
     },
   };
