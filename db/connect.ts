@@ -12,7 +12,7 @@ export type DatabaseTarget =
   | { dialect: 'postgres'; connectionString: string };
 
 /**
- * better-sqlite3 with prepared statements kept for reuse. kysely and rate-limiter-flexible call `prepare` for
+ * better-sqlite3 with prepared statements kept for reuse. kysely calls `prepare` for
  * every query, and compiling the same SQL again was the largest single cost of a request in the profile.
  */
 export interface SqliteHandle {

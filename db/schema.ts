@@ -161,7 +161,7 @@ export interface ApiKeysTable {
   revoked_at: NullableMillis;
 }
 
-/** Owned by rate-limiter-flexible (its documented table shape); created by our migration so SQL stays in db/. */
+/** The per-workspace rate-limit windows (db/repositories/rate-limits.repo.ts: one upsert per request). */
 export interface RateLimitsTable {
   key: string;
   points: Generated<number>;
