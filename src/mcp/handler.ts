@@ -86,8 +86,7 @@ const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-en
  * Serves one request through the SDK's fetch-shaped handler. The web `Request` carries the method, URL and
  * headers the SDK checks, and the already-parsed body goes beside it (`parsedBody`), so nothing is serialized
  * again; a JSON answer is written in one piece, and only an event stream is piped. (The SDK's `toNodeHandler`
- * re-serializes the body into the request and copies every answer through a web stream, which was most of the
- * difference between a 2026-07-28 call and a 2025 one.)
+ * re-serializes the body into the request and copies every answer through a web stream.)
  */
 async function serveThroughFetch(handler: McpHttpHandler, req: Request, res: Response, authInfo: AuthInfo): Promise<void> {
   const headers = new Headers();
