@@ -3,8 +3,8 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import * as oc from 'openid-client';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { claudeCodeDocument, DocumentHost, randomLoopbackPort, trustSelfSignedCertificates } from '../oauth/support/document-host.js';
+import { expect, it } from 'vitest';
+import { claudeCodeDocument, randomLoopbackPort, useTrustedDocumentHost } from '../oauth/support/document-host.js';
 import { Browser } from '../support/oauth-browser.js';
 import { describeEachDb } from '../support/server.js';
 
@@ -67,16 +67,7 @@ async function listToolsWith(mcpUrl: URL, accessToken: string): Promise<string[]
   }
 }
 
-let host: DocumentHost;
-let restoreTls: () => void;
-beforeAll(async () => {
-  host = await DocumentHost.start();
-  restoreTls = trustSelfSignedCertificates();
-});
-afterAll(async () => {
-  restoreTls();
-  await host.close();
-});
+const host = useTrustedDocumentHost();
 
 describeEachDb(
   'MCP clients identified by a Client ID Metadata Document',
@@ -85,7 +76,7 @@ describeEachDb(
       const ws = await server().workspace();
       const base = server().service.baseUrl;
       const path = `/claude-code-${kind.name}/client-metadata.json`;
-      const clientId = host.serve(path, claudeCodeDocument, { headers: { 'cache-control': 'max-age=300' } });
+      const clientId = host().serve(path, claudeCodeDocument, { headers: { 'cache-control': 'max-age=300' } });
       const redirect = `http://127.0.0.1:${randomLoopbackPort()}/callback`;
       const provider = new DocumentClientHost(clientId, redirect);
       const mcpUrl = new URL(`${base}/mcp`);
@@ -109,7 +100,7 @@ describeEachDb(
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('publish_content');
       await client.close();
       // One fetch served authorize, consent, resume and the token exchange: the document was cached.
-      expect(host.fetches(path)).toBe(1);
+      expect(host().fetches(path)).toBe(1);
     });
 
     it('openid-client: authorization code with PKCE on a random loopback port, then the token lists tools over /mcp', async () => {
@@ -120,7 +111,7 @@ describeEachDb(
       // An editor's document naming a type of its own (the fence for an https callback on the document's origin,
       // VS Code's other shape, is checked in test/oauth/cimd-fence.test.ts: this host is loopback, where a
       // native app's https callback is refused by the provider).
-      const clientId = host.serve(path, (id) => ({
+      const clientId = host().serve(path, (id) => ({
         client_id: id,
         client_name: 'Editor',
         application_type: 'native',

@@ -1,14 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tools } from '../../tools/index.js';
-import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
-import { runToEnd } from '../support/process.js';
-import { describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
+import { withStdioWorkspace } from '../support/process.js';
+import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
  * Both protocol eras on one endpoint, driven by the official SDK v2 client: `mode: 'auto'` probes with
@@ -16,8 +14,6 @@ import { describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/ser
  * 2025 `initialize` handshake. The SDK v1 client (2025-11-25) and raw requests naming older revisions check the
  * same answers from the other side.
  */
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Block {
   type: string;
@@ -159,23 +155,10 @@ describeEachDb(
 );
 
 describe('MCP over stdio, both eras', () => {
-  const sqlite = testDatabaseKinds().find((k) => k.name === 'sqlite')!;
-
   it('the SDK v2 client opens one process with server/discover and another with initialize', async () => {
-    const db = await sqlite.create();
-    const env = { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'info' };
-    try {
-      const created = await runToEnd('src/cli.ts', ['workspace', 'create', '--name', 'Stdio eras', '--json'], env);
-      expect(created.code).toBe(0);
-      const { api_key } = JSON.parse(created.stdout) as { api_key: string };
+    await withStdioWorkspace('Stdio eras', async (params) => {
       for (const modernEra of [true, false]) {
-        const transport = new StdioClientTransport({
-          command: process.execPath,
-          args: ['--import', 'tsx', 'src/mcp-stdio.ts'],
-          cwd: ROOT,
-          env: { PATH: process.env.PATH ?? '', ...env, PUBLISHER_API_KEY: api_key },
-          stderr: 'pipe',
-        });
+        const transport = new StdioClientTransport(params);
         const client = new Client({ name: 'stdio-eras', version: '1.0.0' }, modernEra ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
         const errors: Error[] = [];
         client.onerror = (err) => errors.push(err);
@@ -191,8 +174,6 @@ describe('MCP over stdio, both eras', () => {
         }
         expect(errors).toEqual([]);
       }
-    } finally {
-      await db.drop();
-    }
+    });
   }, 90_000);
 });

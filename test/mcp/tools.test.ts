@@ -1,5 +1,4 @@
 import { request as httpRequest } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,10 +9,8 @@ import { ManualClock } from '../../src/core/clock.js';
 import { createContentInputSchema } from '../../src/core/contents/contents.schema.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
-import { runToEnd } from '../support/process.js';
+import { runToEnd, withStdioWorkspace } from '../support/process.js';
 import { describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -290,20 +287,8 @@ describe('MCP over stdio', () => {
   const sqlite = testDatabaseKinds().find((k) => k.name === 'sqlite')!;
 
   it('serves the same tools to a spawned process, with nothing but the protocol on stdout', async () => {
-    const db = await sqlite.create();
-    const env = { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'info' };
-    try {
-      const created = await runToEnd('src/cli.ts', ['workspace', 'create', '--name', 'Stdio', '--json'], env);
-      expect(created.code).toBe(0);
-      const { api_key } = JSON.parse(created.stdout) as { api_key: string };
-
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: ['--import', 'tsx', 'src/mcp-stdio.ts'],
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', ...env, PUBLISHER_API_KEY: api_key },
-        stderr: 'pipe',
-      });
+    await withStdioWorkspace('Stdio', async (params) => {
+      const transport = new StdioClientTransport(params);
       let stderr = '';
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       const client = new Client({ name: 'stdio-test', version: '1.0.0' });
@@ -324,9 +309,7 @@ describe('MCP over stdio', () => {
       expect(errors).toEqual([]);
       // Logs went to stderr, as JSON lines.
       expect(stderr).toContain('MCP server ready on stdio');
-    } finally {
-      await db.drop();
-    }
+    });
   }, 60_000);
 
   it('refuses to start without a usable key: exit 2, nothing on stdout', async () => {

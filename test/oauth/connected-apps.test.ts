@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ConnectedAppsService } from '../../src/core/connected-apps/connected-apps.service.js';
 import { ServiceError } from '../../src/core/errors.js';
 import type { Principal } from '../../src/core/principal.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { Browser, pkcePair } from '../support/oauth-browser.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
-import { claudeCodeDocument, DocumentHost, randomLoopbackPort, trustSelfSignedCertificates } from './support/document-host.js';
+import { claudeCodeDocument, randomLoopbackPort, useTrustedDocumentHost } from './support/document-host.js';
 
 /**
  * Connected apps: every client holding an approval of a workspace, whichever way it identified itself, and the
@@ -48,16 +48,7 @@ async function register(base: string, name: string): Promise<string> {
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
-let host: DocumentHost;
-let restoreTls: () => void;
-beforeAll(async () => {
-  host = await DocumentHost.start();
-  restoreTls = trustSelfSignedCertificates();
-});
-afterAll(async () => {
-  restoreTls();
-  await host.close();
-});
+const host = useTrustedDocumentHost();
 
 describeEachDb(
   'connected apps',
@@ -69,7 +60,7 @@ describeEachDb(
       const principalA: Principal = await server().container.services.apiKeys.authenticate(a.api_key);
       const principalB: Principal = await server().container.services.apiKeys.authenticate(b.api_key);
       const secondKeyA = await server().request('POST', `/api/v1/workspaces/${a.workspace_id}/api-keys`, { key: a.api_key, body: { name: 'second' } });
-      const document = host.serve(`/${kind.name}/list/claude-code.json`, claudeCodeDocument);
+      const document = host().serve(`/${kind.name}/list/claude-code.json`, claudeCodeDocument);
       const registered = await register(base, 'Cursor');
 
       const docA1 = await approve(base, document, a.api_key);
@@ -79,7 +70,7 @@ describeEachDb(
 
       const listA = (await apps.list(principalA, a.workspace_id)).data;
       expect(listA.map((app) => app.client_id).sort()).toEqual([document, registered].sort());
-      expect(listA.find((app) => app.client_id === document)).toMatchObject({ client_name: 'Claude Code', host: new URL(host.origin).host, kind: 'metadata_document', active_tokens: 2 });
+      expect(listA.find((app) => app.client_id === document)).toMatchObject({ client_name: 'Claude Code', host: new URL(host().origin).host, kind: 'metadata_document', active_tokens: 2 });
       expect(listA.find((app) => app.client_id === registered)).toMatchObject({ client_name: 'Cursor', host: '127.0.0.1', kind: 'registered', active_tokens: 1 });
       for (const app of listA) expect(Date.parse(app.last_authorized_at)).toBeGreaterThanOrEqual(Date.parse(app.connected_at));
       expect((await apps.list(principalB, b.workspace_id)).data.map((app) => app.client_id)).toEqual([document]);
@@ -105,7 +96,7 @@ describeEachDb(
       const apps = appsOf(server());
       const ws = await server().workspace();
       const principal = await server().container.services.apiKeys.authenticate(ws.api_key);
-      const document = host.serve(`/${kind.name}/parallel/client.json`, claudeCodeDocument);
+      const document = host().serve(`/${kind.name}/parallel/client.json`, claudeCodeDocument);
       const tokens = [await approve(base, document, ws.api_key), await approve(base, document, ws.api_key)];
       const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => apps.revoke(principal, ws.workspace_id, document)));
       expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
@@ -118,7 +109,7 @@ describeEachDb(
       const base = server().service.baseUrl;
       const a = await server().workspace('Page A');
       const b = await server().workspace('Page B');
-      const document = host.serve(`/${kind.name}/page/client.json`, (id) => ({ ...claudeCodeDocument(id), client_name: '<b>Claude</b> Code' }));
+      const document = host().serve(`/${kind.name}/page/client.json`, (id) => ({ ...claudeCodeDocument(id), client_name: '<b>Claude</b> Code' }));
       const tokenA = await approve(base, document, a.api_key);
       const tokenB = await approve(base, document, b.api_key);
 
@@ -128,7 +119,7 @@ describeEachDb(
         const page = await dashboard.get('/dashboard/connected-apps');
         expect(page.status).toBe(200);
         expect(page.html).toContain('&lt;b&gt;Claude&lt;/b&gt; Code');
-        expect(textOf(page.html)).toContain(`${new URL(host.origin).host} ${document} Metadata document`);
+        expect(textOf(page.html)).toContain(`${new URL(host().origin).host} ${document} Metadata document`);
 
         // A client id that is not connected here (or is another workspace's) changes nothing.
         const stranger = await dashboard.post('/dashboard/connected-apps/revoke', { client_id: 'mcp_client_notconnected' });

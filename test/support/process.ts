@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { testDatabaseKinds } from './databases.js';
+import { TEST_SECRET_KEY } from './server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -67,4 +69,38 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       return code;
     },
   };
+}
+
+/** How an MCP client spawns the stdio door (`src/mcp-stdio.ts`) acting with one API key. */
+export interface StdioServerParams {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stderr: 'pipe';
+}
+
+/**
+ * A fresh SQLite database with one workspace made by the CLI, and the parameters that spawn the stdio door as
+ * that workspace; the database is dropped when `use` ends.
+ */
+export async function withStdioWorkspace(name: string, use: (server: StdioServerParams) => Promise<void>): Promise<void> {
+  const sqlite = testDatabaseKinds().find((k) => k.name === 'sqlite');
+  if (sqlite === undefined) throw new Error('no SQLite test database kind');
+  const db = await sqlite.create();
+  const env = { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'info' };
+  try {
+    const created = await runToEnd('src/cli.ts', ['workspace', 'create', '--name', name, '--json'], env);
+    if (created.code !== 0) throw new Error(`workspace create: ${created.stderr}`);
+    const { api_key } = JSON.parse(created.stdout) as { api_key: string };
+    await use({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/mcp-stdio.ts'],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env, PUBLISHER_API_KEY: api_key },
+      stderr: 'pipe',
+    });
+  } finally {
+    await db.drop();
+  }
 }

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:https';
+import { afterAll, beforeAll } from 'vitest';
 import { selfSignedCertificate } from './self-signed.js';
 
 /** How the host answers one path. A plain object body is served as JSON. */
@@ -101,4 +102,25 @@ export function claudeCodeDocument(clientId: string): Record<string, unknown> {
 /** A random port in the dynamic range, as a native app's loopback listener would get. */
 export function randomLoopbackPort(): number {
   return 49152 + Math.floor(Math.random() * 16000);
+}
+
+/**
+ * A document host for the whole file, with self-signed certificates trusted while it runs (see
+ * `trustSelfSignedCertificates`); the returned getter reads the host once `beforeAll` has started it.
+ */
+export function useTrustedDocumentHost(): () => DocumentHost {
+  let host: DocumentHost | undefined;
+  let restoreTls: (() => void) | undefined;
+  beforeAll(async () => {
+    host = await DocumentHost.start();
+    restoreTls = trustSelfSignedCertificates();
+  });
+  afterAll(async () => {
+    restoreTls?.();
+    await host?.close();
+  });
+  return () => {
+    if (host === undefined) throw new Error('the document host is started in beforeAll');
+    return host;
+  };
 }
