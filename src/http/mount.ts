@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { ServiceError, validationError } from '../core/errors.js';
 import { assertWorkspaceAccess } from '../core/workspaces/access.js';
@@ -6,6 +6,7 @@ import type { RateLimiter } from '../web/rate-limiter.js';
 import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
 import { jsonBody } from '../web/json-body.js';
 import { rateLimit } from '../web/rate-limit.js';
+import { type Handler, runChain } from '../web/chain.js';
 import { locals } from '../web/request-context.js';
 import type { AnyRoute } from './route.js';
 
@@ -51,8 +52,6 @@ function expressPath(openapiPath: string): string {
   return openapiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
-type Handler = (req: Request, res: Response, next: NextFunction) => unknown;
-
 /** A declared path: its pattern, its parameter names and the chain of each method it has. */
 interface PathEntry {
   /** OpenAPI form, for messages. */
@@ -80,29 +79,6 @@ function pathPattern(openapiPath: string): { pattern: RegExp; names: string[] } 
     })
     .join('');
   return { pattern: new RegExp(`^${source}/?$`, 'i'), names };
-}
-
-/** Runs a chain of middleware as Express would: in order, a thrown error or rejected promise goes to `done`. */
-function runChain(chain: readonly Handler[], req: Request, res: Response, done: NextFunction): void {
-  let index = 0;
-  const step = (err?: unknown): void => {
-    if (err !== undefined && err !== null) {
-      done(err);
-      return;
-    }
-    const handler = chain[index++];
-    if (handler === undefined) {
-      done();
-      return;
-    }
-    try {
-      const result = handler(req, res, step);
-      if (result instanceof Promise) result.then(undefined, (e: unknown) => done(e ?? new Error('Rejected promise')));
-    } catch (e) {
-      done(e);
-    }
-  };
-  step();
 }
 
 /**

@@ -1,17 +1,25 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { type AuthInfo, classifyInboundRequest, createMcpHandler as createSdkHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler as createSdkHandler,
+  type InboundClassificationOutcome,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../core/errors.js';
 import { MCP_SCOPE } from '../core/oauth-clients/oauth-clients.service.js';
 import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
+import { type Handler, runChain } from '../web/chain.js';
 import { jsonBody } from '../web/json-body.js';
 import { rateLimit } from '../web/rate-limit.js';
 import { locals } from '../web/request-context.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
 import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
+import { answerDirectCall, directCallOf } from './direct-call.js';
 import { answerPlainExchange, isPlainExchange } from './json-exchange.js';
 import { jsonRpcGuard } from './jsonrpc-guard.js';
 import { buildMcpServer, type McpScope } from './server.js';
@@ -58,25 +66,27 @@ function methodNotAllowed(_req: Request, res: Response): void {
   res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed. Send JSON-RPC messages with POST.' }, id: null });
 }
 
+/** Express's match for a route path `/mcp`: case-insensitive, with an optional trailing slash. */
+const MCP_PATH = /^\/mcp\/?$/i;
+
 /** The header a request names its protocol revision in (Streamable HTTP transport, "Protocol Version Header"). */
 function protocolHeader(req: Request): string | undefined {
   return req.get('mcp-protocol-version');
 }
 
 /**
- * Whether a request speaks the 2026-07-28 era (a `_meta` envelope per request, no `initialize`). The SDK's own
- * classifier decides, on the already-parsed body and the headers, so the routing never disagrees with it.
+ * The SDK's own classification of a request (which era, or why it is refused), on the already-parsed body and
+ * the headers, so the routing never disagrees with it.
  */
-function isModern(req: Request): boolean {
+function classify(req: Request): InboundClassificationOutcome {
   const optional = (name: string) => req.get(name);
-  const outcome = classifyInboundRequest({
+  return classifyInboundRequest({
     httpMethod: req.method,
     body: req.body as unknown,
     ...(optional('mcp-protocol-version') !== undefined && { protocolVersionHeader: optional('mcp-protocol-version') }),
     ...(optional('mcp-method') !== undefined && { mcpMethodHeader: optional('mcp-method') }),
     ...(optional('mcp-name') !== undefined && { mcpNameHeader: optional('mcp-name') }),
   });
-  return outcome.kind !== 'legacy';
 }
 
 /** Headers that describe a body; the modern leg gets the parsed body beside the request, never a body in it. */
@@ -112,6 +122,7 @@ async function serveThroughFetch(handler: McpHttpHandler, req: Request, res: Res
  * The MCP door at `/mcp`: Streamable HTTP, stateless, JSON responses, both protocol eras. Per request:
  * Host/Origin check → CORS → bearer auth → rate limit → JSON body → protocol version and batch check
  * (`jsonrpc-guard.ts`, which charges a batch per message) → a fresh server bound to the caller's principal.
+ * - `tools/call` of a known tool, well-formed in either era: answered directly (`direct-call.ts`), as the SDK would.
  * - 2024-11-05 … 2025-11-25 (`initialize`, then stateless calls): one plain JSON request is answered through a
  *   single-exchange transport (`json-exchange.ts`); anything else through the SDK's Streamable HTTP transport.
  * - 2026-07-28 (`server/discover`, an envelope on every request, `Mcp-Method` headers): the SDK's per-request
@@ -119,9 +130,7 @@ async function serveThroughFetch(handler: McpHttpHandler, req: Request, res: Res
  * Errors before the MCP layer (401, 403, 413, 429) are the REST error bodies, rendered by the app's error
  * handler; 401 also carries `WWW-Authenticate` so MCP clients can discover OAuth.
  */
-export function createMcpHandler(deps: McpHandlerDeps): Router {
-  const router = Router();
-
+export function createMcpHandler(deps: McpHandlerDeps): Handler {
   // The modern leg hands the factory only `authInfo`; each request's scope rides on its own AuthInfo object.
   const scopes = new WeakMap<AuthInfo, McpScope>();
   const modern = createSdkHandler(
@@ -134,10 +143,8 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
     { legacy: 'reject' },
   );
 
-  router.all('/mcp', hostOriginGuard(deps.baseUrl), mcpCors());
-
   const pipeline = [authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter)];
-  router.post('/mcp', ...pipeline, async (req: Request, res: Response) => {
+  const serve = async (req: Request, res: Response): Promise<void> => {
     const principal = principalOf(res);
     if (principal === null) throw new Error('authenticate() let a request through without a principal');
     const { requestId, log } = locals(res);
@@ -150,7 +157,16 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
       protocolVersion: protocolHeader(req),
     };
 
-    if (isModern(req)) {
+    const route = classify(req);
+    const direct = directCallOf(req.body, (name) => req.get(name), route);
+    if (direct !== undefined) {
+      const answer = await answerDirectCall(direct, scope);
+      res.status(200).setHeader('Content-Type', answer.contentType);
+      res.end(answer.body);
+      return;
+    }
+
+    if (route.kind !== 'legacy') {
       const authInfo: AuthInfo = { token: '', clientId: principal.workspaceId, scopes: [MCP_SCOPE] };
       scopes.set(authInfo, scope);
       await serveThroughFetch(modern, req, res, authInfo);
@@ -170,17 +186,26 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
-  });
+  };
 
-  router.all('/mcp', methodNotAllowed);
+  const guard = [hostOriginGuard(deps.baseUrl), mcpCors()];
+  const post = [...guard, ...pipeline, serve];
+  const other = [...guard, methodNotAllowed];
 
-  // Decorates auth failures, then lets the app's error handler render the body (one renderer for both doors).
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (err instanceof ServiceError && err.status === 401 && !res.headersSent) {
-      res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.resourceMetadataUrl, req.get('authorization')));
+  // One middleware runs the chain of `/mcp` itself: a router would walk a layer per step on every call.
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!MCP_PATH.test(req.path)) {
+      next();
+      return;
     }
-    next(err);
-  });
-
-  return router;
+    // What the request metric labels the request with (src/web/request-context.ts), as Express's Route would.
+    (req as { route?: unknown }).route = { path: '/mcp' };
+    runChain(req.method === 'POST' ? post : other, req, res, (err?: unknown) => {
+      // Decorates auth failures, then lets the app's error handler render the body (one renderer for both doors).
+      if (err instanceof ServiceError && err.status === 401 && !res.headersSent) {
+        res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.resourceMetadataUrl, req.get('authorization')));
+      }
+      next(err);
+    });
+  };
 }

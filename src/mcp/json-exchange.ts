@@ -51,15 +51,19 @@ class SingleExchange implements Transport {
   }
 }
 
-/** Serves `req.body` (checked by `isPlainExchange`) with `server` and writes the answer; the server is closed after. */
-export async function answerPlainExchange(server: Server, req: Request, res: Response): Promise<void> {
-  const message = req.body as JSONRPCRequest;
+/** The SDK server's answer to one request; the server is closed after. */
+export async function exchangeOnce(server: Server, message: JSONRPCRequest): Promise<JSONRPCMessage> {
   const exchange = new SingleExchange(message.id);
   await server.connect(exchange);
   try {
     exchange.onmessage?.(message);
-    res.status(200).json(await exchange.answer);
+    return await exchange.answer;
   } finally {
     await server.close();
   }
+}
+
+/** Serves `req.body` (checked by `isPlainExchange`) with `server` and writes the answer. */
+export async function answerPlainExchange(server: Server, req: Request, res: Response): Promise<void> {
+  res.status(200).json(await exchangeOnce(server, req.body as JSONRPCRequest));
 }

@@ -124,6 +124,17 @@ async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: Mcp
   }
 }
 
+/**
+ * One `tools/call` of a known tool: the arguments checked against its input schema (a failure answers
+ * `validation_failed` in the REST error body, where an SDK check would answer free text), then the tool. The
+ * SDK server's handler and the direct path (`direct-call.ts`) both call it.
+ */
+export async function callTool(tool: AnyTool, args: unknown, scope: McpScope, withLinks: boolean): Promise<CallToolResult> {
+  const input = rootObject(tool.inputSchema).safeParse(args ?? {});
+  if (!input.success) return toolFailure(validationError(input.error), scope.requestId(), scope.log);
+  return runTool(tool, input.data, scope, withLinks);
+}
+
 /** The revision a request speaks: the handshake's, else what the door read from the request. */
 function speaksAtLeast(server: Server, scope: McpScope, revision: string): boolean {
   const version = server.getNegotiatedProtocolVersion() ?? scope.protocolVersion;
@@ -133,8 +144,7 @@ function speaksAtLeast(server: Server, scope: McpScope, revision: string): boole
 /**
  * An MCP server exposing every tool of `tools/index.ts` to one caller, for both protocol eras (2024-11-05 to
  * 2026-07-28: the SDK answers `initialize` and `server/discover` and shapes each era's envelope). The tool list
- * is pre-rendered, and calls go through our own handler, so invalid arguments answer `validation_failed` in the
- * same error body as every other failure (an SDK check would answer free text).
+ * is pre-rendered, and calls go through `callTool`.
  */
 export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = registry): Server {
   const server = new Server(serverInfo(scope.baseUrl), {
@@ -149,9 +159,7 @@ export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = regi
   server.setRequestHandler('tools/call', async (request, _ctx: ServerContext) => {
     const tool = byName.get(request.params.name);
     if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const input = rootObject(tool.inputSchema).safeParse(request.params.arguments ?? {});
-    if (!input.success) return toolFailure(validationError(input.error), scope.requestId(), scope.log);
-    return runTool(tool, input.data, scope, speaksAtLeast(server, scope, RESOURCE_LINKS_SINCE));
+    return callTool(tool, request.params.arguments, scope, speaksAtLeast(server, scope, RESOURCE_LINKS_SINCE));
   });
   return server;
 }

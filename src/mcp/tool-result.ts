@@ -29,13 +29,14 @@ export interface SuccessExtras {
 }
 
 function resourceLink(link: ToolLink, baseUrl: string): ContentBlock {
+  // Keys in the order of the protocol's ResourceLink schema, which the SDK's answers follow.
   return {
-    type: 'resource_link',
-    uri: new URL(link.path, baseUrl).href,
     name: link.name,
     ...(link.title !== undefined && { title: link.title }),
+    uri: new URL(link.path, baseUrl).href,
     ...(link.description !== undefined && { description: link.description }),
     mimeType: 'text/html',
+    type: 'resource_link',
   };
 }
 
@@ -63,5 +64,6 @@ export function toolFailure(err: unknown, requestId: string, log: Logger): ToolE
     log.error({ err }, 'tool failed');
     known = new ServiceError('server_error', SERVER_ERROR_MESSAGE);
   }
-  return { isError: true, content: asText(known.toBody(requestId)) };
+  // Keys in the order of the protocol's result schema, which the SDK's answers follow.
+  return { content: asText(known.toBody(requestId)), isError: true };
 }

@@ -1,0 +1,100 @@
+import {
+  type CallToolResult,
+  type InboundClassificationOutcome,
+  isJsonContentType,
+  type JSONRPCRequest,
+  SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+import { tools as registry } from '../../tools/index.js';
+import type { AnyTool } from '../../tools/define-tool.js';
+import { MODERN_PROTOCOL_VERSIONS } from './jsonrpc-guard.js';
+import { callTool, type McpScope, RESOURCE_LINKS_SINCE, serverInfo } from './server.js';
+
+/**
+ * `tools/call` on a known tool, answered without building an SDK server for the one exchange. It is the one
+ * call an assistant repeats all day, and the SDK's per-request work (a server and a transport per request,
+ * zod validation of the request and of our own result, and for 2026-07-28 a web `Request`/`Response` pair) cost
+ * more than the core read it wraps (bench row (e)). The answer is the one the SDK gives, byte for byte:
+ * `test/mcp/direct-call.test.ts` compares the two on every case it takes.
+ *
+ * Only the unambiguous case comes here; everything else goes to the SDK, so each way of getting a request wrong
+ * keeps the SDK's answer: an unknown tool, params other than `name`/`arguments`/`_meta` (a task, say),
+ * `arguments` that are not an object, a header that is missing or disagrees with the body, an `Accept` or
+ * `Content-Type` the transport would refuse, a revision it would refuse.
+ */
+
+/** A `tools/call` this module answers: its message, its tool and the revision it speaks. */
+export interface DirectCall {
+  message: JSONRPCRequest;
+  tool: AnyTool;
+  arguments: unknown;
+  /** `undefined`: a 2025-era request without `MCP-Protocol-Version` (the transport then assumes 2025-03-26). */
+  revision: string | undefined;
+  modern: boolean;
+}
+
+/** Reads one request header by its lower-case name. */
+export type HeaderReader = (name: string) => string | undefined;
+
+const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
+const byName = new Map<string, AnyTool>(registry.map((tool) => [tool.name, tool]));
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What the SDK transports accept: a JSON body, and a client that takes both JSON and an event stream. */
+function negotiable(header: HeaderReader): boolean {
+  const accept = header('accept') ?? '';
+  return isJsonContentType(header('content-type') ?? null) && accept.includes('application/json') && accept.includes('text/event-stream');
+}
+
+/**
+ * The call in `body`, when it is one this module answers exactly as the SDK would; `undefined` sends the
+ * request to the SDK. `route` is the SDK's own classification of the request (`classifyInboundRequest`).
+ */
+export function directCallOf(body: unknown, header: HeaderReader, route: InboundClassificationOutcome): DirectCall | undefined {
+  // The classifier has checked the JSON-RPC shape: a legacy request without an envelope claim, or a modern request.
+  const request = (route.kind === 'legacy' && route.reason === 'no-claim') || (route.kind === 'modern' && route.messageKind === 'request');
+  if (!request || !isRecord(body) || body.method !== 'tools/call' || !negotiable(header)) return undefined;
+  const params = body.params;
+  const message = body as unknown as JSONRPCRequest;
+  if (!isRecord(params) || typeof params.name !== 'string' || !Object.keys(params).every((key) => PARAM_KEYS.has(key))) return undefined;
+  if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined;
+  if (params._meta !== undefined && !isRecord(params._meta)) return undefined;
+  const tool = byName.get(params.name);
+  if (tool === undefined) return undefined;
+  const version = header('mcp-protocol-version');
+
+  if (route.kind === 'legacy') {
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+    return { message, tool, arguments: params.arguments, revision: version, modern: false };
+  }
+  if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
+  const revision = route.classification.revision;
+  // The header checks the SDK's modern entry makes before serving (standard request headers, MCP 2026-07-28).
+  if (revision === undefined || !MODERN_PROTOCOL_VERSIONS.includes(revision) || version !== revision) return undefined;
+  if (header('mcp-method') !== 'tools/call' || header('mcp-name') !== params.name) return undefined;
+  return { message, tool, arguments: params.arguments, revision, modern: true };
+}
+
+/** The JSON-RPC answer, serialized once, with the content type the SDK's transport of that era sends. */
+export interface DirectAnswer {
+  contentType: string;
+  body: string;
+}
+
+/**
+ * Runs the call and shapes the answer as the SDK does: the result, then `jsonrpc` and `id`; on 2026-07-28 the
+ * result also carries `resultType: "complete"` and the server's identity in `_meta`.
+ */
+export async function answerDirectCall(call: DirectCall, scope: McpScope): Promise<DirectAnswer> {
+  const withLinks = call.revision !== undefined && call.revision >= RESOURCE_LINKS_SINCE;
+  const outcome: CallToolResult = await callTool(call.tool, call.arguments, scope, withLinks);
+  if (!call.modern) {
+    return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ result: outcome, jsonrpc: '2.0', id: call.message.id }) };
+  }
+  const result = { ...outcome, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo(scope.baseUrl) } };
+  return { contentType: 'application/json', body: JSON.stringify({ result, jsonrpc: '2.0', id: call.message.id }) };
+}
