@@ -168,6 +168,30 @@ describeEachDb(
       }
     });
 
+    it('a JSON body read directly (declared length) or by body-parser (chunked) gets the same answers', async () => {
+      const ws = await server().workspace();
+      const path = `/api/v1/workspaces/${ws.workspace_id}/brands`;
+      const request = (body: string, lane: 'direct' | 'parser', extra = '') =>
+        lane === 'direct'
+          ? `POST ${path} HTTP/1.1\r\n${host}Authorization: Bearer ${ws.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`
+          : `POST ${path} HTTP/1.1\r\n${host}Authorization: Bearer ${ws.api_key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n${extra}Connection: close\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+      for (const lane of ['direct', 'parser'] as const) {
+        const created = parseAnswers(await rawExchange(server(), request('\uFEFF{"name":"Café ☕"}', lane)))[0];
+        expect(created?.status, lane).toBe(201);
+        expect((JSON.parse(Buffer.from(created!.body, 'latin1').toString('utf8')) as { name: string }).name, lane).toBe('Café ☕');
+        expectSpecError(parseAnswers(await rawExchange(server(), request('{"name":', lane)))[0], 400, 'invalid_request');
+        expectSpecError(parseAnswers(await rawExchange(server(), request(`{"name":"${'x'.repeat(1024 * 1024)}"}`, lane)))[0], 413, 'payload_too_large');
+      }
+      // A declared length the body never reaches: the server answers when the client gives up, never hangs a worker.
+      const short = `POST ${path} HTTP/1.1\r\n${host}Authorization: Bearer ${ws.api_key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"name":"a"}`;
+      const socket = connect(Number(new URL(server().url).port), '127.0.0.1');
+      socket.write(short);
+      await new Promise((r) => setTimeout(r, 100));
+      socket.destroy();
+      const after = await fetch(`${server().url}${path}`, { headers: { authorization: `Bearer ${ws.api_key}` } });
+      expect(after.status).toBe(200);
+    });
+
     it('the OpenAPI document states the configured rate limit, not a constant', async () => {
       const yaml = await (await fetch(`${server().url}/openapi.yaml`)).text();
       expect(yaml).toContain('Requests are limited to 1234 per minute per workspace.');
