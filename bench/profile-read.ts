@@ -12,7 +12,8 @@ import { api, benchEnv, cpuMs, start, stop } from './lib.js';
 
 /**
  * `npx tsx bench/profile-read.ts [sqlite|postgres]`: where an authenticated read (row (a): GET one content with an
- * API key) spends its CPU and how many SQL statements it runs.
+ * API key; with `PROFILE_READ=mcp-2025` or `mcp-2026`, row (e)'s MCP call) spends its CPU and how many SQL
+ * statements it runs.
  *
  * The service runs as deployed (compiled, `npm run build` first) in a child process, with every SQL statement
  * counted at the driver (better-sqlite3's `prepare`, which kysely and the rate limiter call once per statement;
@@ -23,6 +24,7 @@ import { api, benchEnv, cpuMs, start, stop } from './lib.js';
 
 const READS = Number(process.env.PROFILE_READS ?? 20_000);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 16);
+const READ = process.env.PROFILE_READ ?? 'rest';
 const PG_ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 type ToChild = { reset: boolean } | { report: string };
@@ -180,6 +182,28 @@ async function baselineCpu(): Promise<number> {
   }
 }
 
+/**
+ * The read profiled (`PROFILE_READ`): `rest` is row (a)'s GET; `mcp-2025` and `mcp-2026` are row (e)'s
+ * `tools/call get_content` in each protocol era, as raw JSON-RPC.
+ */
+function readRequest(read: string, url: string, key: string, contentId: string, ws: string) {
+  const auth = { authorization: `Bearer ${key}` };
+  if (read === 'rest') return { url: `${url}/api/v1/workspaces/${ws}/contents/${contentId}`, headers: auth };
+  const params = { name: 'get_content', arguments: { content_id: contentId } };
+  const json = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  if (read === 'mcp-2025') {
+    return { url: `${url}/mcp`, method: 'POST' as const, headers: { ...json, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) };
+  }
+  if (read !== 'mcp-2026') throw new Error(`PROFILE_READ must be rest, mcp-2025 or mcp-2026, not ${read}`);
+  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'profile', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  return {
+    url: `${url}/mcp`,
+    method: 'POST' as const,
+    headers: { ...json, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_content' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: envelope } }),
+  };
+}
+
 async function main(): Promise<void> {
   const kind = process.argv[2] ?? 'sqlite';
   const database = await databaseUrl(kind);
@@ -200,17 +224,16 @@ async function main(): Promise<void> {
     content_type: 'text',
     text: 'profile',
   });
-  const target = `${url}/api/v1/workspaces/${ws}/contents/${created.content_id}`;
-  const headers = { authorization: `Bearer ${key}` };
+  const request = readRequest(READ, url, key, created.content_id, ws);
   // Warm up (JIT, statement caches), then measure the process's CPU time for exactly READS reads, unprofiled.
-  await autocannon({ url: target, headers, connections: CONNECTIONS, amount: 2000 });
+  await autocannon({ ...request, connections: CONNECTIONS, amount: 2000 });
   const cpuBefore = cpuMs(child);
-  const plain = await autocannon({ url: target, headers, connections: CONNECTIONS, amount: READS });
+  const plain = await autocannon({ ...request, connections: CONNECTIONS, amount: READS });
   const serviceCpuUs = ((cpuMs(child) - cpuBefore) * 1000) / READS;
   // Then count the statements of READS reads and profile them.
   child.send({ reset: true } satisfies ToChild);
   await next(child);
-  const run = await autocannon({ url: target, headers, connections: CONNECTIONS, amount: READS });
+  const run = await autocannon({ ...request, connections: CONNECTIONS, amount: READS });
   const profileFile = join(profileDir, `read-${kind}.cpuprofile`);
   child.send({ report: profileFile } satisfies ToChild);
   const report = await next(child);
@@ -223,7 +246,7 @@ async function main(): Promise<void> {
   const counts = 'counts' in report ? report.counts : {};
   const statements = Object.values(counts).reduce((a, b) => a + b, 0);
   const out: string[] = [];
-  out.push(`## ${kind}: ${READS} authenticated reads, ${CONNECTIONS} connections (${run.non2xx} non-2xx)`, '');
+  out.push(`## ${kind}, ${READ}: ${READS} authenticated reads, ${CONNECTIONS} connections (${run.non2xx} non-2xx)`, '');
   out.push(
     `CPU per request (process user + system time, unprofiled): service ${serviceCpuUs.toFixed(0)} µs per read, bare Express ${baselineCpuUs.toFixed(0)} µs per GET /hello, ` +
       `ratio ${(baselineCpuUs / serviceCpuUs).toFixed(2)}× (throughput at ${CONNECTIONS} connections: ${plain.requests.average.toFixed(0)} req/s, noisy on a shared machine)`,
