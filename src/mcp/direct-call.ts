@@ -3,6 +3,9 @@ import {
   type InboundClassificationOutcome,
   isJsonContentType,
   type JSONRPCRequest,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -50,32 +53,86 @@ function negotiable(header: HeaderReader): boolean {
   return isJsonContentType(header('content-type') ?? null) && accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const CLIENT_KEYS = new Set(['name', 'version', 'title']);
+
+/**
+ * Whether a body is, for the SDK's classifier, certainly a 2025-era request (`legacy`, `no-claim`): the JSON-RPC
+ * request shape it checks (its schema is strict: these keys only, version 2.0, a string or integer id) with no
+ * `_meta` (so no envelope claim, and no request metadata to validate) and no 2026 header. The classification,
+ * three schema parses, is then skipped.
+ */
+function plainLegacyRequest(body: Record<string, unknown>, params: Record<string, unknown>, version: string | undefined): boolean {
+  return (
+    (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) &&
+    params._meta === undefined &&
+    body.jsonrpc === '2.0' &&
+    (typeof body.id === 'string' || Number.isSafeInteger(body.id)) &&
+    Object.keys(body).every((key) => REQUEST_KEYS.has(key))
+  );
+}
+
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
+
+/**
+ * The same certainty for a 2026-07-28 request (`modern`, a `request`): the request shape as above, and an envelope
+ * the classifier's checks accept whatever else they look at: exactly the three keys, a revision we speak that the
+ * header repeats, a client named by `name` and `version` (and perhaps `title`), no declared capabilities.
+ */
+function plainModernRequest(body: Record<string, unknown>, params: Record<string, unknown>, version: string | undefined): boolean {
+  const meta = params._meta;
+  if (!isRecord(meta) || !Object.keys(meta).every((key) => ENVELOPE_KEYS.has(key))) return false;
+  const client = meta[CLIENT_INFO_META_KEY];
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  return (
+    version !== undefined &&
+    MODERN_PROTOCOL_VERSIONS.includes(version) &&
+    meta[PROTOCOL_VERSION_META_KEY] === version &&
+    isRecord(client) &&
+    typeof client.name === 'string' &&
+    typeof client.version === 'string' &&
+    (client.title === undefined || typeof client.title === 'string') &&
+    Object.keys(client).every((key) => CLIENT_KEYS.has(key)) &&
+    isRecord(capabilities) &&
+    Object.keys(capabilities).length === 0 &&
+    body.jsonrpc === '2.0' &&
+    (typeof body.id === 'string' || Number.isSafeInteger(body.id)) &&
+    Object.keys(body).every((key) => REQUEST_KEYS.has(key))
+  );
+}
+
 /**
  * The call in `body`, when it is one this module answers exactly as the SDK would; `undefined` sends the
- * request to the SDK. `route` is the SDK's own classification of the request (`classifyInboundRequest`).
+ * request to the SDK. `classify` gives the SDK's own classification of the request (`classifyInboundRequest`),
+ * asked only when the body alone does not settle it.
  */
-export function directCallOf(body: unknown, header: HeaderReader, route: InboundClassificationOutcome): DirectCall | undefined {
-  // The classifier has checked the JSON-RPC shape: a legacy request without an envelope claim, or a modern request.
-  const request = (route.kind === 'legacy' && route.reason === 'no-claim') || (route.kind === 'modern' && route.messageKind === 'request');
-  if (!request || !isRecord(body) || body.method !== 'tools/call' || !negotiable(header)) return undefined;
+export function directCallOf(body: unknown, header: HeaderReader, classify: () => InboundClassificationOutcome): DirectCall | undefined {
+  if (!isRecord(body) || body.method !== 'tools/call' || !negotiable(header)) return undefined;
   const params = body.params;
-  const message = body as unknown as JSONRPCRequest;
   if (!isRecord(params) || typeof params.name !== 'string' || !Object.keys(params).every((key) => PARAM_KEYS.has(key))) return undefined;
   if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined;
   if (params._meta !== undefined && !isRecord(params._meta)) return undefined;
   const tool = byName.get(params.name);
   if (tool === undefined) return undefined;
   const version = header('mcp-protocol-version');
+  const message = body as unknown as JSONRPCRequest;
+  const legacy = (): DirectCall => ({ message, tool, arguments: params.arguments, revision: version, modern: false });
+  if (plainLegacyRequest(body, params, version)) return legacy();
 
+  const headersAgree = header('mcp-method') === 'tools/call' && header('mcp-name') === params.name;
+  if (headersAgree && plainModernRequest(body, params, version)) return { message, tool, arguments: params.arguments, revision: version, modern: true };
+
+  const route = classify();
   if (route.kind === 'legacy') {
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-    return { message, tool, arguments: params.arguments, revision: version, modern: false };
+    // `no-claim`: the classifier checked the JSON-RPC shape and found no envelope.
+    if (route.reason !== 'no-claim' || (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+    return legacy();
   }
   if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
   const revision = route.classification.revision;
   // The header checks the SDK's modern entry makes before serving (standard request headers, MCP 2026-07-28).
   if (revision === undefined || !MODERN_PROTOCOL_VERSIONS.includes(revision) || version !== revision) return undefined;
-  if (header('mcp-method') !== 'tools/call' || header('mcp-name') !== params.name) return undefined;
+  if (!headersAgree) return undefined;
   return { message, tool, arguments: params.arguments, revision, modern: true };
 }
 

@@ -157,8 +157,9 @@ export function createMcpHandler(deps: McpHandlerDeps): Handler {
       protocolVersion: protocolHeader(req),
     };
 
-    const route = classify(req);
-    const direct = directCallOf(req.body, (name) => req.get(name), route);
+    let route: InboundClassificationOutcome | undefined;
+    const routeOf = () => (route ??= classify(req));
+    const direct = directCallOf(req.body, (name) => req.get(name), routeOf);
     if (direct !== undefined) {
       const answer = await answerDirectCall(direct, scope);
       res.status(200).setHeader('Content-Type', answer.contentType);
@@ -166,7 +167,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Handler {
       return;
     }
 
-    if (route.kind !== 'legacy') {
+    if (routeOf().kind !== 'legacy') {
       const authInfo: AuthInfo = { token: '', clientId: principal.workspaceId, scopes: [MCP_SCOPE] };
       scopes.set(authInfo, scope);
       await serveThroughFetch(modern, req, res, authInfo);

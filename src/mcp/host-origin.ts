@@ -54,6 +54,9 @@ export function allowedHostnames(baseUrl: string, localAddress: string | undefin
 export function hostOriginGuard(baseUrl: string) {
   // One set per local address the server listens on: a handful per process, computed once each.
   const byLocalAddress = new Map<string | undefined, Set<string>>();
+  // Host headers already accepted, as sent ("127.0.0.1:8080"), so a repeat is not parsed again; bounded, since
+  // every value in it passed the check (a client cannot grow it with hosts of its own).
+  const accepted = new Set<string>();
   return (req: Request, _res: Response, next: NextFunction): void => {
     const local = req.socket.localAddress;
     let allowed = byLocalAddress.get(local);
@@ -61,10 +64,14 @@ export function hostOriginGuard(baseUrl: string) {
       allowed = allowedHostnames(baseUrl, local);
       byLocalAddress.set(local, allowed);
     }
-    const host = req.headers.host === undefined ? null : hostnameOf(`http://${req.headers.host}`);
-    if (host === null || !allowed.has(host)) {
-      next(new ServiceError('forbidden', 'The Host header does not name this MCP endpoint (DNS rebinding protection).'));
-      return;
+    const raw = req.headers.host;
+    if (raw === undefined || !accepted.has(`${local ?? ''} ${raw}`)) {
+      const host = raw === undefined ? null : hostnameOf(`http://${raw}`);
+      if (host === null || !allowed.has(host)) {
+        next(new ServiceError('forbidden', 'The Host header does not name this MCP endpoint (DNS rebinding protection).'));
+        return;
+      }
+      if (accepted.size < 256) accepted.add(`${local ?? ''} ${raw}`);
     }
     const origin = req.get('origin');
     if (origin !== undefined) {

@@ -80,7 +80,7 @@ async function viaSdk(c: Case, scope: McpScope): Promise<{ contentType: string; 
 }
 
 async function viaDirect(c: Case, scope: McpScope): Promise<{ contentType: string; body: string } | undefined> {
-  const call = directCallOf(c.body, (name) => c.headers[name], route(c));
+  const call = directCallOf(c.body, (name) => c.headers[name], () => route(c));
   return call === undefined ? undefined : answerDirectCall(call, scope);
 }
 
@@ -107,6 +107,7 @@ describeEachDb('MCP tools/call: the direct path answers as the SDK does', (serve
       );
     }
     cases.push(legacy(7, 'get_content', { content_id: contentId }, '2025-11-25', { _meta: { progressToken: 9 } }));
+    cases.push(legacy(Number.MAX_SAFE_INTEGER, 'list_brands', {}, '2025-11-25'), legacy('', 'list_brands', {}, '2025-11-25'), legacy(-3, 'list_brands', {}, '2025-11-25'));
     cases.push(
       modern(1, 'get_content', { content_id: contentId }),
       modern('b', 'list_brands', undefined),
@@ -114,6 +115,10 @@ describeEachDb('MCP tools/call: the direct path answers as the SDK does', (serve
       modern(4, 'get_content', { content_id: 'cnt_missing' }),
       modern(6, 'preview_content', { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'x'.repeat(600) }),
       modern(8, 'list_brands', {}, { accept: 'text/event-stream, application/json;q=0.9' }),
+      {
+        ...modern(9, 'list_brands', {}),
+        body: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_brands', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '2', title: 'X' } } } },
+      },
     );
 
     for (const c of cases) {
@@ -161,5 +166,32 @@ describeEachDb('MCP tools/call: the direct path answers as the SDK does', (serve
       { ...okModern, body: { ...okModern.body, params: { name: 'list_brands', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': 'nope' } } } },
     ];
     for (const c of left) expect(await viaDirect(c, scope), JSON.stringify(c)).toBeUndefined();
+
+    // Near misses of the shape the classifier is skipped for: each is either left to the SDK or answered as it would.
+    const near: Case[] = [
+      { ...ok, body: { ...ok.body, id: 1.5 } },
+      { ...ok, body: { ...ok.body, id: null } as unknown as JSONRPCRequest },
+      { ...ok, body: { ...ok.body, jsonrpc: '1.0' } as unknown as JSONRPCRequest },
+      { ...ok, body: { ...ok.body, extra: true } as unknown as JSONRPCRequest },
+      { ...ok, body: { ...ok.body, result: {} } as unknown as JSONRPCRequest },
+      legacy(1, 'list_brands', {}, '2025-11-25', { _meta: { progressToken: {} } }),
+      legacy(1, 'list_brands', {}, '2025-11-25', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }),
+      legacy(1, 'list_brands', {}, '2026-07-28'),
+      { ...okModern, body: { ...okModern.body, id: 2.5 } },
+      { ...okModern, body: { ...okModern.body, params: { name: 'list_brands', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x' } } } } },
+      { ...okModern, body: { ...okModern.body, params: { name: 'list_brands', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 7 } } } } },
+      { ...okModern, body: { ...okModern.body, params: { name: 'list_brands', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { roots: { listChanged: true } } } } } },
+      { ...okModern, body: { ...okModern.body, params: { name: 'list_brands', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { roots: 'yes' } } } } },
+      { ...okModern, body: { ...okModern.body, params: { name: 'list_brands', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'debug' } } } },
+      { ...okModern, body: { ...okModern.body, params: { name: 'list_brands', _meta: { ...ENVELOPE, progressToken: {} } } } as unknown as JSONRPCRequest },
+      { ...okModern, headers: { ...okModern.headers, 'mcp-name': ' list_brands' } },
+      { ...okModern, headers: { ...okModern.headers, 'mcp-protocol-version': ' 2026-07-28' } },
+    ];
+    for (const c of near) {
+      const direct = await viaDirect(c, scope);
+      if (direct !== undefined) expect(direct, JSON.stringify(c)).toEqual(await viaSdk(c, scope));
+    }
+    expect(await viaDirect(near[0]!, scope)).toBeUndefined();
+    expect(await viaDirect(near[3]!, scope)).toBeUndefined();
   });
 });
