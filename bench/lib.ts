@@ -11,9 +11,18 @@ export interface Started {
   stdout: string;
 }
 
+/** The Node options `npm start` runs the service with (its heap ceiling), read from package.json's start script. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return words.slice(1, -1);
+}
+
 export async function start(entry: string, env: Record<string, string>): Promise<Started> {
-  // The service runs as deployed: compiled JavaScript on plain Node (`npm run bench` builds first).
-  const args = entry === 'src/main.ts' ? ['dist/src/main.js'] : ['--import', 'tsx', entry];
+  // The service runs as deployed: compiled JavaScript on plain Node, with the flags `npm start` gives it
+  // (`npm run bench` builds first).
+  const args = entry === 'src/main.ts' ? [...startFlags(), 'dist/src/main.js'] : ['--import', 'tsx', entry];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
   let stdout = '';
   const url = await new Promise<string>((resolve, reject) => {
