@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
   type InboundClassificationOutcome,
@@ -146,12 +147,25 @@ export interface DirectAnswer {
  * Runs the call and shapes the answer as the SDK does: the result, then `jsonrpc` and `id`; on 2026-07-28 the
  * result also carries `resultType: "complete"` and the server's identity in `_meta`.
  */
+/**
+ * Stands in for `structuredContent` while the answer is serialized: its JSON is the result's first text, already
+ * serialized once by `toolSuccess`, and is put in its place rather than serialized a second time. A fresh random
+ * value per process, so no tool output can contain it.
+ */
+const STRUCTURED = `structured-${randomUUID()}`;
+const STRUCTURED_JSON = JSON.stringify(STRUCTURED);
+
+function serialize(result: CallToolResult & Record<string, unknown>, id: JSONRPCRequest['id']): string {
+  const first = result.content[0];
+  if (result.structuredContent === undefined || first?.type !== 'text') return JSON.stringify({ result, jsonrpc: '2.0', id });
+  const body = JSON.stringify({ result: { ...result, structuredContent: STRUCTURED }, jsonrpc: '2.0', id });
+  return body.replace(STRUCTURED_JSON, () => first.text);
+}
+
 export async function answerDirectCall(call: DirectCall, scope: McpScope): Promise<DirectAnswer> {
   const withLinks = call.revision !== undefined && call.revision >= RESOURCE_LINKS_SINCE;
   const outcome: CallToolResult = await callTool(call.tool, call.arguments, scope, withLinks);
-  if (!call.modern) {
-    return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ result: outcome, jsonrpc: '2.0', id: call.message.id }) };
-  }
+  if (!call.modern) return { contentType: 'application/json; charset=utf-8', body: serialize(outcome, call.message.id) };
   const result = { ...outcome, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo(scope.baseUrl) } };
-  return { contentType: 'application/json', body: JSON.stringify({ result, jsonrpc: '2.0', id: call.message.id }) };
+  return { contentType: 'application/json', body: serialize(result, call.message.id) };
 }
