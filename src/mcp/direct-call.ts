@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
   type InboundClassificationOutcome,
-  isJsonContentType,
   type JSONRPCRequest,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -12,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { tools as registry } from '../../tools/index.js';
 import type { AnyTool } from '../../tools/define-tool.js';
+import { negotiable } from './json-exchange.js';
 import { MODERN_PROTOCOL_VERSIONS } from './jsonrpc-guard.js';
 import { callTool, type McpScope, RESOURCE_LINKS_SINCE, serverInfo } from './server.js';
 
@@ -46,12 +46,6 @@ const byName = new Map<string, AnyTool>(registry.map((tool) => [tool.name, tool]
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** What the SDK transports accept: a JSON body, and a client that takes both JSON and an event stream. */
-function negotiable(header: HeaderReader): boolean {
-  const accept = header('accept') ?? '';
-  return isJsonContentType(header('content-type') ?? null) && accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);

@@ -19,13 +19,13 @@ import type { Request, Response } from 'express';
  * transport, so its answers (406, 415, 400 …) stay the SDK's.
  */
 export function isPlainExchange(req: Request): boolean {
-  const accept = req.get('accept') ?? '';
-  return (
-    isJSONRPCRequest(req.body) &&
-    isJsonContentType(req.get('content-type') ?? null) &&
-    accept.includes('application/json') &&
-    accept.includes('text/event-stream')
-  );
+  return isJSONRPCRequest(req.body) && negotiable((name) => req.get(name));
+}
+
+/** What the SDK transports accept: a JSON body, and a client that takes both JSON and an event stream. */
+export function negotiable(header: (name: string) => string | undefined): boolean {
+  const accept = header('accept') ?? '';
+  return isJsonContentType(header('content-type') ?? null) && accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
 /** A transport carrying one request in and its answer out; messages the server sends before it are dropped, as in the SDK's JSON mode. */
