@@ -24,27 +24,32 @@ const sqlite: TestDatabaseKind = {
   },
 };
 
-/** A fresh schema per suite on TEST_DATABASE_URL; the server reaches it through search_path. */
+/**
+ * A fresh database per suite beside TEST_DATABASE_URL's, named after it so a run's leftovers are easy to find.
+ * Not a schema: kysely's migrator lists tables across every schema of its database, and a schema another suite
+ * drops in the middle of that listing fails it ("schema ... does not exist"); databases do not see each other.
+ */
 function postgres(baseUrl: string): TestDatabaseKind {
+  const admin = async (statement: string) => {
+    const c = new pg.Client({ connectionString: baseUrl });
+    await c.connect();
+    try {
+      await c.query(statement);
+    } finally {
+      await c.end();
+    }
+  };
   return {
     name: 'postgres',
     async create() {
-      const schema = `t_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: baseUrl });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
       const url = new URL(baseUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      const name = `${decodeURIComponent(url.pathname.slice(1)) || 'test'}_t_${randomBytes(6).toString('hex')}`;
+      await admin(`create database "${name}"`);
+      url.pathname = `/${encodeURIComponent(name)}`;
       return {
         dialect: 'postgres',
         url: url.toString(),
-        drop: async () => {
-          const c = new pg.Client({ connectionString: baseUrl });
-          await c.connect();
-          await c.query(`drop schema if exists ${schema} cascade`);
-          await c.end();
-        },
+        drop: () => admin(`drop database if exists "${name}" with (force)`),
       };
     },
   };
