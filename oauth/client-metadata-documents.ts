@@ -2,6 +2,7 @@ import type { ClientMetadataDocumentLimits } from '../src/config.js';
 import type { Response as OutboundResponse } from 'undici';
 import { safeFetch, type OutboundPolicy } from '../src/media/safe-fetch.js';
 import { publicUrlProblem } from '../src/media/url-rule.js';
+import { withinDeadline } from '../src/web/deadline.js';
 import type { RateLimiter } from '../src/web/rate-limiter.js';
 
 /**
@@ -182,24 +183,33 @@ export function createClientMetadataDocuments(settings: ClientMetadataDocumentSe
     // Fail closed for anything else the provider might fetch (jwks_uri, sector_identifier_uri): those fields
     // are never kept, and a URL nobody approved never leaves the process.
     if (!approved.take(url)) throw new Error('the authorization server fetches only the client metadata documents it has approved');
-    const signals = [AbortSignal.timeout(settings.timeoutMs), ...(init?.signal ? [init.signal] : [])];
-    let res: OutboundResponse;
-    try {
-      // The provider's own SSRF filter acts only after a TCP connection and a TLS ClientHello (B-6); the
-      // guard refuses a non-public address before connecting, checks every address a name resolves to, and
-      // connects to exactly the address it checked (no DNS rebinding). maxRedirects 0: a redirect is refused.
-      res = (await safeFetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal: AbortSignal.any(signals), maxRedirects: 0 }, policy));
-    } catch (err) {
-      const reason = err instanceof Error && err.name === 'OutboundBlockedError' ? err.message : err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError') ? `no answer within ${settings.timeoutMs} ms` : 'unreachable';
-      throw fail(url, reason);
-    }
-    if (res.status !== 200) {
-      await res.body?.cancel().catch(() => undefined);
-      throw fail(url, `answered ${res.status}`);
-    }
-    const declared = Number(res.headers.get('content-length') ?? NaN);
-    const body = declared > settings.maxBytes ? null : await readCapped(res.body, settings.maxBytes).catch(() => undefined);
-    if (body === undefined) throw fail(url, `no complete answer within ${settings.timeoutMs} ms`);
+    // One deadline covers the answer and its body; a fetch refused or failed before any answer is told apart.
+    type Got = { res: OutboundResponse; body: Buffer | null } | { failure: string };
+    const got = await withinDeadline(
+      settings.timeoutMs,
+      async (signal): Promise<Got> => {
+        let res: OutboundResponse;
+        try {
+          // The provider's own SSRF filter acts only after a TCP connection and a TLS ClientHello (B-6); the
+          // guard refuses a non-public address before connecting, checks every address a name resolves to, and
+          // connects to exactly the address it checked (no DNS rebinding). maxRedirects 0: a redirect is refused.
+          res = await safeFetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal, maxRedirects: 0 }, policy);
+        } catch (err) {
+          const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+          return { failure: err instanceof Error && err.name === 'OutboundBlockedError' ? err.message : timedOut ? `no answer within ${settings.timeoutMs} ms` : 'unreachable' };
+        }
+        if (res.status !== 200) {
+          await res.body?.cancel().catch(() => undefined);
+          return { failure: `answered ${res.status}` };
+        }
+        const declared = Number(res.headers.get('content-length') ?? NaN);
+        if (declared > settings.maxBytes) return { res, body: null };
+        return { res, body: await readCapped(res.body, settings.maxBytes) };
+      },
+      init?.signal ?? undefined,
+    ).catch((): Got => ({ failure: `no complete answer within ${settings.timeoutMs} ms` }));
+    if ('failure' in got) throw fail(url, got.failure);
+    const { res, body } = got;
     if (body === null) {
       await res.body?.cancel().catch(() => undefined);
       throw fail(url, `larger than ${settings.maxBytes} bytes`);

@@ -1,4 +1,5 @@
 import type { Dispatcher, Response } from 'undici';
+import { withinDeadline } from '../web/deadline.js';
 import { OutboundBlockedError, safeFetch, type OutboundPolicy, type SafeFetchInit } from './safe-fetch.js';
 
 /** What a media URL says about itself, without downloading it. Expected failures are values. */
@@ -20,12 +21,6 @@ export interface MediaFetchOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-
-/** The operation's own timeout, ended earlier by the caller's signal when there is one. */
-function withDeadline(options: MediaFetchOptions | undefined): AbortSignal {
-  const timeout = AbortSignal.timeout(options?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  return options?.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-}
 
 type Attempt = { ok: true; res: Response } | { ok: false; reason: 'blocked' | 'unreachable' };
 
@@ -61,7 +56,12 @@ function totalFromContentRange(value: string | null): number | null {
  * when the server does not tell.
  */
 export async function probeMedia(url: string, policy: OutboundPolicy, options?: MediaFetchOptions): Promise<MediaProbe> {
-  const signal = withDeadline(options);
+  return withinDeadline(options?.timeoutMs ?? DEFAULT_TIMEOUT_MS, (signal) => probe(url, policy, options, signal), options?.signal).catch(
+    (): MediaProbe => ({ ok: false, reason: 'unreachable' }),
+  );
+}
+
+async function probe(url: string, policy: OutboundPolicy, options: MediaFetchOptions | undefined, signal: AbortSignal): Promise<MediaProbe> {
   const head = await attempt(url, { method: 'HEAD', signal }, policy, options);
   if (!head.ok) return head;
   await discard(head.res);
@@ -117,8 +117,19 @@ export async function streamMediaCapped(
   options: MediaFetchOptions | undefined,
   sink: (chunk: Buffer) => void | Promise<void>,
 ): Promise<StreamedMedia> {
-  const stop = new AbortController();
-  const signal = AbortSignal.any([stop.signal, withDeadline(options)]);
+  return withinDeadline(options?.timeoutMs ?? DEFAULT_TIMEOUT_MS, (signal) => stream(url, capBytes, policy, options, sink, signal), options?.signal).catch(
+    (): StreamedMedia => ({ ok: false, reason: 'unreachable' }),
+  );
+}
+
+async function stream(
+  url: string,
+  capBytes: number,
+  policy: OutboundPolicy,
+  options: MediaFetchOptions | undefined,
+  sink: (chunk: Buffer) => void | Promise<void>,
+  signal: AbortSignal,
+): Promise<StreamedMedia> {
   const got = await attempt(url, { method: 'GET', signal }, policy, options);
   if (!got.ok) return got;
   const res = got.res;
@@ -129,7 +140,7 @@ export async function streamMediaCapped(
   const contentType = res.headers.get('content-type');
   const declared = parseSize(res.headers.get('content-length'));
   if (declared !== null && declared > capBytes) {
-    stop.abort();
+    await discard(res);
     return { ok: false, reason: 'too_large' };
   }
 
@@ -141,14 +152,14 @@ export async function streamMediaCapped(
       if (chunk.done) break;
       bytes += chunk.value.byteLength;
       if (bytes > capBytes) {
-        // Aborting destroys the socket, so a server streaming without end cannot make us read on.
-        stop.abort();
+        // Cancelling destroys the socket, so a server streaming without end cannot make us read on.
+        void reader?.cancel().catch(() => undefined);
         return { ok: false, reason: 'too_large' };
       }
       await sink(Buffer.from(chunk.value.buffer, chunk.value.byteOffset, chunk.value.byteLength));
     }
   } catch {
-    stop.abort();
+    void reader?.cancel().catch(() => undefined);
     return { ok: false, reason: 'unreachable' };
   }
   return { ok: true, bytes, contentType };

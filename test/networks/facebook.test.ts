@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileSource } from '../../src/media/file-source.js';
+import { withinDeadline } from '../../src/web/deadline.js';
 
 /** Short client timeout so a hung fake answer turns into a timeout quickly (the adapter's own is 30 s). */
 const CLIENT_TIMEOUT_MS = 400;
@@ -27,7 +28,7 @@ beforeEach(async () => {
   logs = [];
   fake = await startFakeFacebook({ now: () => clock });
   deps = {
-    fetch: (input, init) => globalThis.fetch(input, { ...init, signal: AbortSignal.any([init?.signal, AbortSignal.timeout(CLIENT_TIMEOUT_MS)].filter((s): s is AbortSignal => s != null)) }),
+    fetch: (input, init) => withinDeadline(CLIENT_TIMEOUT_MS, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined),
     now: () => clock,
     sleep: async () => {},
     log: (message, details) => void logs.push({ message, details }),

@@ -6,6 +6,7 @@ import { createInstagramOAuth } from '../../src/networks/instagram/oauth.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { type FakeEndpoint, type FakeInstagram, type FakeReply, graphError, startFakeInstagram } from '../fakes/instagram.js';
 import { bufferSource } from '../../src/networks/media-source.js';
+import { withinDeadline } from '../../src/web/deadline.js';
 
 let fake: FakeInstagram;
 let clock: number;
@@ -87,7 +88,7 @@ function flakyFetch(path: RegExp, ms: number) {
     if (ctl.offline) throw new TypeError('fetch failed');
     if (!path.test(String(input))) return globalThis.fetch(input, init);
     try {
-      return await globalThis.fetch(input, { ...init, signal: AbortSignal.timeout(ms) });
+      return await withinDeadline(ms, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
     } catch (err) {
       if (ctl.offlineAfterTimeout) ctl.offline = true;
       throw err;

@@ -7,6 +7,7 @@ import { LINKEDIN_ERROR_TABLE, LINKEDIN_OAUTH_ERROR_TABLE } from '../../src/netw
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { startFakeLinkedin, type FakeLinkedin } from '../fakes/linkedin.js';
 import { bufferSource } from '../../src/networks/media-source.js';
+import { withinDeadline } from '../../src/web/deadline.js';
 
 let fake: FakeLinkedin;
 let clock: number;
@@ -37,7 +38,7 @@ function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
 }
 
 /** A fetch whose every request gives up after 300 ms (the fake hangs on purpose). */
-const impatientFetch: typeof fetch = (input, init) => globalThis.fetch(input, { ...init, signal: AbortSignal.timeout(300) });
+const impatientFetch: typeof fetch = (input, init) => withinDeadline(300, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
 
 /** One job as the worker keeps it: progress saved durably between calls. */
 class Job {

@@ -8,6 +8,7 @@ import { parseGraphError } from '../../src/networks/meta-graph/errors.js';
 import { THREADS_ERROR_TABLE, threadsErrorRow } from '../../src/networks/threads/errors.js';
 import { type FakeRequest, type FakeThreads, graphError, on, startFakeThreads } from '../fakes/threads.js';
 import { bufferSource } from '../../src/networks/media-source.js';
+import { withinDeadline } from '../../src/web/deadline.js';
 
 let fake: FakeThreads;
 beforeEach(async () => {
@@ -30,7 +31,7 @@ const settings = (): NetworkSettings => ({
 const shortFetch =
   (ms: number): typeof fetch =>
   (input, init) =>
-    globalThis.fetch(input, { ...init, signal: AbortSignal.any([AbortSignal.timeout(ms), ...(init?.signal ? [init.signal] : [])]) });
+    withinDeadline(ms, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
 
 function makeDeps(over: Partial<NetworkDeps> = {}) {
   const logs: { message: string; details: Record<string, unknown> }[] = [];

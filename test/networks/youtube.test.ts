@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileSource } from '../../src/media/file-source.js';
+import { withinDeadline } from '../../src/web/deadline.js';
 
 const KIB = 1024;
 const CHUNK = 256 * KIB;
@@ -48,7 +49,7 @@ function deps(overrides: Partial<NetworkDeps> = {}): NetworkDeps {
 const shortFetch =
   (ms: number): typeof globalThis.fetch =>
   (input, init) =>
-    globalThis.fetch(input, { ...init, signal: AbortSignal.timeout(ms) });
+    withinDeadline(ms, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
 
 const adapter = (options: YoutubeAdapterOptions = {}, overrides: Partial<NetworkDeps> = {}): NetworkAdapter =>
   createYoutubeAdapter(fake.settings, deps(overrides), { chunkSizeBytes: CHUNK, ...options });

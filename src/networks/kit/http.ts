@@ -1,3 +1,4 @@
+import { withinDeadline } from '../../web/deadline.js';
 import type { NetworkDeps } from '../network-deps.js';
 
 /** Every network call gets this long; a slower answer counts as no answer (its outcome is unknown). */
@@ -35,8 +36,10 @@ type Io = Pick<NetworkDeps, 'fetch' | 'log'>;
  */
 export async function send(deps: Io, x: Exchange): Promise<Answer> {
   try {
-    const res = await deps.fetch(x.url, { ...x.init, signal: AbortSignal.timeout(x.timeoutMs ?? NETWORK_TIMEOUT_MS) });
-    return { status: res.status, ok: res.ok, headers: res.headers, text: await res.text() };
+    return await withinDeadline(x.timeoutMs ?? NETWORK_TIMEOUT_MS, async (signal) => {
+      const res = await deps.fetch(x.url, { ...x.init, signal });
+      return { status: res.status, ok: res.ok, headers: res.headers, text: await res.text() };
+    });
   } catch (err) {
     deps.log(`${x.network}: no answer`, { call: x.call, error: err instanceof Error ? err.name : 'unknown' });
     return { status: 0, ok: false, headers: new Headers(), text: '' };
