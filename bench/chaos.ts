@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '../db/connect.js';
 import { sandboxPostsPerJob } from '../db/repositories/sandbox.repo.js';
 import { ledgerSum } from '../db/repositories/wallet.repo.js';
+import { PLATFORMS } from './lib.js';
 
 /**
  * Crash safety at scale: three service processes on one PostgreSQL, N contents to three sandbox platforms each
@@ -31,7 +32,6 @@ import { ledgerSum } from '../db/repositories/wallet.repo.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECRET_KEY = '0f'.repeat(32);
-const PLATFORMS = ['facebook', 'threads', 'linkedin'];
 
 export interface ChaosReport {
   contentsRequested: number;

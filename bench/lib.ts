@@ -5,6 +5,9 @@ import autocannon from 'autocannon';
 
 /** Shared pieces of the benchmarks: processes on loopback, load, latency summaries, peak memory. */
 
+/** The sandbox networks every bench content targets: one text, three networks. */
+export const PLATFORMS = ['facebook', 'threads', 'linkedin'];
+
 export interface Started {
   child: ChildProcess;
   url: string;

@@ -8,11 +8,12 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import type * as ConfigModule from '../src/config.js';
 import type * as ServerModule from '../src/server.js';
-import { api, benchEnv, cpuMs, start, stop } from './lib.js';
+import { api, benchEnv, cpuMs, PLATFORMS, start, stop } from './lib.js';
 
 /**
  * `npx tsx bench/profile-read.ts [sqlite|postgres]`: where an authenticated read (row (a): GET one content with an
- * API key; with `PROFILE_READ=mcp-2025` or `mcp-2026`, row (e)'s MCP call) spends its CPU and how many SQL
+ * API key; with `PROFILE_READ=create`, row (b)'s content creation; with `PROFILE_READ=mcp-2025` or `mcp-2026`, row
+ * (e)'s MCP call) spends its CPU and how many SQL
  * statements it runs.
  *
  * The service runs as deployed (compiled, `npm run build` first) in a child process, with every SQL statement
@@ -186,15 +187,19 @@ async function baselineCpu(): Promise<number> {
  * The read profiled (`PROFILE_READ`): `rest` is row (a)'s GET; `mcp-2025` and `mcp-2026` are row (e)'s
  * `tools/call get_content` in each protocol era, as raw JSON-RPC.
  */
-function readRequest(read: string, url: string, key: string, contentId: string, ws: string) {
+function readRequest(read: string, url: string, key: string, contentId: string, ws: string, brandId: string) {
   const auth = { authorization: `Bearer ${key}` };
   if (read === 'rest') return { url: `${url}/api/v1/workspaces/${ws}/contents/${contentId}`, headers: auth };
+  if (read === 'create') {
+    const body = { brand_id: brandId, target_platforms: PLATFORMS, content_type: 'text', text: 'profile' };
+    return { url: `${url}/api/v1/workspaces/${ws}/contents`, method: 'POST' as const, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  }
   const params = { name: 'get_content', arguments: { content_id: contentId } };
   const json = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   if (read === 'mcp-2025') {
     return { url: `${url}/mcp`, method: 'POST' as const, headers: { ...json, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) };
   }
-  if (read !== 'mcp-2026') throw new Error(`PROFILE_READ must be rest, mcp-2025 or mcp-2026, not ${read}`);
+  if (read !== 'mcp-2026') throw new Error(`PROFILE_READ must be rest, create, mcp-2025 or mcp-2026, not ${read}`);
   const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'profile', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
   return {
     url: `${url}/mcp`,
@@ -217,14 +222,14 @@ async function main(): Promise<void> {
   if (!('ready' in ready)) throw new Error('the service did not start');
   const { url, ws, key } = ready.ready;
   const brand = await api<{ id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/brands`, { name: 'profile' });
-  await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: 'facebook', mode: 'sandbox', name: 'fb' });
+  for (const p of PLATFORMS) await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: p, mode: 'sandbox', name: p });
   const created = await api<{ content_id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/contents`, {
     brand_id: brand.id,
-    target_platforms: ['facebook'],
+    target_platforms: PLATFORMS.slice(0, 1),
     content_type: 'text',
     text: 'profile',
   });
-  const request = readRequest(READ, url, key, created.content_id, ws);
+  const request = readRequest(READ, url, key, created.content_id, ws, brand.id);
   // Warm up (JIT, statement caches), then measure the process's CPU time for exactly READS reads, unprofiled.
   await autocannon({ ...request, connections: CONNECTIONS, amount: 2000 });
   const cpuBefore = cpuMs(child);

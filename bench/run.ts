@@ -8,7 +8,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { api, benchEnv, cpuMs, load, peakRssMb, percentile, start, type Started, stop } from './lib.js';
+import { api, benchEnv, cpuMs, load, peakRssMb, percentile, start, PLATFORMS, type Started, stop } from './lib.js';
 import { burst, calendarFeed } from './scheduling.js';
 
 /**
@@ -20,7 +20,6 @@ import { burst, calendarFeed } from './scheduling.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PG_ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const PLATFORMS = ['facebook', 'threads', 'linkedin'];
 
 interface Row {
   name: string;

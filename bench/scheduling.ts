@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { api, benchEnv, load, peakRssMb, percentile, start, type Started, stop } from './lib.js';
+import { api, benchEnv, load, peakRssMb, percentile, PLATFORMS, start, type Started, stop } from './lib.js';
 
 /**
  * Scheduling rows of `npm run bench` (issue 16).
@@ -18,7 +18,6 @@ import { api, benchEnv, load, peakRssMb, percentile, start, type Started, stop }
  * 1,000,000 scheduled contents are seeded the same way (contents only: the feed reads no job for them).
  */
 
-const PLATFORMS = ['facebook', 'threads', 'linkedin'];
 /** Brands the burst is spread over (three sandbox connections each), so per-connection queues are not the limit. */
 const BRANDS = 100;
 /** The workers as the row runs them: no artificial sandbox pause (as row (c)), wide enough pools. */

@@ -1,6 +1,7 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
+import { compiledOnce } from './compiled-once.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -50,22 +51,13 @@ export async function insertApiKey(db: Kysely<Database>, row: Omit<ApiKeyRow, 'l
     .execute();
 }
 
-/**
- * The digest lookup, built and compiled once per database handle: it runs on every request made with an API
- * key, and building the query each time (kysely's node tree, its freezing and compiling) cost more than the
- * indexed lookup itself.
- */
-const byDigest = new WeakMap<Kysely<Database>, CompiledQuery<Selected>>();
+/** The digest lookup runs on every request made with an API key. */
+const byDigest = compiledOnce((db) => db.selectFrom('api_keys').select(COLUMNS).where('key_digest', '=', ''));
 
 /** Looks a key up by the digest of its plaintext (an index lookup; the plaintext never reaches SQL). */
 export async function findApiKeyByDigest(db: Kysely<Database>, digest: string): Promise<ApiKeyRow | undefined> {
-  let compiled = byDigest.get(db);
-  if (compiled === undefined) {
-    compiled = db.selectFrom('api_keys').select(COLUMNS).where('key_digest', '=', '').compile();
-    byDigest.set(db, compiled);
-  }
-  const { rows } = await db.executeQuery<Selected>({ ...compiled, parameters: [digest] });
-  return rows[0] && toRow(rows[0]);
+  const [row] = await byDigest(db, [digest]);
+  return row && toRow(row);
 }
 
 export async function findApiKey(db: Kysely<Database>, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ContentsTable, Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
+import { compiledOnce } from './compiled-once.js';
 
 export interface ContentRow {
   id: string;
@@ -64,8 +65,11 @@ export async function insertContent(db: Kysely<Database>, row: Omit<ContentRow, 
     .execute();
 }
 
+/** Every read of a content runs this. */
+const byWorkspaceAndId = compiledOnce((db) => db.selectFrom('contents').selectAll().where('workspace_id', '=', '').where('id', '=', ''));
+
 export async function findContent(db: Kysely<Database>, workspaceId: string, id: string): Promise<ContentRow | undefined> {
-  const r = await db.selectFrom('contents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  const [r] = await byWorkspaceAndId(db, [workspaceId, id]);
   return r && toRow(r);
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
+import { compiledOnce } from './compiled-once.js';
 
 export interface JobRow {
   id: string;
@@ -97,9 +98,11 @@ export async function insertJobs(
     .execute();
 }
 
+/** Every read of a content runs this. */
+const byContent = compiledOnce((db) => db.selectFrom('jobs').selectAll().where('content_id', '=', '').orderBy('created_at', 'asc').orderBy('id', 'asc'));
+
 export async function listJobsForContent(db: Kysely<Database>, contentId: string): Promise<JobRow[]> {
-  const rows = await db.selectFrom('jobs').selectAll().where('content_id', '=', contentId).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
-  return rows.map(toRow);
+  return (await byContent(db, [contentId])).map(toRow);
 }
 
 export async function listJobsForContents(db: Kysely<Database>, contentIds: string[]): Promise<JobRow[]> {
