@@ -50,7 +50,7 @@ function parsed(body: Buffer, req: Request, next: NextFunction): void {
  * Reads a plain JSON body of a declared length: the same answers as body-parser (413 over the limit, `invalid_request`
  * for a body that is not JSON or ends early) without its per-request decoding and type machinery. A small body
  * usually arrives with the headers, and the HTTP parser has then already buffered all of it: it is taken in one
- * read, without switching the stream to flowing mode.
+ * read, without switching the stream to flowing mode or adding a listener.
  */
 function readPlainJson(req: Request, max: number, next: NextFunction): void {
   const declared = Number(req.headers['content-length']);
@@ -62,7 +62,9 @@ function readPlainJson(req: Request, max: number, next: NextFunction): void {
     next(TOO_LARGE());
     return;
   }
-  if (req.complete && req.readableLength === declared) {
+  // Every declared byte is buffered already (`complete` is often still false then: the parser marks the message
+  // complete after the request's first handlers have run), and the parser never buffers past a declared length.
+  if (req.readableLength === declared) {
     const whole = req.read() as Buffer | null;
     parsed(whole ?? Buffer.alloc(0), req, next);
     return;
