@@ -257,7 +257,7 @@ async function dispatcher(): Promise<void> {
 /**
  * MCP tools/call get_content vs REST GET content. The target is on what the service spends: CPU time of the
  * service process per call (Linux schedstat, per thread, in ns), each kind called sequentially in blocks of 30,
- * the blocks of every kind interleaved in a rotating order over 60 measured rounds, and the ratio of the totals
+ * the blocks of every kind interleaved in a rotating order over 180 measured rounds, and the ratio of the totals
  * (so a slower moment of the machine falls on every kind alike). Both MCP eras are posted as raw JSON-RPC over the
  * same fetch as the REST read, so the client does the same work for each. Beside it, informational: p50 latency of the same raw calls, and of
  * the official SDK clients (v1 for 2025-11-25, v2 for 2026-07-28), whose own work (the v1 client checks each
@@ -299,7 +299,7 @@ async function mcpVsRest(): Promise<void> {
   // Small blocks, many rounds, each round in a rotated order: the machine's speed drifts over seconds, and every
   // kind then sees the same drift. The figure is the ratio of the CPU totals over all rounds after the first.
   const BLOCK = 30;
-  const ROUNDS = 61;
+  const ROUNDS = 181;
   const order = Object.entries(kinds) as [Kind, () => Promise<unknown>][];
   const cpu: Record<Kind, number> = { rest: 0, legacy: 0, modern: 0, sdkLegacy: 0, sdkModern: 0 };
   const latency: Record<Kind, number[]> = { rest: [], legacy: [], modern: [], sdkLegacy: [], sdkModern: [] };
