@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { transactionBatches } from '../db/transaction-batch.js';
 import type { Config } from './config.js';
 import { createApiKeysService } from './core/api-keys/api-keys.service.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -231,6 +232,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           idempotency: createIdempotencyService({ ...deps, ...(options.idempotency ? { settings: options.idempotency } : {}) }),
           probeMedia: (url, signal) => probeMedia(url, net.policy, { dispatcher: net.dispatcher, signal }),
           wallet,
+          transact: transactionBatches(db.kysely, db.dialect),
         }),
         wallet,
         media: createMediaService({ ...deps, meters, store: media.store, links: mediaLinks, fetcher: guardedMediaFetcher(net.policy, net.dispatcher) }),

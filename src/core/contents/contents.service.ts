@@ -22,6 +22,7 @@ import {
   startScheduledJobs,
 } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
+import type { Transact } from '../../../db/transaction-batch.js';
 import { type Clock, toIso } from '../clock.js';
 import { decodeCursor, decodeWindowCursor, encodeCursor, encodeWindowCursor } from '../cursor.js';
 import { ServiceError, validationError } from '../errors.js';
@@ -163,8 +164,11 @@ export function createContentsService(deps: {
   idempotency: IdempotencyService;
   probeMedia: ProbeMedia;
   wallet: WalletService;
+  /** How a creation's writes are committed; on SQLite, together with the creations that arrive meanwhile. */
+  transact?: Transact;
 }) {
   const { db, clock, meters, idempotency, wallet } = deps;
+  const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
 
   /** The brand's zone: a local publish_at without a zone is read in it. */
   async function zoneOf(workspaceId: string, brandId: string): Promise<string> {
@@ -249,7 +253,7 @@ export function createContentsService(deps: {
       const fields = fieldsOf(input);
       const timing = timingOf(input, input.publish_at !== undefined && input.time_zone === undefined ? await zoneOf(workspaceId, input.brand_id) : 'UTC', clock.now());
       const plan = await planContent(db, workspaceId, fields, deps.probeMedia);
-      return db.transaction().execute(async (tx) => {
+      return transact(async (tx) => {
         const created = await store(tx, workspaceId, plan, fields, timing);
         if (record) await record(tx, created);
         return created;
