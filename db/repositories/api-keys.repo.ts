@@ -56,7 +56,7 @@ const byDigest = compiledOnce((db) => db.selectFrom('api_keys').select(COLUMNS).
 
 /** Looks a key up by the digest of its plaintext (an index lookup; the plaintext never reaches SQL). */
 export async function findApiKeyByDigest(db: Kysely<Database>, digest: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await byDigest(db, [digest]);
+  const [row] = (await byDigest(db, [digest])).rows;
   return row && toRow(row);
 }
 

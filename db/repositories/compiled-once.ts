@@ -1,22 +1,26 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { Database } from '../schema.js';
 
 /**
- * A query built and compiled once per database handle, then run with each call's parameters. For the statements of
- * every authenticated read (the key lookup, the content, its jobs): building kysely's node tree, freezing and
- * compiling it cost more than the indexed lookups themselves. `build` makes the query with placeholder values;
- * the call's parameters must come in the order its placeholders do. A transaction is a handle of its own, so
- * inside one the query is compiled for that transaction only.
+ * A query built and compiled once per dialect, then run with each call's parameters. For the statements of every
+ * authenticated read and every content creation: building kysely's node tree, freezing and compiling it cost more
+ * than the indexed statements themselves. `build` makes the query with placeholder values; the call's parameters
+ * must come in the order its placeholders do.
+ *
+ * The cache is keyed by the handle's dialect adapter, which a transaction (and a savepoint in it) shares with the
+ * handle it came from, so work inside transactions reuses it too. The SQL depends only on the dialect: this
+ * service adds no kysely plugins.
  */
 export function compiledOnce<Row>(build: (db: Kysely<Database>) => { compile(): CompiledQuery<Row> }) {
-  const byHandle = new WeakMap<Kysely<Database>, CompiledQuery<Row>>();
-  return async (db: Kysely<Database>, parameters: readonly unknown[]): Promise<Row[]> => {
-    let compiled = byHandle.get(db);
+  const byDialect = new WeakMap<object, CompiledQuery<Row>>();
+  return async (db: Kysely<Database>, parameters: readonly unknown[]): Promise<QueryResult<Row>> => {
+    const key = db.getExecutor().adapter;
+    let compiled = byDialect.get(key);
     if (compiled === undefined) {
       compiled = build(db).compile();
       if (compiled.parameters.length !== parameters.length) throw new Error(`compiled query takes ${compiled.parameters.length} parameters, given ${parameters.length}`);
-      byHandle.set(db, compiled);
+      byDialect.set(key, compiled);
     }
-    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
+    return db.executeQuery<Row>({ ...compiled, parameters });
   };
 }

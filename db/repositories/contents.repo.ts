@@ -69,7 +69,7 @@ export async function insertContent(db: Kysely<Database>, row: Omit<ContentRow, 
 const byWorkspaceAndId = compiledOnce((db) => db.selectFrom('contents').selectAll().where('workspace_id', '=', '').where('id', '=', ''));
 
 export async function findContent(db: Kysely<Database>, workspaceId: string, id: string): Promise<ContentRow | undefined> {
-  const [r] = await byWorkspaceAndId(db, [workspaceId, id]);
+  const [r] = (await byWorkspaceAndId(db, [workspaceId, id])).rows;
   return r && toRow(r);
 }
 

@@ -102,7 +102,7 @@ export async function insertJobs(
 const byContent = compiledOnce((db) => db.selectFrom('jobs').selectAll().where('content_id', '=', '').orderBy('created_at', 'asc').orderBy('id', 'asc'));
 
 export async function listJobsForContent(db: Kysely<Database>, contentId: string): Promise<JobRow[]> {
-  return (await byContent(db, [contentId])).map(toRow);
+  return (await byContent(db, [contentId])).rows.map(toRow);
 }
 
 export async function listJobsForContents(db: Kysely<Database>, contentIds: string[]): Promise<JobRow[]> {

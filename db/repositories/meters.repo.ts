@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis } from './rows.js';
+import { compiledOnce } from './compiled-once.js';
 
 /**
  * Adds `amount` to a counter only if the result stays within `limit`, in one conditional UPDATE: two racing
@@ -13,21 +14,27 @@ export async function incrementWithin(
   amount: number,
   limit: number,
 ): Promise<boolean> {
-  await db
-    .insertInto('meter_counters')
-    .values({ workspace_id: key.workspaceId, meter: key.meter, period: key.period, used: 0 })
-    .onConflict((oc) => oc.columns(['workspace_id', 'meter', 'period']).doNothing())
-    .execute();
-  const result = await db
-    .updateTable('meter_counters')
-    .set({ used: sql`used + ${amount}` })
-    .where('workspace_id', '=', key.workspaceId)
-    .where('meter', '=', key.meter)
-    .where('period', '=', key.period)
-    .where(sql<boolean>`used + ${amount} <= ${limit}`)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  await ensureCounter(db, [key.workspaceId, key.meter, key.period, 0]);
+  const result = await takeWithin(db, [amount, key.workspaceId, key.meter, key.period, amount, limit]);
+  return Number(result.numAffectedRows) === 1;
 }
+
+// Every creation runs both, once per meter it charges.
+const ensureCounter = compiledOnce((db) =>
+  db
+    .insertInto('meter_counters')
+    .values({ workspace_id: '', meter: '', period: '', used: 0 })
+    .onConflict((oc) => oc.columns(['workspace_id', 'meter', 'period']).doNothing()),
+);
+const takeWithin = compiledOnce((db) =>
+  db
+    .updateTable('meter_counters')
+    .set({ used: sql`used + ${0}` })
+    .where('workspace_id', '=', '')
+    .where('meter', '=', '')
+    .where('period', '=', '')
+    .where(sql<boolean>`used + ${0} <= ${0}`),
+);
 
 /** Gives back stock (never below zero). */
 export async function decrement(db: Kysely<Database>, key: { workspaceId: string; meter: string; period: string }, amount: number): Promise<void> {

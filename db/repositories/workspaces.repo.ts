@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis } from './rows.js';
+import { compiledOnce } from './compiled-once.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -13,8 +14,10 @@ export async function insertWorkspace(db: Kysely<Database>, row: WorkspaceRow): 
   await db.insertInto('workspaces').values({ id: row.id, name: row.name, created_at: row.createdAt }).execute();
 }
 
+const byId = compiledOnce((db) => db.selectFrom('workspaces').selectAll().where('id', '=', ''));
+
 export async function findWorkspace(db: Kysely<Database>, id: string): Promise<WorkspaceRow | undefined> {
-  const r = await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+  const [r] = (await byId(db, [id])).rows;
   return r && { id: r.id, name: r.name, createdAt: toMillis(r.created_at), plan: r.plan };
 }
 
