@@ -2,7 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Identifiers and secrets. Ids are a prefix plus random base32-ish text, so they sort nowhere and reveal
- * nothing; secrets are a prefix plus hex from `crypto.randomBytes`.
+ * nothing, except those of contents and their jobs, which lead with their creation time (it is in every answer
+ * about them anyway) so that rows written together are stored together; secrets are a prefix plus hex from
+ * `crypto.randomBytes`.
  */
 
 const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -13,6 +15,30 @@ export function newId(prefix: string, length = 20): string {
   let out = prefix;
   for (const b of bytes) out += ID_ALPHABET[b & 31];
   return out;
+}
+
+/**
+ * An id like `newId`'s (the prefix, then 20 characters of the same alphabet) whose first 10 characters are the
+ * millisecond `nowMs`, so ids made together sort together (50 random bits follow). Rows created in one batch then
+ * share the pages of the indexes keyed by them instead of touching one page each.
+ */
+export function newTimeOrderedId(prefix: string, nowMs: number): string {
+  let time = '';
+  for (let rest = Math.floor(nowMs), i = 0; i < 10; i++, rest = Math.floor(rest / 32)) time = ID_ALPHABET[rest % 32]! + time;
+  return newId(prefix + time, 10);
+}
+
+/**
+ * A version 7 UUID (RFC 9562): the millisecond `nowMs` in the first 48 bits, then 74 random bits. It sorts by
+ * creation time, for the same reason as `newTimeOrderedId`.
+ */
+export function newTimeOrderedUuid(nowMs: number): string {
+  const b = randomBytes(16);
+  b.writeUIntBE(Math.floor(nowMs), 0, 6);
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** `svc_live_` + 32 lowercase hex characters (spec 2.1). */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { findBrandQueue, lockBrandQueue } from '../../../db/repositories/brand-queues.repo.js';
 import {
@@ -26,7 +25,7 @@ import type { Transact } from '../../../db/transaction-batch.js';
 import { type Clock, toIso } from '../clock.js';
 import { decodeCursor, decodeWindowCursor, encodeCursor, encodeWindowCursor } from '../cursor.js';
 import { ServiceError, validationError } from '../errors.js';
-import { newId } from '../ids.js';
+import { newTimeOrderedId, newTimeOrderedUuid } from '../ids.js';
 import { type IdempotencyService, type IdempotentResult, requestHash } from '../idempotency/idempotency.service.js';
 import { parseIdempotencyKey } from '../idempotency/idempotency.schema.js';
 import { refreshContentOutcome } from '../jobs/outcome.js';
@@ -194,7 +193,7 @@ export function createContentsService(deps: {
 
   function jobRowsFor(plan: ContentPlan, contentId: string, workspaceId: string, now: number) {
     return plan.targets.map((t) => ({
-      id: newId('job_'),
+      id: newTimeOrderedId('job_', now),
       contentId,
       workspaceId,
       connectionId: t.connection.id,
@@ -207,7 +206,7 @@ export function createContentsService(deps: {
   /** Stores a checked content as its timing asks; charges only what starts publishing now. */
   async function store(tx: Kysely<Database>, workspaceId: string, plan: ContentPlan, fields: ContentFields, timing: Timing): Promise<CreatedContent> {
     const now = clock.now();
-    const contentId = randomUUID();
+    const contentId = newTimeOrderedUuid(now);
     const placement: Placement =
       timing.kind === 'now'
         ? { status: 'publishing', time: null, slot: null }
