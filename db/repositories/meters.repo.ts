@@ -4,9 +4,10 @@ import { toMillis } from './rows.js';
 import { compiledOnce } from './compiled-once.js';
 
 /**
- * Adds `amount` to a counter only if the result stays within `limit`, in one conditional UPDATE: two racing
- * transactions cannot both take the last slot (PostgreSQL re-checks the WHERE after the row lock; SQLite has
- * one writer). Returns whether it fitted.
+ * Adds `amount` to a counter only if the result stays within `limit`, in one conditional upsert: a new counter is
+ * created holding `amount` if that fits, an existing one grows only while it fits, and two racing transactions
+ * cannot both take the last slot (PostgreSQL re-checks the conflict row's WHERE under its lock; SQLite has one
+ * writer). Returns whether it fitted.
  */
 export async function incrementWithin(
   db: Kysely<Database>,
@@ -14,27 +15,19 @@ export async function incrementWithin(
   amount: number,
   limit: number,
 ): Promise<boolean> {
-  await ensureCounter(db, [key.workspaceId, key.meter, key.period, 0]);
-  const result = await takeWithin(db, [amount, key.workspaceId, key.meter, key.period, amount, limit]);
-  return Number(result.numAffectedRows) === 1;
+  const result = await takeWithin(db, [key.workspaceId, key.meter, key.period, amount, amount, limit, limit]);
+  return result.rows.length === 1;
 }
 
-// Every creation runs both, once per meter it charges.
-const ensureCounter = compiledOnce((db) =>
-  db
-    .insertInto('meter_counters')
-    .values({ workspace_id: '', meter: '', period: '', used: 0 })
-    .onConflict((oc) => oc.columns(['workspace_id', 'meter', 'period']).doNothing()),
-);
-const takeWithin = compiledOnce((db) =>
-  db
-    .updateTable('meter_counters')
-    .set({ used: sql`used + ${0}` })
-    .where('workspace_id', '=', '')
-    .where('meter', '=', '')
-    .where('period', '=', '')
-    .where(sql<boolean>`used + ${0} <= ${0}`),
-);
+// Every creation runs it once per meter it charges.
+const takeWithin = compiledOnce((db) => ({
+  compile: () =>
+    sql<{ used: number }>`insert into meter_counters (workspace_id, meter, period, used)
+      select ${''}, ${''}, ${''}, cast(${0} as bigint) where cast(${0} as bigint) <= cast(${0} as bigint)
+      on conflict (workspace_id, meter, period) do update set used = meter_counters.used + excluded.used
+      where meter_counters.used + excluded.used <= cast(${0} as bigint)
+      returning used`.compile(db),
+}));
 
 /** Gives back stock (never below zero). */
 export async function decrement(db: Kysely<Database>, key: { workspaceId: string; meter: string; period: string }, amount: number): Promise<void> {
