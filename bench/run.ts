@@ -152,7 +152,15 @@ async function creation(label: string, databaseUrl: string): Promise<void> {
   });
 }
 
-/** Contents accepted → every job published → the content.published webhook received. */
+/** The sandbox's confirmation interval for row (c), stated in the row. */
+const CONFIRM_INTERVAL_MS = 20;
+
+/**
+ * Contents accepted → every job published → the content.published webhook received, measured twice on one
+ * service: first its capacity (16 clients sending back to back for SECONDS), then latency at a fixed offered rate
+ * of 80 % of that capacity (an open loop: each content is sent at its scheduled instant whatever the answers, and
+ * its latency counts from that instant, so a stall is not hidden by clients that waited).
+ */
 async function endToEnd(): Promise<void> {
   const arrivals = new Map<string, number>();
   const receiver = createServer((req, res) => {
@@ -164,37 +172,65 @@ async function endToEnd(): Promise<void> {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const svc = await service(sqliteUrl(), { ALLOW_LOCAL_URLS: 'true', SANDBOX_DELAY_MS: '0', CONFIRM_INTERVAL_MS: '20', WORKER_POLL_MS: '10', WORKER_CONCURRENCY: '32', WORKER_PER_CONNECTION: '32' });
+  const svc = await service(sqliteUrl(), {
+    ALLOW_LOCAL_URLS: 'true',
+    SANDBOX_DELAY_MS: '0',
+    CONFIRM_INTERVAL_MS: String(CONFIRM_INTERVAL_MS),
+    WORKER_POLL_MS: '10',
+    WORKER_CONCURRENCY: '32',
+    WORKER_PER_CONNECTION: '32',
+  });
   await api(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/webhooks`, {
     url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
     description: 'bench',
     enabled_events: ['content.published'],
   });
-  const sentAt = new Map<string, number>();
+  const create = () => api<{ content_id: string }>(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/contents`, svc.content);
+  const settle = async (sentAt: Map<string, number>) => {
+    const deadline = performance.now() + 60_000;
+    while ([...sentAt.keys()].some((id) => !arrivals.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const arrived = [...sentAt].filter(([id]) => arrivals.has(id));
+    return { arrived: arrived.length, latencies: arrived.map(([id, t]) => arrivals.get(id)! - t), finished: Math.max(...arrived.map(([id]) => arrivals.get(id)!)) };
+  };
+
+  // Capacity: closed loop, as many as the service takes.
+  const saturated = new Map<string, number>();
   const started = performance.now();
   const until = started + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (performance.now() < until) {
         const t = performance.now();
-        const c = await api<{ content_id: string }>(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/contents`, svc.content);
-        sentAt.set(c.content_id, t);
+        saturated.set((await create()).content_id, t);
       }
     }),
   );
-  const deadline = performance.now() + 60_000;
-  while (arrivals.size < sentAt.size && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  const finished = Math.max(...arrivals.values());
-  const latencies = [...sentAt].filter(([id]) => arrivals.has(id)).map(([id, t]) => arrivals.get(id)! - t);
+  const full = await settle(saturated);
+  const capacity = full.arrived / ((full.finished - started) / 1000);
+
+  // Latency at 80 % of that capacity: one content every 1000 / rate ms, sent on schedule.
+  const rate = Math.max(1, Math.floor(capacity * 0.8));
+  const offered = new Map<string, number>();
+  const sends: Promise<void>[] = [];
+  const from = performance.now();
+  for (let n = 0; n < rate * SECONDS; n++) {
+    const due = from + (n * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    sends.push(create().then((c) => void offered.set(c.content_id, due)));
+  }
+  await Promise.all(sends);
+  const steady = await settle(offered);
   await done(svc.s);
   receiver.close();
-  const throughput = arrivals.size / ((finished - started) / 1000);
-  const p99 = percentile(latencies, 99);
+  const p99 = percentile(steady.latencies, 99);
   rows.push({
-    name: '(c) end to end: accepted → 3 jobs published → webhook received (SQLite)',
-    figure: `${throughput.toFixed(0)} contents/s, p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (${arrivals.size}/${sentAt.size} arrived)`,
-    target: '≥ 500/s, p99 < 1 s',
-    met: throughput >= 500 && p99 < 1000,
+    name: `(c) end to end: accepted → 3 jobs published → webhook received (SQLite, sandbox confirming every ${CONFIRM_INTERVAL_MS} ms): capacity, then latency at 80 % of it`,
+    figure:
+      `capacity ${capacity.toFixed(0)} contents/s (p99 ${percentile(full.latencies, 99).toFixed(0)} ms at saturation); at ${rate}/s offered: ` +
+      `p50 ${percentile(steady.latencies, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (${steady.arrived}/${offered.size} arrived)`,
+    target: 'capacity ≥ 500/s; p99 < 1 s at 80 %',
+    met: capacity >= 500 && p99 < 1000 && steady.arrived === offered.size,
   });
 }
 
