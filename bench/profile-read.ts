@@ -5,6 +5,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
 import pg from 'pg';
 import type * as ConfigModule from '../src/config.js';
 import type * as ServerModule from '../src/server.js';
@@ -28,8 +29,8 @@ const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 16);
 const READ = process.env.PROFILE_READ ?? 'rest';
 const PG_ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-type ToChild = { reset: boolean } | { report: string };
-type FromChild = { ready: { url: string; ws: string; key: string } } | { started: true } | { counts: Record<string, number> };
+type ToChild = { reset: boolean } | { report: string } | { unfinished: true };
+type FromChild = { ready: { url: string; ws: string; key: string } } | { started: true } | { counts: Record<string, number> } | { unfinished: number };
 
 /** Child: the service itself, with its statements counted. */
 async function serve(): Promise<void> {
@@ -63,6 +64,12 @@ async function serve(): Promise<void> {
   const first = service.firstWorkspace!;
   process.on('message', (m: ToChild) => {
     void (async () => {
+      if ('unfinished' in m) {
+        // Marked, so the report leaves this polling out of the job path's statements.
+        const { rows } = await sql<{ n: number | string }>`select count(*) as n from jobs where status not in ('published', 'failed') /* profile */`.execute(db.kysely);
+        process.send!({ unfinished: Number(rows[0]?.n ?? 0) } satisfies FromChild);
+        return;
+      }
       if ('reset' in m) {
         counts.clear();
         if (m.reset) await session.post('Profiler.start');
@@ -73,6 +80,7 @@ async function serve(): Promise<void> {
       writeFileSync(m.report, JSON.stringify(profile));
       const short = new Map<string, number>();
       for (const [sql, n] of counts) {
+        if (sql.includes('/* profile */')) continue;
         const text = sql.replace(/\s+/g, ' ').slice(0, 110);
         short.set(text, (short.get(text) ?? 0) + n);
       }
@@ -249,30 +257,88 @@ async function main(): Promise<void> {
   const baselineCpuUs = await baselineCpu();
 
   const counts = 'counts' in report ? report.counts : {};
-  const statements = Object.values(counts).reduce((a, b) => a + b, 0);
-  const out: string[] = [];
-  out.push(`## ${kind}, ${READ}: ${READS} authenticated reads, ${CONNECTIONS} connections (${run.non2xx} non-2xx)`, '');
-  out.push(
+  const title = `## ${kind}, ${READ}: ${READS} authenticated reads, ${CONNECTIONS} connections (${run.non2xx} non-2xx)`;
+  const cpuLine =
     `CPU per request (process user + system time, unprofiled): service ${serviceCpuUs.toFixed(0)} µs per read, bare Express ${baselineCpuUs.toFixed(0)} µs per GET /hello, ` +
-      `ratio ${(baselineCpuUs / serviceCpuUs).toFixed(2)}× (throughput at ${CONNECTIONS} connections: ${plain.requests.average.toFixed(0)} req/s, noisy on a shared machine)`,
-    '',
-  );
-  out.push(`SQL statements per read: ${(statements / READS).toFixed(2)}`, '');
-  for (const [sql, n] of Object.entries(counts).sort((a, b) => b[1] - a[1])) out.push(`- ${(n / READS).toFixed(3)} × \`${sql}\``);
-  {
-    const file = profileFile;
-    const { total, byModule, byFunction, inclusive } = summarise(file);
-    out.push('', `CPU in the measured window (sampled every 100 µs): ${total.toFixed(0)} ms busy = ${((total * 1000) / READS).toFixed(0)} µs per read`, '');
-    out.push('| self time by module | ms | share |', '|---|---:|---:|');
-    for (const [m, ms] of byModule) out.push(`| ${m} | ${ms.toFixed(0)} | ${((100 * ms) / total).toFixed(1)}% |`);
-    out.push('', '| self time by function | ms | share |', '|---|---:|---:|');
-    for (const [f, ms] of byFunction) out.push(`| ${f.replace(/\|/g, '\\|')} | ${ms.toFixed(0)} | ${((100 * ms) / total).toFixed(1)}% |`);
-    out.push('', '| inclusive time of our own frames (src/) | µs per read |', '|---|---:|');
-    for (const [f, ms] of inclusive) out.push(`| ${f.replace(/\|/g, '\\|')} | ${((ms * 1000) / READS).toFixed(1)} |`);
-    out.push('', `profile: ${file} (open in Chrome DevTools or speedscope)`);
+    `ratio ${(baselineCpuUs / serviceCpuUs).toFixed(2)}× (throughput at ${CONNECTIONS} connections: ${plain.requests.average.toFixed(0)} req/s, noisy on a shared machine)`;
+  process.stdout.write(render(title, cpuLine, counts, READS, 'read', profileFile));
+}
+
+/** The report: statements per unit by SQL text, then the profile's self and inclusive time. */
+function render(title: string, cpuLine: string, counts: Record<string, number>, units: number, unit: string, profileFile: string): string {
+  const statements = Object.values(counts).reduce((a, b) => a + b, 0);
+  const out: string[] = [title, '', cpuLine, ''];
+  out.push(`SQL statements per ${unit}: ${(statements / units).toFixed(2)}`, '');
+  for (const [sql, n] of Object.entries(counts).sort((a, b) => b[1] - a[1])) out.push(`- ${(n / units).toFixed(3)} × \`${sql}\``);
+  const { total, byModule, byFunction, inclusive } = summarise(profileFile);
+  out.push('', `CPU in the measured window (sampled every 100 µs): ${total.toFixed(0)} ms busy = ${((total * 1000) / units).toFixed(0)} µs per ${unit}`, '');
+  out.push('| self time by module | ms | share |', '|---|---:|---:|');
+  for (const [m, ms] of byModule) out.push(`| ${m} | ${ms.toFixed(0)} | ${((100 * ms) / total).toFixed(1)}% |`);
+  out.push('', '| self time by function | ms | share |', '|---|---:|---:|');
+  for (const [f, ms] of byFunction) out.push(`| ${f.replace(/\|/g, '\\|')} | ${ms.toFixed(0)} | ${((100 * ms) / total).toFixed(1)}% |`);
+  out.push('', `| inclusive time of our own frames (src/) | µs per ${unit} |`, '|---|---:|');
+  for (const [f, ms] of inclusive) out.push(`| ${f.replace(/\|/g, '\\|')} | ${((ms * 1000) / units).toFixed(1)} |`);
+  out.push('', `profile: ${profileFile} (open in Chrome DevTools or speedscope)`);
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * `PROFILE_READ=publish`: the job path. PROFILE_READS / 3 contents (three sandbox networks each) are created due a
+ * few seconds ahead, with the workers of the same process idle until then; the profile and the counts then cover
+ * the scheduler starting them, the claims, the sandbox's submit and publish, the confirmation (every 20 ms), the
+ * outcomes and their events, until every job is final. Figures are per job.
+ */
+async function publishMain(kind: string): Promise<void> {
+  const database = await databaseUrl(kind);
+  const profileDir = mkdtempSync(join(tmpdir(), 'publisher-cpuprofile-'));
+  const child = fork(new URL(import.meta.url).pathname, [], {
+    env: {
+      ...process.env,
+      ...benchEnv(database.url, { SERVICE_ROLE: 'all', SANDBOX_DELAY_MS: '0', CONFIRM_INTERVAL_MS: '20', WORKER_POLL_MS: '10', WORKER_CONCURRENCY: '32', WORKER_PER_CONNECTION: '32' }),
+      PROFILE_CHILD: '1',
+    },
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = await next(child);
+  if (!('ready' in ready)) throw new Error('the service did not start');
+  const { url, ws, key } = ready.ready;
+  const brand = await api<{ id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/brands`, { name: 'profile' });
+  for (const p of PLATFORMS) await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: p, mode: 'sandbox', name: p });
+  const contents = Math.ceil(READS / PLATFORMS.length);
+  const publishAt = new Date(Date.now() + 5_000 + contents * 5).toISOString();
+  const body = JSON.stringify({ brand_id: brand.id, target_platforms: PLATFORMS, content_type: 'text', text: 'profile', publish_at: publishAt });
+  const made = await autocannon({ url: `${url}/api/v1/workspaces/${ws}/contents`, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body, connections: 8, amount: contents });
+  if (made.non2xx > 0) throw new Error(`${made.non2xx} creations failed`);
+  if (Date.now() > Date.parse(publishAt) - 500) throw new Error('the contents were not all created before they were due; lower PROFILE_READS');
+  child.send({ reset: true } satisfies ToChild);
+  await next(child);
+  const cpuBefore = cpuMs(child);
+  const started = performance.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 200));
+    child.send({ unfinished: true } satisfies ToChild);
+    const answer = await next(child);
+    if ('unfinished' in answer && answer.unfinished === 0) break;
+    if (performance.now() - started > 300_000) throw new Error('the jobs did not finish within 5 minutes');
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  const wallS = (performance.now() - started) / 1000;
+  const cpuUsPerJob = ((cpuMs(child) - cpuBefore) * 1000) / (contents * PLATFORMS.length);
+  const profileFile = join(profileDir, `publish-${kind}.cpuprofile`);
+  child.send({ report: profileFile } satisfies ToChild);
+  const report = await next(child);
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+  await database.drop();
+  const jobs = contents * PLATFORMS.length;
+  const title = `## ${kind}, publish: ${contents} contents × ${PLATFORMS.length} sandbox networks = ${jobs} jobs, due at one instant`;
+  const cpuLine =
+    `CPU per job (process user + system time, from the due instant until every job is final, including the wait for it and idle polling): ${cpuUsPerJob.toFixed(0)} µs; ` +
+    `${jobs} jobs in ${wallS.toFixed(1)} s = ${(jobs / wallS).toFixed(0)} jobs/s`;
+  process.stdout.write(render(title, cpuLine, 'counts' in report ? report.counts : {}, jobs, 'job', profileFile));
 }
 
 if (process.env.PROFILE_CHILD === '1') await serve();
+else if (READ === 'publish') await publishMain(process.argv[2] ?? 'sqlite');
 else await main();

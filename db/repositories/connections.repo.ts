@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ConnectionsTable, Database } from '../schema.js';
 import { toMillis } from './rows.js';
+import { compiledOnce } from './compiled-once.js';
 
 export interface ConnectionRow {
   id: string;
@@ -57,8 +58,11 @@ export async function findConnection(db: Kysely<Database>, workspaceId: string, 
   return r && toRow(r);
 }
 
+/** Every job step reads its connection. */
+const byId = compiledOnce((db) => db.selectFrom('connections').select(COLUMNS).where('id', '=', ''));
+
 export async function findConnectionById(db: Kysely<Database>, id: string): Promise<ConnectionRow | undefined> {
-  const r = await db.selectFrom('connections').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  const [r] = (await byId(db, [id])).rows;
   return r && toRow(r);
 }
 

@@ -73,8 +73,11 @@ export async function findContent(db: Kysely<Database>, workspaceId: string, id:
   return r && toRow(r);
 }
 
+/** Every job step reads its content, some more than once. */
+const byId = compiledOnce((db) => db.selectFrom('contents').selectAll().where('id', '=', ''));
+
 export async function findContentById(db: Kysely<Database>, id: string): Promise<ContentRow | undefined> {
-  const r = await db.selectFrom('contents').selectAll().where('id', '=', id).executeTakeFirst();
+  const [r] = (await byId(db, [id])).rows;
   return r && toRow(r);
 }
 
@@ -111,8 +114,10 @@ export async function updateContentStatus(db: Kysely<Database>, id: string, stat
  * Takes the content's row lock for the rest of the transaction (a no-op update works on both dialects), so
  * jobs finishing at the same time recompute the outcome one after another, each seeing the others' commits.
  */
+const lockById = compiledOnce((db) => db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', ''));
+
 export async function lockContent(db: Kysely<Database>, id: string): Promise<void> {
-  await db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', id).execute();
+  await lockById(db, [id]);
 }
 
 /** The statuses in which a content may still be edited, canceled or published now (issue 16). */

@@ -150,6 +150,13 @@ export async function updateJobUnderLease(db: Kysely<Database>, id: string, leas
   return Number(result.numUpdatedRows) === 1;
 }
 
+const extendLease = compiledOnce((db) => db.updateTable('jobs').set({ locked_until: 0 }).where('id', '=', '').where('locked_by', '=', ''));
+
+/** Extends a lease the caller still holds (a heartbeat of every running job); returns whether it still held it. */
+export async function renewLease(db: Kysely<Database>, id: string, lease: string, lockedUntil: number): Promise<boolean> {
+  return Number((await extendLease(db, [lockedUntil, id, lease])).numAffectedRows) === 1;
+}
+
 /** Lets go of a claimed job without changing it (shutdown): it becomes claimable at once. */
 export async function releaseLease(db: Kysely<Database>, id: string, lease: string): Promise<void> {
   await db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('id', '=', id).where('locked_by', '=', lease).execute();

@@ -1,10 +1,22 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
+import { compiledOnce } from './compiled-once.js';
 
 /** The sandbox network's own storage: containers and the posts made from them. */
 
+// The sandbox's statements run once per sandbox job: compiled once.
+const insertContainer = compiledOnce((db) => db.insertInto('sandbox_containers').values({ id: '', job_id: '', created_at: 0 }));
+const insertPost = compiledOnce((db) =>
+  db
+    .insertInto('sandbox_posts')
+    .values({ id: '', container_id: '', job_id: '', connection_id: '', platform_slug: '', created_at: 0 })
+    .onConflict((oc) => oc.column('container_id').doNothing()),
+);
+const postOfContainer = compiledOnce((db) => db.selectFrom('sandbox_posts').select('id').where('container_id', '=', ''));
+const postById = compiledOnce((db) => db.selectFrom('sandbox_posts').select('id').where('id', '=', ''));
+
 export async function insertSandboxContainer(db: Kysely<Database>, id: string, jobId: string, now: number): Promise<void> {
-  await db.insertInto('sandbox_containers').values({ id, job_id: jobId, created_at: now }).execute();
+  await insertContainer(db, [id, jobId, now]);
 }
 
 /** Publishes a container at most once: a second call returns the post made by the first. */
@@ -12,17 +24,14 @@ export async function publishSandboxContainer(
   db: Kysely<Database>,
   row: { id: string; containerId: string; jobId: string; connectionId: string; platformSlug: string; now: number },
 ): Promise<string> {
-  await db
-    .insertInto('sandbox_posts')
-    .values({ id: row.id, container_id: row.containerId, job_id: row.jobId, connection_id: row.connectionId, platform_slug: row.platformSlug, created_at: row.now })
-    .onConflict((oc) => oc.column('container_id').doNothing())
-    .execute();
-  const existing = await db.selectFrom('sandbox_posts').select('id').where('container_id', '=', row.containerId).executeTakeFirstOrThrow();
+  await insertPost(db, [row.id, row.containerId, row.jobId, row.connectionId, row.platformSlug, row.now]);
+  const [existing] = (await postOfContainer(db, [row.containerId])).rows;
+  if (existing === undefined) throw new Error(`sandbox container ${row.containerId} has no post after publishing`);
   return existing.id;
 }
 
 export async function sandboxPostExists(db: Kysely<Database>, id: string): Promise<boolean> {
-  return (await db.selectFrom('sandbox_posts').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  return (await postById(db, [id])).rows.length > 0;
 }
 
 /** Posts per job, for proving that nothing was posted twice. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import { renewLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../observability/logger.js';
@@ -25,7 +25,7 @@ export function keepJobLease(
       return;
     }
     renewing = true;
-    updateJobUnderLease(db, jobId, lease, { locked_until: clock.now() + deps.leaseMs })
+    renewLease(db, jobId, lease, clock.now() + deps.leaseMs)
       .then((ok) => {
         if (!ok) clearInterval(timer);
       })

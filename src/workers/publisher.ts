@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { findConnectionById, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import { recordConnectionExpired } from '../core/events/events.js';
@@ -276,7 +276,7 @@ export function createPublisher(deps: PublisherDeps) {
       // The lease covers the run, not the wait in the connection's queue (ARCHITECTURE decision 5, B-10): take it
       // now, conditionally on the claim token. If another worker re-claimed the job meanwhile, this claim is
       // stale and the run does nothing — no network call, no write.
-      const taken = await updateJobUnderLease(db, h.id, h.lease, { locked_until: clock.now() + settings.leaseMs });
+      const taken = await renewLease(db, h.id, h.lease, clock.now() + settings.leaseMs);
       if (!taken) {
         logger.debug({ job_id: h.id }, 'job was claimed by another worker while it waited; skipped');
         return;
