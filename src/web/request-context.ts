@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { newId } from '../core/ids.js';
 import type { Logger } from '../observability/logger.js';
 
 /** An incoming id is kept only if it is short and plain, so it cannot inject into logs or headers. */
@@ -14,24 +14,7 @@ export function locals(res: Response): RequestLocals {
   return res.locals as RequestLocals;
 }
 
-// The alphabet and length of `newId` (src/core/ids.ts), so request ids look like every other id.
-const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-const ID_LENGTH = 20;
-/** Random bytes for 200 ids at a time: one call into the system's generator per 200 requests, not one each. */
-const POOL_BYTES = ID_LENGTH * 200;
-let pool = Buffer.alloc(0);
-let offset = 0;
-
-function newRequestId(): string {
-  if (offset + ID_LENGTH > pool.length) {
-    pool = randomBytes(POOL_BYTES);
-    offset = 0;
-  }
-  let out = 'req_';
-  for (let i = offset; i < offset + ID_LENGTH; i++) out += ID_ALPHABET[pool[i]! & 31];
-  offset += ID_LENGTH;
-  return out;
-}
+const newRequestId = () => newId('req_');
 
 /**
  * Gives every request an id (spec 4.7), a logger bound to it, and one access-log line when it ends.
