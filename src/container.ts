@@ -166,8 +166,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
       oauthFor: (platform) => networks.oauthFor(platform),
       redirectUriFor: (platform) => `${config.baseUrl ?? ''}/api/v1/oauth/networks/${platform}/callback`,
     });
+    // One batcher for the service's hot writes: creations and job steps of the same moment commit together on SQLite.
+    const transact = transactionBatches(db.kysely, db.dialect);
     const publisher = createPublisher({
       ...deps,
+      transact,
       dialect: db.dialect,
       logger,
       settings: config.publisher,
@@ -232,7 +235,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           idempotency: createIdempotencyService({ ...deps, ...(options.idempotency ? { settings: options.idempotency } : {}) }),
           probeMedia: (url, signal) => probeMedia(url, net.policy, { dispatcher: net.dispatcher, signal }),
           wallet,
-          transact: transactionBatches(db.kysely, db.dialect),
+          transact,
         }),
         wallet,
         media: createMediaService({ ...deps, meters, store: media.store, links: mediaLinks, fetcher: guardedMediaFetcher(net.policy, net.dispatcher) }),

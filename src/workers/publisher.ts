@@ -24,6 +24,7 @@ import { keepJobLease } from './job-lease.js';
 import { buildJobRequest } from './job-request.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import type { PlatformSlug } from '../vocabulary/platforms.js';
+import type { Transact } from '../../db/transaction-batch.js';
 
 /** The worker's mechanics (concurrency, lease, polling) and the job policy's timings. */
 export interface PublisherSettings extends JobPolicySettings {
@@ -61,6 +62,11 @@ export interface PublisherDeps {
    * lease, so a run that lost its job to another worker counts nothing (the metric equals the written outcomes).
    */
   onFinal?(platform: string, status: 'published' | 'failed', code: string | null): void;
+  /**
+   * How a step's outcome is committed; on SQLite, together with the other writes of the moment. Every transaction
+   * here starts with the write under the job's lease, so it takes SQLite's write lock before it reads.
+   */
+  transact?: Transact;
   settings: PublisherSettings;
 }
 
@@ -85,6 +91,7 @@ interface Held {
  */
 export function createPublisher(deps: PublisherDeps) {
   const { db, clock, logger, settings } = deps;
+  const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
@@ -114,7 +121,7 @@ export function createPublisher(deps: PublisherDeps) {
 
   async function write(job: JobRow, lease: string, changes: JobUpdate, refreshOutcome = false): Promise<boolean> {
     const now = clock.now();
-    return db.transaction().execute(async (tx) => {
+    return transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
       if (ok && refreshOutcome) await refreshContentOutcome(tx, job.contentId, now);
       return ok;
@@ -126,7 +133,7 @@ export function createPublisher(deps: PublisherDeps) {
   /** Writes a failure the policy decided, with what it brings (connection expiry, refund, late checks) in one transaction. */
   async function fail(job: JobRow, lease: string, failure: Failed, extra: JobUpdate = {}): Promise<void> {
     const now = clock.now();
-    const written = await db.transaction().execute(async (tx) => {
+    const written = await transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, {
         status: 'failed',
         error_code: failure.code,
