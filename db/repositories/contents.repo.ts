@@ -106,8 +106,10 @@ export async function listContents(db: Kysely<Database>, workspaceId: string, q:
   return rows.map(toRow);
 }
 
+const setStatus = compiledOnce((db) => db.updateTable('contents').set({ status: '', updated_at: 0, completed_at: 0 }).where('id', '=', ''));
+
 export async function updateContentStatus(db: Kysely<Database>, id: string, status: string, now: number, completedAt: number | null): Promise<void> {
-  await db.updateTable('contents').set({ status, updated_at: now, completed_at: completedAt }).where('id', '=', id).execute();
+  await setStatus(db, [status, now, completedAt, id]);
 }
 
 /**

@@ -146,9 +146,24 @@ export type JobUpdate = Updateable<JobsTable>;
  * overwrite a row another worker re-claimed. Returns whether the write happened.
  */
 export async function updateJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate): Promise<boolean> {
-  const result = await db.updateTable('jobs').set(changes).where('id', '=', id).where('locked_by', '=', lease).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const columns = (Object.keys(changes) as (keyof JobUpdate)[]).filter((c) => changes[c] !== undefined);
+  // Every job step writes one of a handful of column sets: each set's statement is compiled once. A value that is
+  // an SQL expression rather than a value cannot be a parameter, and takes the builder.
+  if (columns.some((c) => typeof changes[c] === 'object' && changes[c] !== null)) {
+    const result = await db.updateTable('jobs').set(changes).where('id', '=', id).where('locked_by', '=', lease).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+  const shape = columns.join(',');
+  let update = underLeaseByColumns.get(shape);
+  if (update === undefined) {
+    update = compiledOnce((d) => d.updateTable('jobs').set(Object.fromEntries(columns.map((c) => [c, 0]))).where('id', '=', '').where('locked_by', '=', ''));
+    underLeaseByColumns.set(shape, update);
+  }
+  const result = await update(db, [...columns.map((c) => changes[c]), id, lease]);
+  return Number(result.numAffectedRows) === 1;
 }
+
+const underLeaseByColumns = new Map<string, ReturnType<typeof compiledOnce>>();
 
 const extendLease = compiledOnce((db) => db.updateTable('jobs').set({ locked_until: 0 }).where('id', '=', '').where('locked_by', '=', ''));
 
