@@ -73,7 +73,15 @@ export interface ConnectionFilter {
   statuses?: string[] | undefined;
 }
 
+const ofBrand = compiledOnce((db) =>
+  db.selectFrom('connections').select(COLUMNS).where('workspace_id', '=', '').where('brand_id', '=', '').orderBy('created_at', 'asc').orderBy('id', 'asc'),
+);
+
 export async function listConnections(db: Kysely<Database>, workspaceId: string, filter: ConnectionFilter = {}): Promise<ConnectionRow[]> {
+  // Every content creation lists its brand's connections: that filter alone is compiled once.
+  if (filter.brandId !== undefined && filter.platformSlug === undefined && filter.status === undefined && filter.statuses === undefined) {
+    return (await ofBrand(db, [workspaceId, filter.brandId])).rows.map(toRow);
+  }
   let q = db.selectFrom('connections').select(COLUMNS).where('workspace_id', '=', workspaceId);
   if (filter.brandId !== undefined) q = q.where('brand_id', '=', filter.brandId);
   if (filter.platformSlug !== undefined) q = q.where('platform_slug', '=', filter.platformSlug);
