@@ -217,12 +217,12 @@ function readRequest(read: string, url: string, key: string, contentId: string, 
   };
 }
 
-async function main(): Promise<void> {
-  const kind = process.argv[2] ?? 'sqlite';
+/** The service in a child process on a fresh database, with a brand and one sandbox connection per bench network. */
+async function startProfiled(kind: string, env: Record<string, string>) {
   const database = await databaseUrl(kind);
   const profileDir = mkdtempSync(join(tmpdir(), 'publisher-cpuprofile-'));
   const child = fork(new URL(import.meta.url).pathname, [], {
-    env: { ...process.env, ...benchEnv(database.url, { SERVICE_ROLE: 'api' }), PROFILE_CHILD: '1' },
+    env: { ...process.env, ...benchEnv(database.url, env), PROFILE_CHILD: '1' },
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -231,6 +231,12 @@ async function main(): Promise<void> {
   const { url, ws, key } = ready.ready;
   const brand = await api<{ id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/brands`, { name: 'profile' });
   for (const p of PLATFORMS) await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: p, mode: 'sandbox', name: p });
+  return { database, profileDir, child, url, ws, key, brand };
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] ?? 'sqlite';
+  const { database, profileDir, child, url, ws, key, brand } = await startProfiled(kind, { SERVICE_ROLE: 'api' });
   const created = await api<{ content_id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/contents`, {
     brand_id: brand.id,
     target_platforms: PLATFORMS.slice(0, 1),
@@ -289,22 +295,14 @@ function render(title: string, cpuLine: string, counts: Record<string, number>, 
  * outcomes and their events, until every job is final. Figures are per job.
  */
 async function publishMain(kind: string): Promise<void> {
-  const database = await databaseUrl(kind);
-  const profileDir = mkdtempSync(join(tmpdir(), 'publisher-cpuprofile-'));
-  const child = fork(new URL(import.meta.url).pathname, [], {
-    env: {
-      ...process.env,
-      ...benchEnv(database.url, { SERVICE_ROLE: 'all', SANDBOX_DELAY_MS: '0', CONFIRM_INTERVAL_MS: '20', WORKER_POLL_MS: '10', WORKER_CONCURRENCY: '32', WORKER_PER_CONNECTION: '32' }),
-      PROFILE_CHILD: '1',
-    },
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  const { database, profileDir, child, url, ws, key, brand } = await startProfiled(kind, {
+    SERVICE_ROLE: 'all',
+    SANDBOX_DELAY_MS: '0',
+    CONFIRM_INTERVAL_MS: '20',
+    WORKER_POLL_MS: '10',
+    WORKER_CONCURRENCY: '32',
+    WORKER_PER_CONNECTION: '32',
   });
-  const ready = await next(child);
-  if (!('ready' in ready)) throw new Error('the service did not start');
-  const { url, ws, key } = ready.ready;
-  const brand = await api<{ id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/brands`, { name: 'profile' });
-  for (const p of PLATFORMS) await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: p, mode: 'sandbox', name: p });
   const contents = Math.ceil(READS / PLATFORMS.length);
   const publishAt = new Date(Date.now() + 5_000 + contents * 5).toISOString();
   const body = JSON.stringify({ brand_id: brand.id, target_platforms: PLATFORMS, content_type: 'text', text: 'profile', publish_at: publishAt });
