@@ -18,9 +18,13 @@ interface Pending {
  * Transactions that commit together on SQLite. A commit there writes every page the transaction touched to the
  * WAL (a content with its jobs, their indexes and the meters: about 150 µs of a 1.1 ms creation, bench/PROFILE.md),
  * and SQLite runs one writer at a time anyway. So work that arrives in one turn of the event loop, or while a batch
- * runs, waits for the batch that starts next, and a batch runs each piece of work in a savepoint of one transaction: work that fails is rolled back to its
- * savepoint alone and rejects; the others resolve only after the commit, so nobody hears of a write that a failed
- * commit undid. Work alone in its batch (an idle service) runs in a plain transaction.
+ * runs, waits for the batch that starts next, and a batch runs each piece of work in a savepoint of one
+ * transaction: work that fails is rolled back to its savepoint alone and rejects; the others resolve only after
+ * the commit, so nobody hears of a write that a failed commit undid. Work alone in its batch (an idle service)
+ * runs in a plain transaction.
+ *
+ * Work given here must start with a write: on SQLite a transaction that reads first and writes later fails with
+ * SQLITE_BUSY when another process wrote in between, and in a batch one piece's read-first start is everyone's.
  *
  * PostgreSQL keeps a transaction per piece of work: it commits concurrent transactions together by itself, and
  * work batched behind another's row locks could deadlock against another process and fail a whole batch.
