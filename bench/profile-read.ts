@@ -231,12 +231,26 @@ async function startProfiled(kind: string, env: Record<string, string>) {
   const { url, ws, key } = ready.ready;
   const brand = await api<{ id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/brands`, { name: 'profile' });
   for (const p of PLATFORMS) await api(url, key, 'POST', `/api/v1/workspaces/${ws}/brands/${brand.id}/connections`, { platform_slug: p, mode: 'sandbox', name: p });
-  return { database, profileDir, child, url, ws, key, brand };
+  return { kind, database, profileDir, child, url, ws, key, brand };
+}
+
+/** Stops the profiler and the service, drops the database; the statement counts and the profile's file. */
+async function finishProfiled(profiled: Awaited<ReturnType<typeof startProfiled>>, name: string) {
+  const { child, database, profileDir, kind } = profiled;
+  const profileFile = join(profileDir, `${name}-${kind}.cpuprofile`);
+  child.send({ report: profileFile } satisfies ToChild);
+  const report = await next(child);
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+  await database.drop();
+  return { counts: 'counts' in report ? report.counts : {}, profileFile };
 }
 
 async function main(): Promise<void> {
   const kind = process.argv[2] ?? 'sqlite';
-  const { database, profileDir, child, url, ws, key, brand } = await startProfiled(kind, { SERVICE_ROLE: 'api' });
+  const profiled = await startProfiled(kind, { SERVICE_ROLE: 'api' });
+  const { child, url, ws, key, brand } = profiled;
   const created = await api<{ content_id: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/contents`, {
     brand_id: brand.id,
     target_platforms: PLATFORMS.slice(0, 1),
@@ -253,16 +267,9 @@ async function main(): Promise<void> {
   child.send({ reset: true } satisfies ToChild);
   await next(child);
   const run = await autocannon({ ...request, connections: CONNECTIONS, amount: READS });
-  const profileFile = join(profileDir, `read-${kind}.cpuprofile`);
-  child.send({ report: profileFile } satisfies ToChild);
-  const report = await next(child);
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-  await database.drop();
+  const { counts, profileFile } = await finishProfiled(profiled, 'read');
   const baselineCpuUs = await baselineCpu();
 
-  const counts = 'counts' in report ? report.counts : {};
   const title = `## ${kind}, ${READ}: ${READS} authenticated reads, ${CONNECTIONS} connections (${run.non2xx} non-2xx)`;
   const cpuLine =
     `CPU per request (process user + system time, unprofiled): service ${serviceCpuUs.toFixed(0)} µs per read, bare Express ${baselineCpuUs.toFixed(0)} µs per GET /hello, ` +
@@ -295,7 +302,7 @@ function render(title: string, cpuLine: string, counts: Record<string, number>, 
  * outcomes and their events, until every job is final. Figures are per job.
  */
 async function publishMain(kind: string): Promise<void> {
-  const { database, profileDir, child, url, ws, key, brand } = await startProfiled(kind, {
+  const profiled = await startProfiled(kind, {
     SERVICE_ROLE: 'all',
     SANDBOX_DELAY_MS: '0',
     CONFIRM_INTERVAL_MS: '20',
@@ -303,6 +310,7 @@ async function publishMain(kind: string): Promise<void> {
     WORKER_CONCURRENCY: '32',
     WORKER_PER_CONNECTION: '32',
   });
+  const { child, url, ws, key, brand } = profiled;
   const contents = Math.ceil(READS / PLATFORMS.length);
   const publishAt = new Date(Date.now() + 5_000 + contents * 5).toISOString();
   const body = JSON.stringify({ brand_id: brand.id, target_platforms: PLATFORMS, content_type: 'text', text: 'profile', publish_at: publishAt });
@@ -322,19 +330,13 @@ async function publishMain(kind: string): Promise<void> {
   }
   const wallS = (performance.now() - started) / 1000;
   const cpuUsPerJob = ((cpuMs(child) - cpuBefore) * 1000) / (contents * PLATFORMS.length);
-  const profileFile = join(profileDir, `publish-${kind}.cpuprofile`);
-  child.send({ report: profileFile } satisfies ToChild);
-  const report = await next(child);
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-  await database.drop();
+  const { counts, profileFile } = await finishProfiled(profiled, 'publish');
   const jobs = contents * PLATFORMS.length;
   const title = `## ${kind}, publish: ${contents} contents × ${PLATFORMS.length} sandbox networks = ${jobs} jobs, due at one instant`;
   const cpuLine =
     `CPU per job (process user + system time, from the due instant until every job is final, including the wait for it and idle polling): ${cpuUsPerJob.toFixed(0)} µs; ` +
     `${jobs} jobs in ${wallS.toFixed(1)} s = ${(jobs / wallS).toFixed(0)} jobs/s`;
-  process.stdout.write(render(title, cpuLine, 'counts' in report ? report.counts : {}, jobs, 'job', profileFile));
+  process.stdout.write(render(title, cpuLine, counts, jobs, 'job', profileFile));
 }
 
 if (process.env.PROFILE_CHILD === '1') await serve();
