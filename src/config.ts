@@ -281,6 +281,13 @@ const NETWORK_DEFAULTS: Record<PlatformSlug, { api: string; authorize: string; t
   threads: { api: 'https://graph.threads.net/v1.0', authorize: 'https://threads.net/oauth/authorize', token: 'https://graph.threads.net/oauth/access_token' },
   linkedin: { api: 'https://api.linkedin.com', authorize: 'https://www.linkedin.com/oauth/v2/authorization', token: 'https://www.linkedin.com/oauth/v2/accessToken', version: '202510' },
   youtube: { api: 'https://www.googleapis.com', authorize: 'https://accounts.google.com/o/oauth2/v2/auth', token: 'https://oauth2.googleapis.com/token' },
+  x: { api: 'https://api.x.com', authorize: 'https://x.com/i/oauth2/authorize', token: 'https://api.x.com/2/oauth2/token' },
+  // Bluesky signs in with an app password at the account's entryway; there is no authorize page or client.
+  bluesky: { api: 'https://bsky.social', authorize: 'https://bsky.social', token: 'https://bsky.social' },
+  // Each user names their own Mastodon instance; these are only the suggestion shown when none is given.
+  mastodon: { api: 'https://mastodon.social', authorize: 'https://mastodon.social/oauth/authorize', token: 'https://mastodon.social/oauth/token' },
+  tiktok: { api: 'https://open.tiktokapis.com', authorize: 'https://www.tiktok.com/v2/auth/authorize/', token: 'https://open.tiktokapis.com/v2/oauth/token/' },
+  pinterest: { api: 'https://api.pinterest.com/v5', authorize: 'https://www.pinterest.com/oauth/', token: 'https://api.pinterest.com/v5/oauth/token' },
 };
 
 function networkSettings(env: Record<string, string | undefined>): Record<PlatformSlug, NetworkSettings> {

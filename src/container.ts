@@ -22,7 +22,7 @@ import { createConfiguredMediaStore } from './media/configured-store.js';
 import { openMediaSource, sweepStaleDownloads } from './media/file-source.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { fetchMediaCapped, probeMedia } from './media/probe.js';
-import { createSafeDispatcher, type OutboundPolicy } from './media/safe-fetch.js';
+import { createSafeDispatcher, guardedFetch, type OutboundPolicy } from './media/safe-fetch.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox/adapter.js';
 import type { NetworkDeps } from './networks/network-deps.js';
@@ -141,6 +141,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const networkDeps: NetworkDeps = {
       // Network APIs are configured, trusted hosts: plain fetch. Media addresses go through the guard.
       fetch: globalThis.fetch,
+      userHostFetch: guardedFetch(net.policy, net.dispatcher),
       now: () => clock.now(),
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       log: (message, details) => logger.warn(details, message),

@@ -8,7 +8,7 @@ export const platformSchema = z
     kind: z.string().describe('The kind of network (spec 1).'),
     content_types: z.array(z.enum(CONTENT_TYPES)),
     limits: z.object({
-      text_max_chars: z.number().int(),
+      text_max_chars: z.number().int().describe('Longest post text, counted as `text_counting` says.'),
       title_max_chars: z.number().int().nullable(),
       thread_max_posts: z.number().int().nullable(),
       photo_max_bytes: z.number().int().nullable(),
@@ -16,6 +16,12 @@ export const platformSchema = z
       daily_posts: z.number().int().nullable().describe("The network's own approximate daily cap per account."),
       unknown_size_media_cap_bytes: z.number().int().describe('Service cap for media whose address does not report a size.'),
     }),
+    text_counting: z
+      .enum(['code_points', 'graphemes', 'x_weighted'])
+      .describe('How the network counts text: Unicode code points; graphemes (what a reader sees as one character); or X\'s weighting (most scripts outside Latin and every emoji count 2, every link 23).'),
+    connect: z
+      .enum(['oauth', 'instance_oauth', 'app_password'])
+      .describe("How a live account is connected: the network's OAuth; OAuth on the user's own server (give `instance`); or the account's app password."),
     title_required: z.boolean(),
     sandbox_available: z.boolean(),
     live_available: z.boolean().describe('Whether live connections (network OAuth) can be made in this installation.'),
@@ -44,6 +50,8 @@ export function listPlatforms(liveAvailable: (slug: PlatformSlug) => boolean): P
           daily_posts: p.limits.dailyPosts,
           unknown_size_media_cap_bytes: UNKNOWN_SIZE_MEDIA_CAP_BYTES,
         },
+        text_counting: p.textCounting,
+        connect: p.connect,
         title_required: p.titleRequired,
         sandbox_available: true,
         live_available: liveAvailable(slug),

@@ -209,3 +209,22 @@ export async function safeFetch(url: string, init: SafeFetchInit, policy: Outbou
     current = next;
   }
 }
+
+/**
+ * A `fetch` for API calls to hosts a user names (a Mastodon instance, a Bluesky data server): the same address
+ * checks as {@link safeFetch}, any body (uploads), and no redirect followed (an API answering with one is
+ * answering unexpectedly; the caller sees the 3xx). A refusal rejects with {@link OutboundBlockedError}.
+ */
+export function guardedFetch(policy: OutboundPolicy, dispatcher?: Dispatcher): typeof globalThis.fetch {
+  const via = dispatcher ?? dispatcherFor(policy);
+  const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = checkUrl(input instanceof Request ? input.url : String(input), undefined, policy);
+    try {
+      return await fetch(url, { ...(init as Parameters<typeof fetch>[1]), redirect: 'manual', dispatcher: via });
+    } catch (err) {
+      throw findRefusal(err) ?? err;
+    }
+  };
+  // undici's own fetch and Node's global one share the WHATWG shape; only their type declarations differ.
+  return guarded as unknown as typeof globalThis.fetch;
+}

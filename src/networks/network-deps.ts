@@ -21,7 +21,13 @@ export interface NetworkSettings {
 
 /** What an adapter or OAuth implementation may use: an injectable fetch, a clock and a sleep. */
 export interface NetworkDeps {
+  /** For the network's own configured hosts. */
   fetch: typeof globalThis.fetch;
+  /**
+   * For hosts a user names (a Mastodon instance, a Bluesky account's data server): refuses loopback, private and
+   * metadata addresses before connecting, like media and webhook addresses.
+   */
+  userHostFetch: typeof globalThis.fetch;
   now(): number;
   sleep(ms: number): Promise<void>;
   /** For raw network bodies (never returned to callers). */

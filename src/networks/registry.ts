@@ -5,21 +5,26 @@ import { createInstagramAdapter } from './instagram/adapter.js';
 import { createInstagramOAuth } from './instagram/oauth.js';
 import { createLinkedinAdapter } from './linkedin/adapter.js';
 import { createLinkedinOAuth } from './linkedin/oauth.js';
-import type { PlatformSlug } from '../vocabulary/platforms.js';
+import { PLATFORMS, type PlatformSlug } from '../vocabulary/platforms.js';
 import type { NetworkDeps, NetworkSettings } from './network-deps.js';
-import type { NetworkOAuth } from './network-oauth.js';
+import type { NetworkOAuth, NetworkPasswordLogin } from './network-oauth.js';
 import { createThreadsAdapter } from './threads/adapter.js';
 import { createThreadsOAuth } from './threads/oauth.js';
 import { createYoutubeAdapter } from './youtube/adapter.js';
 import { createYoutubeOAuth } from './youtube/oauth.js';
 
+/** How a network is reached live: its adapter, and the way an account is connected (PlatformInfo.connect). */
 type Factories = {
   adapter(settings: NetworkSettings, deps: NetworkDeps): NetworkAdapter;
-  oauth(settings: NetworkSettings, deps: NetworkDeps): NetworkOAuth;
+  oauth?(settings: NetworkSettings, deps: NetworkDeps): NetworkOAuth;
+  password?(settings: NetworkSettings, deps: NetworkDeps): NetworkPasswordLogin;
 };
 
-/** One adapter per network, all behind the same interface as the sandbox. */
-const FACTORIES: Record<PlatformSlug, Factories> = {
+/**
+ * One adapter per network, all behind the same interface as the sandbox. A network listed in the vocabulary but
+ * absent here works with sandbox connections only, and says so (`live_available: false`).
+ */
+const FACTORIES: Partial<Record<PlatformSlug, Factories>> = {
   instagram: { adapter: createInstagramAdapter, oauth: createInstagramOAuth },
   facebook: { adapter: createFacebookAdapter, oauth: createFacebookOAuth },
   threads: { adapter: createThreadsAdapter, oauth: createThreadsOAuth },
@@ -30,33 +35,38 @@ const FACTORIES: Record<PlatformSlug, Factories> = {
 export interface NetworkRegistry {
   /** The adapter for a connection: the sandbox for sandbox connections, the network's own for live ones. */
   adapterFor(mode: string, platform: PlatformSlug): NetworkAdapter;
-  /** The network's OAuth, or null when this installation has no client id/secret for it. */
+  /** The network's OAuth, or null when this installation cannot start it (no client id/secret, or no OAuth). */
   oauthFor(platform: PlatformSlug): NetworkOAuth | null;
+  /** The network's app-password sign-in, or null when it has none. */
+  passwordLoginFor(platform: PlatformSlug): NetworkPasswordLogin | null;
   liveAvailable(platform: PlatformSlug): boolean;
 }
 
 export function createNetworkRegistry(settings: Record<PlatformSlug, NetworkSettings>, deps: NetworkDeps, sandbox: NetworkAdapter): NetworkRegistry {
-  const configured = (p: PlatformSlug) => settings[p].clientId !== undefined && settings[p].clientSecret !== undefined;
-  const adapters = new Map<PlatformSlug, NetworkAdapter>();
-  const oauths = new Map<PlatformSlug, NetworkOAuth>();
+  // Per-server and app-password networks need no installation-wide client: the user's server issues one.
+  const configured = (p: PlatformSlug) =>
+    FACTORIES[p] !== undefined && (PLATFORMS[p].connect !== 'oauth' || (settings[p].clientId !== undefined && settings[p].clientSecret !== undefined));
+  const built = new Map<string, unknown>();
+  function once<T>(key: string, make: () => T): T {
+    if (!built.has(key)) built.set(key, make());
+    return built.get(key) as T;
+  }
   return {
     adapterFor(mode, platform) {
+      const factories = FACTORIES[platform];
       if (mode !== 'live') return sandbox;
-      let adapter = adapters.get(platform);
-      if (!adapter) {
-        adapter = FACTORIES[platform].adapter(settings[platform], deps);
-        adapters.set(platform, adapter);
-      }
-      return adapter;
+      if (!factories) throw new Error(`no live adapter for ${platform}`);
+      return once(`adapter:${platform}`, () => factories.adapter(settings[platform], deps));
     },
     oauthFor(platform) {
-      if (!configured(platform)) return null;
-      let oauth = oauths.get(platform);
-      if (!oauth) {
-        oauth = FACTORIES[platform].oauth(settings[platform], deps);
-        oauths.set(platform, oauth);
-      }
-      return oauth;
+      const make = FACTORIES[platform]?.oauth;
+      if (!make || !configured(platform)) return null;
+      return once(`oauth:${platform}`, () => make(settings[platform], deps));
+    },
+    passwordLoginFor(platform) {
+      const make = FACTORIES[platform]?.password;
+      if (!make) return null;
+      return once(`password:${platform}`, () => make(settings[platform], deps));
     },
     liveAvailable: configured,
   };

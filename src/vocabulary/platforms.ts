@@ -1,9 +1,11 @@
+import { measureText, type TextCounting } from './text-length.js';
+
 /**
  * The platforms and their limits (spec 8), in one table that validation, the sandbox and GET /platforms share.
  * Network limits change: keep this file the single place to update them.
  */
 
-export const PLATFORM_SLUGS = ['instagram', 'facebook', 'threads', 'youtube', 'linkedin'] as const;
+export const PLATFORM_SLUGS = ['instagram', 'facebook', 'threads', 'youtube', 'linkedin', 'x', 'bluesky', 'mastodon', 'tiktok', 'pinterest'] as const;
 export type PlatformSlug = (typeof PLATFORM_SLUGS)[number];
 
 export const CONTENT_TYPES = ['text', 'photo', 'video', 'reel', 'thread'] as const;
@@ -28,7 +30,7 @@ export interface PlatformInfo {
   slug: PlatformSlug;
   name: string;
   /** The spec's kind of network. */
-  kind: 'photo/reel' | 'photo-and-page' | 'short-post' | 'video' | 'professional-text';
+  kind: 'photo/reel' | 'photo-and-page' | 'short-post' | 'video' | 'professional-text' | 'pin-board';
   contentTypes: readonly ContentType[];
   /** Whether the post needs at least one media item for each content type. */
   limits: PlatformLimits;
@@ -36,6 +38,13 @@ export interface PlatformInfo {
   titleRequired: boolean;
   /** Base of public post URLs. */
   postUrlBase: string;
+  /** How the network counts `textMaxChars` (see text-length.ts). */
+  textCounting: TextCounting;
+  /**
+   * How a live connection is made: the network's OAuth with this installation's client id (`oauth`), OAuth
+   * with an app registered on the user's own server (`instance_oauth`), or the account's app password.
+   */
+  connect: 'oauth' | 'instance_oauth' | 'app_password';
 }
 
 const MB = 1024 * 1024;
@@ -51,6 +60,8 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     limits: { textMaxChars: 2200, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: 8 * MB, video: 4 * GB }, dailyPosts: 25 },
     titleRequired: false,
     postUrlBase: 'https://www.instagram.com/p/',
+    textCounting: 'code_points',
+    connect: 'oauth',
   },
   facebook: {
     slug: 'facebook',
@@ -60,6 +71,8 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     limits: { textMaxChars: 63206, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: 30 * MB, video: null }, dailyPosts: null },
     titleRequired: false,
     postUrlBase: 'https://www.facebook.com/',
+    textCounting: 'code_points',
+    connect: 'oauth',
   },
   threads: {
     slug: 'threads',
@@ -69,6 +82,8 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     limits: { textMaxChars: 500, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: null, video: null }, dailyPosts: 250 },
     titleRequired: false,
     postUrlBase: 'https://www.threads.net/post/',
+    textCounting: 'code_points',
+    connect: 'oauth',
   },
   youtube: {
     slug: 'youtube',
@@ -78,6 +93,8 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     limits: { textMaxChars: 5000, titleMaxChars: 100, threadMaxPosts: null, mediaMaxBytes: { photo: null, video: 256 * GB }, dailyPosts: null },
     titleRequired: true,
     postUrlBase: 'https://www.youtube.com/watch?v=',
+    textCounting: 'code_points',
+    connect: 'oauth',
   },
   linkedin: {
     slug: 'linkedin',
@@ -87,8 +104,75 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     limits: { textMaxChars: 3000, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: null, video: 5 * GB }, dailyPosts: null },
     titleRequired: false,
     postUrlBase: 'https://www.linkedin.com/feed/update/',
+    textCounting: 'code_points',
+    connect: 'oauth',
+  },
+  x: {
+    slug: 'x',
+    name: 'X',
+    kind: 'short-post',
+    contentTypes: ['text', 'photo', 'video', 'thread'],
+    // 280 weighted characters; a thread is a chain of replies. Photos 5 MB, videos 512 MB (media upload).
+    limits: { textMaxChars: 280, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 5 * MB, video: 512 * MB }, dailyPosts: 100 },
+    titleRequired: false,
+    postUrlBase: 'https://x.com/i/web/status/',
+    textCounting: 'x_weighted',
+    connect: 'oauth',
+  },
+  bluesky: {
+    slug: 'bluesky',
+    name: 'Bluesky',
+    kind: 'short-post',
+    contentTypes: ['text', 'photo', 'video', 'thread'],
+    // 300 graphemes per post; an image blob is at most 1,000,000 bytes, a video 100 MB.
+    limits: { textMaxChars: 300, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 1_000_000, video: 100 * MB }, dailyPosts: null },
+    titleRequired: false,
+    postUrlBase: 'https://bsky.app/profile/',
+    textCounting: 'graphemes',
+    connect: 'app_password',
+  },
+  mastodon: {
+    slug: 'mastodon',
+    name: 'Mastodon',
+    kind: 'short-post',
+    contentTypes: ['text', 'photo', 'video', 'thread'],
+    // Mastodon's defaults; each instance may set its own (the adapter reads /api/v2/instance before posting).
+    limits: { textMaxChars: 500, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 16 * MB, video: 99 * MB }, dailyPosts: null },
+    titleRequired: false,
+    postUrlBase: 'https://mastodon.social/@',
+    textCounting: 'code_points',
+    connect: 'instance_oauth',
+  },
+  tiktok: {
+    slug: 'tiktok',
+    name: 'TikTok',
+    kind: 'video',
+    contentTypes: ['video', 'reel', 'photo'],
+    // The caption is 2,200 characters; about 15 posts per creator per day through the API.
+    limits: { textMaxChars: 2200, titleMaxChars: 90, threadMaxPosts: null, mediaMaxBytes: { photo: 20 * MB, video: 4 * GB }, dailyPosts: 15 },
+    titleRequired: false,
+    postUrlBase: 'https://www.tiktok.com/@',
+    textCounting: 'code_points',
+    connect: 'oauth',
+  },
+  pinterest: {
+    slug: 'pinterest',
+    name: 'Pinterest',
+    kind: 'pin-board',
+    contentTypes: ['photo', 'video'],
+    // A pin's description is 500 characters and its title 100; images up to 20 MB, videos 2 GB.
+    limits: { textMaxChars: 500, titleMaxChars: 100, threadMaxPosts: null, mediaMaxBytes: { photo: 20 * MB, video: 2 * GB }, dailyPosts: null },
+    titleRequired: false,
+    postUrlBase: 'https://www.pinterest.com/pin/',
+    textCounting: 'code_points',
+    connect: 'oauth',
   },
 };
+
+/** The length of `text` as `slug` counts it against `textMaxChars`. */
+export function textLengthOn(slug: PlatformSlug, text: string): number {
+  return measureText(PLATFORMS[slug].textCounting, text);
+}
 
 /** Which media kind a content type carries, or null for text-only types. */
 export function mediaKindOf(type: ContentType): MediaKind | null {

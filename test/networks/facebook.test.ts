@@ -29,6 +29,7 @@ beforeEach(async () => {
   fake = await startFakeFacebook({ now: () => clock });
   deps = {
     fetch: (input, init) => withinDeadline(CLIENT_TIMEOUT_MS, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined),
+    userHostFetch: globalThis.fetch,
     now: () => clock,
     sleep: async () => {},
     log: (message, details) => void logs.push({ message, details }),
@@ -469,7 +470,7 @@ describe('facebook OAuth', () => {
   it('exchanges the code for a long-lived user token and stores the first Page with its token', async () => {
     const oauth = createFacebookOAuth(fake.settings, deps);
     const code = await authorize(oauth);
-    const result = await oauth.exchangeCode({ code, redirectUri });
+    const result = await oauth.exchangeCode({ state: 'state_1', code, redirectUri });
     expect(result).toEqual({ ok: true, tokens: { accessToken: fake.pageToken, refreshToken: null, expiresAt: null, accountId: fake.pageId, accountName: fake.pageName } });
     expect(fake.accountsCalledWith).toHaveLength(1);
     expect(fake.longTokens.has(fake.accountsCalledWith[0] ?? '')).toBe(true); // after fb_exchange_token
@@ -482,20 +483,20 @@ describe('facebook OAuth', () => {
   it('maps a used or foreign code to a failure in our words', async () => {
     const oauth = createFacebookOAuth(fake.settings, deps);
     const code = await authorize(oauth);
-    expect(await oauth.exchangeCode({ code, redirectUri: 'https://elsewhere.example.com/cb' })).toMatchObject({ ok: false, code: 'upstream_unknown' });
-    expect(await oauth.exchangeCode({ code: 'code-forged', redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
+    expect(await oauth.exchangeCode({ state: 'state_1', code, redirectUri: 'https://elsewhere.example.com/cb' })).toMatchObject({ ok: false, code: 'upstream_unknown' });
+    expect(await oauth.exchangeCode({ state: 'state_1', code: 'code-forged', redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
   });
 
   it('a wrong app secret fails without leaking it', async () => {
     const oauth = createFacebookOAuth({ ...fake.settings, clientSecret: 'wrong-secret' }, deps);
     const code = await authorize(oauth);
-    const result = await oauth.exchangeCode({ code, redirectUri });
+    const result = await oauth.exchangeCode({ state: 'state_1', code, redirectUri });
     expect(result.ok).toBe(false);
     expect(JSON.stringify(logs)).not.toContain('wrong-secret');
   });
 
   it('fails cleanly when the app is not configured', async () => {
     const oauth = createFacebookOAuth({ ...fake.settings, clientSecret: undefined }, deps);
-    expect(await oauth.exchangeCode({ code: 'x', redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
+    expect(await oauth.exchangeCode({ state: 'state_1', code: 'x', redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
   });
 });

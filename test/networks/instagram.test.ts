@@ -33,6 +33,7 @@ const settings = (): NetworkSettings => ({
 function deps(fetchImpl: typeof globalThis.fetch = globalThis.fetch): NetworkDeps {
   return {
     fetch: fetchImpl,
+    userHostFetch: fetchImpl,
     now: () => clock,
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
@@ -347,7 +348,7 @@ describe('instagram OAuth', () => {
 
   it('exchanges the code for a long-lived token and reads the account; the token publishes', async () => {
     const oauth = createInstagramOAuth(settings(), deps());
-    const result = await oauth.exchangeCode({ code: fake.issueCode(redirectUri), redirectUri });
+    const result = await oauth.exchangeCode({ state: 'state_1', code: fake.issueCode(redirectUri), redirectUri });
     if (!result.ok) throw new Error(result.code);
     expect(result.tokens).toMatchObject({ refreshToken: null, accountId: fake.state.account.userId, accountName: 'acme.studio', expiresAt: clock + 5_184_000_000 });
     expect(result.tokens.accessToken).toMatch(/^IGlong-/);
@@ -363,10 +364,10 @@ describe('instagram OAuth', () => {
   it('refuses a reused code, a missing publishing permission and an expired token on refresh', async () => {
     const oauth = createInstagramOAuth(settings(), deps());
     const code = fake.issueCode(redirectUri);
-    expect((await oauth.exchangeCode({ code, redirectUri })).ok).toBe(true);
-    expect(await oauth.exchangeCode({ code, redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
+    expect((await oauth.exchangeCode({ state: 'state_1', code, redirectUri })).ok).toBe(true);
+    expect(await oauth.exchangeCode({ state: 'state_1', code, redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
     fake.state.grantedPermissions = 'instagram_business_basic';
-    expect(await oauth.exchangeCode({ code: fake.issueCode(redirectUri), redirectUri })).toMatchObject({ ok: false, code: 'permission_revoked' });
+    expect(await oauth.exchangeCode({ state: 'state_1', code: fake.issueCode(redirectUri), redirectUri })).toMatchObject({ ok: false, code: 'permission_revoked' });
     fake.expireToken(fake.accessToken);
     const stale = { accessToken: fake.accessToken, refreshToken: null, expiresAt: null, accountId: '1', accountName: 'x' };
     expect(await oauth.refresh!(stale)).toMatchObject({ ok: false, code: 'token_expired' });

@@ -29,6 +29,7 @@ function settings(over: Partial<NetworkSettings> = {}): NetworkSettings {
 function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
   return {
     fetch: globalThis.fetch,
+    userHostFetch: globalThis.fetch,
     now: () => clock,
     sleep: async () => {},
     log: (message, details) => void logs.push({ message, details }),
@@ -110,14 +111,14 @@ describe('LinkedIn OAuth', () => {
     const oauth = createLinkedinOAuth(settings(), deps());
     const res = await fetch(oauth.authorizationUrl({ state: 's', redirectUri: 'https://svc.example/cb' }), { redirect: 'manual' });
     const code = new URL(res.headers.get('location') ?? '').searchParams.get('code') ?? '';
-    const result = await oauth.exchangeCode({ code, redirectUri: 'https://svc.example/cb' });
+    const result = await oauth.exchangeCode({ state: 'state_1', code, redirectUri: 'https://svc.example/cb' });
     expect(result).toEqual({
       ok: true,
       tokens: { accessToken: expect.stringMatching(/^AQV-issued-/), refreshToken: null, expiresAt: clock + 5_183_999_000, accountId: fake.member.urn, accountName: 'Ada Lovelace' },
     });
     expect(oauth.refresh).toBeUndefined();
     // The same code twice: the member must consent again.
-    const again = await oauth.exchangeCode({ code, redirectUri: 'https://svc.example/cb' });
+    const again = await oauth.exchangeCode({ state: 'state_1', code, redirectUri: 'https://svc.example/cb' });
     expect(again).toMatchObject({ ok: false, code: 'token_expired', retryable: false });
   });
 
@@ -135,7 +136,7 @@ describe('LinkedIn OAuth', () => {
     it(`token endpoint: ${c.why} → ${c.code}`, async () => {
       c.arrange();
       const oauth = createLinkedinOAuth(settings(c.settings), deps());
-      const result = await oauth.exchangeCode({ code: 'AQT-never-issued', redirectUri: 'https://svc.example/cb' });
+      const result = await oauth.exchangeCode({ state: 'state_1', code: 'AQT-never-issued', redirectUri: 'https://svc.example/cb' });
       expect(result).toMatchObject({ ok: false, code: c.code, retryable: c.retryable });
     });
   }
@@ -145,9 +146,9 @@ describe('LinkedIn OAuth', () => {
     const res = await fetch(oauth.authorizationUrl({ state: 's', redirectUri: 'https://svc.example/cb' }), { redirect: 'manual' });
     const code = new URL(res.headers.get('location') ?? '').searchParams.get('code') ?? '';
     fake.failNext({ method: 'GET', path: '/v2/userinfo', status: 403, body: { status: 403, code: 'ACCESS_DENIED', message: 'Not enough permissions to access: userinfo' } });
-    expect(await oauth.exchangeCode({ code, redirectUri: 'https://svc.example/cb' })).toMatchObject({ ok: false, code: 'permission_revoked' });
+    expect(await oauth.exchangeCode({ state: 'state_1', code, redirectUri: 'https://svc.example/cb' })).toMatchObject({ ok: false, code: 'permission_revoked' });
     const unconfigured = createLinkedinOAuth(settings({ clientSecret: undefined }), deps());
-    expect(await unconfigured.exchangeCode({ code: 'x', redirectUri: 'https://svc.example/cb' })).toMatchObject({ ok: false, code: 'upstream_unknown' });
+    expect(await unconfigured.exchangeCode({ state: 'state_1', code: 'x', redirectUri: 'https://svc.example/cb' })).toMatchObject({ ok: false, code: 'upstream_unknown' });
   });
 });
 

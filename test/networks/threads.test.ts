@@ -37,6 +37,7 @@ function makeDeps(over: Partial<NetworkDeps> = {}) {
   const logs: { message: string; details: Record<string, unknown> }[] = [];
   const deps: NetworkDeps = {
     fetch: globalThis.fetch,
+    userHostFetch: globalThis.fetch,
     now: () => Date.now(),
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
@@ -356,7 +357,7 @@ describe('threads OAuth', () => {
     expect(fake.authorizeRequests[0]).toMatchObject({ state: 'st_1' });
 
     const before = Date.now();
-    const result = await oauth.exchangeCode({ code: fake.issueCode(redirectUri), redirectUri });
+    const result = await oauth.exchangeCode({ state: 'state_1', code: fake.issueCode(redirectUri), redirectUri });
     if (!result.ok) throw new Error(`exchange failed: ${result.code}`);
     expect(result.tokens).toMatchObject({ refreshToken: null, accountId: fake.userId, accountName: fake.username });
     expect(result.tokens.accessToken).toMatch(/^long-/);
@@ -375,12 +376,12 @@ describe('threads OAuth', () => {
 
   it('refuses a bad code, a wrong redirect URI, a dead token on refresh, and a missing configuration', async () => {
     const oauth = createThreadsOAuth(settings(), makeDeps().deps);
-    expect((await oauth.exchangeCode({ code: 'nope', redirectUri })).ok).toBe(false);
-    expect((await oauth.exchangeCode({ code: fake.issueCode(redirectUri), redirectUri: 'https://elsewhere.example/cb' })).ok).toBe(false);
+    expect((await oauth.exchangeCode({ state: 'state_1', code: 'nope', redirectUri })).ok).toBe(false);
+    expect((await oauth.exchangeCode({ state: 'state_1', code: fake.issueCode(redirectUri), redirectUri: 'https://elsewhere.example/cb' })).ok).toBe(false);
     const dead = { accessToken: 'long-dead', refreshToken: null, expiresAt: null, accountId: fake.userId, accountName: 'acme' };
     expect(await oauth.refresh?.(dead)).toMatchObject({ ok: false, code: 'token_expired' });
     const unconfigured = createThreadsOAuth({ ...settings(), clientSecret: undefined }, makeDeps().deps);
-    expect(await unconfigured.exchangeCode({ code: 'x', redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
+    expect(await unconfigured.exchangeCode({ state: 'state_1', code: 'x', redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
   });
 });
 

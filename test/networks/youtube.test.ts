@@ -37,6 +37,7 @@ afterEach(async () => {
 function deps(overrides: Partial<NetworkDeps> = {}): NetworkDeps {
   return {
     fetch: globalThis.fetch,
+    userHostFetch: globalThis.fetch,
     now: () => NOW,
     sleep: async () => {},
     log: (message, details) => logs.push({ message, details }),
@@ -111,7 +112,7 @@ describe('youtube OAuth', () => {
     const back = new URL(consent.headers.get('location') ?? '');
     expect(back.searchParams.get('state')).toBe('st_1');
 
-    const exchanged = await oauth.exchangeCode({ code: back.searchParams.get('code') ?? '', redirectUri: 'https://app.example/callback' });
+    const exchanged = await oauth.exchangeCode({ state: 'state_1', code: back.searchParams.get('code') ?? '', redirectUri: 'https://app.example/callback' });
     if (exchanged.ok !== true) throw new Error(exchanged.code);
     const tokens = exchanged.tokens;
     expect(fake.accessTokens.has(tokens.accessToken)).toBe(true);
@@ -143,13 +144,13 @@ describe('youtube OAuth', () => {
     const oauth = createYoutubeOAuth(fake.settings, deps());
     const real = await codeFor(oauth);
     arrange(fake);
-    const result = await oauth.exchangeCode({ code: name.startsWith('a used') ? 'bogus' : real, redirectUri: 'https://app.example/cb' });
+    const result = await oauth.exchangeCode({ state: 'state_1', code: name.startsWith('a used') ? 'bogus' : real, redirectUri: 'https://app.example/cb' });
     expect(result).toMatchObject({ ok: false, code, retryable });
   });
 
   it('reports a wrong client secret as a configuration problem, in our words', async () => {
     const oauth = createYoutubeOAuth({ ...fake.settings, clientSecret: 'wrong' }, deps());
-    const result = await oauth.exchangeCode({ code: await codeFor(oauth), redirectUri: 'https://app.example/cb' });
+    const result = await oauth.exchangeCode({ state: 'state_1', code: await codeFor(oauth), redirectUri: 'https://app.example/cb' });
     expect(result).toMatchObject({ ok: false, code: 'upstream_unknown', message: YOUTUBE_MESSAGES.clientConfig });
   });
 

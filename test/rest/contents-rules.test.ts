@@ -305,7 +305,10 @@ describeEachDb(
       const res = await server().request('GET', '/api/v1/platforms');
       expect(res.status).toBe(200);
       const list = res.body.data as { slug: string; kind: string; content_types: string[]; limits: Record<string, number | null> }[];
-      expect(list.map((p) => p.slug)).toEqual(['instagram', 'facebook', 'threads', 'youtube', 'linkedin']);
+      expect(list.map((p) => p.slug)).toEqual(['instagram', 'facebook', 'threads', 'youtube', 'linkedin', 'x', 'bluesky', 'mastodon', 'tiktok', 'pinterest']);
+      expect(list.find((p) => p.slug === 'bluesky')).toMatchObject({ text_counting: 'graphemes', connect: 'app_password', limits: { text_max_chars: 300 } });
+      expect(list.find((p) => p.slug === 'x')).toMatchObject({ text_counting: 'x_weighted', connect: 'oauth', limits: { text_max_chars: 280 } });
+      expect(list.find((p) => p.slug === 'mastodon')).toMatchObject({ connect: 'instance_oauth' });
       expect(list.find((p) => p.slug === 'threads')).toMatchObject({ kind: 'short-post', limits: { text_max_chars: 500, thread_max_posts: 25 } });
       expect(list.find((p) => p.slug === 'instagram')?.content_types).not.toContain('text');
       expect(list.find((p) => p.slug === 'youtube')?.content_types).not.toContain('text');

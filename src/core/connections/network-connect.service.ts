@@ -123,7 +123,7 @@ export function createNetworkConnectService(deps: {
       if (params.error !== undefined || params.code === undefined) {
         throw new ServiceError('validation_failed', 'code: the network did not authorize the connection (the user refused or the request was invalid)', { fields: [{ path: 'code', message: 'missing' }] });
       }
-      const exchanged = await oauthOrRefuse(platform).exchangeCode({ code: params.code, redirectUri: deps.redirectUriFor(platform) });
+      const exchanged = await oauthOrRefuse(platform).exchangeCode({ code: params.code, state: params.state, redirectUri: deps.redirectUriFor(platform) });
       if (!exchanged.ok) throw new ServiceError('validation_failed', `code: ${exchanged.message}`, { fields: [{ path: 'code', message: exchanged.code }] });
       const tokens = exchanged.tokens;
       const stored = { sealed: sealTokens(tokens), expiresAt: tokens.expiresAt, accountId: tokens.accountId };

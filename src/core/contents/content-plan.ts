@@ -3,7 +3,7 @@ import { findBrand } from '../../../db/repositories/brands.repo.js';
 import { type ConnectionRow, listConnections } from '../../../db/repositories/connections.repo.js';
 import { findMedia } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
-import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf } from '../../vocabulary/platforms.js';
+import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, textLengthOn } from '../../vocabulary/platforms.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { ServiceError } from '../errors.js';
 import type { CreateContentInput } from './contents.schema.js';
@@ -114,26 +114,27 @@ function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: s
   const textPath = override?.text !== undefined ? `overrides.${platform}.text` : 'text';
   const titlePath = override?.title !== undefined ? `overrides.${platform}.title` : 'title';
   let thread: string[] | null = null;
+  const length = (t: string) => textLengthOn(platform, t);
 
   if (input.content_type === 'thread') {
     const max = info.limits.threadMaxPosts ?? 1;
     thread = input.thread ?? null;
     if (thread === null && text !== null && input.thread_split === 'auto') {
-      thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, maxPosts: max, numbering: input.thread_numbering === true });
-      if (thread === null) throw tooLong(platform, 'text', textPath, info.limits.textMaxChars * max, chars(text), ` Even split, it needs more than ${max} posts.`);
+      thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, measure: length, maxPosts: max, numbering: input.thread_numbering === true });
+      if (thread === null) throw tooLong(platform, 'text', textPath, info.limits.textMaxChars * max, length(text), ` Even split, it needs more than ${max} posts.`);
     }
     if (thread === null) throw invalid('thread', 'content_type thread needs `thread` (or `text` with thread_split auto)');
     if (thread.length > max) throw invalid('thread', `at most ${max} posts`);
     thread.forEach((post, i) => {
-      if (chars(post) > info.limits.textMaxChars) throw tooLong(platform, `post ${i + 1} of the thread`, `thread[${i}]`, info.limits.textMaxChars, chars(post));
+      if (length(post) > info.limits.textMaxChars) throw tooLong(platform, `post ${i + 1} of the thread`, `thread[${i}]`, info.limits.textMaxChars, length(post));
     });
-  } else if (text !== null && chars(text) > info.limits.textMaxChars) {
+  } else if (text !== null && length(text) > info.limits.textMaxChars) {
     const splittable = info.limits.threadMaxPosts !== null;
     if (splittable && input.thread_split === 'auto') {
-      thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, maxPosts: info.limits.threadMaxPosts ?? 1, numbering: input.thread_numbering === true });
-      if (thread === null) throw tooLong(platform, 'text', textPath, info.limits.textMaxChars, chars(text), ' It is too long even for a full thread.');
+      thread = splitIntoThread(text, { maxChars: info.limits.textMaxChars, measure: length, maxPosts: info.limits.threadMaxPosts ?? 1, numbering: input.thread_numbering === true });
+      if (thread === null) throw tooLong(platform, 'text', textPath, info.limits.textMaxChars, length(text), ' It is too long even for a full thread.');
     } else {
-      throw tooLong(platform, 'text', textPath, info.limits.textMaxChars, chars(text), splittable ? ' Reduce it, or send thread_split: "auto" to publish it as a thread.' : ' Reduce it.');
+      throw tooLong(platform, 'text', textPath, info.limits.textMaxChars, length(text), splittable ? ' Reduce it, or send thread_split: "auto" to publish it as a thread.' : ' Reduce it.');
     }
   }
   if (info.titleRequired && (title === null || title.trim() === '')) throw invalid('title', `${info.name} needs a title`);

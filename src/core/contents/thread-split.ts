@@ -3,7 +3,8 @@
  * then at word boundaries, and only inside a word when one word is longer than a post. With `numbering`, each
  * post ends with " i/n" and the room for it is reserved. Returns null when it needs more than `maxPosts` posts.
  */
-export function splitIntoThread(text: string, options: { maxChars: number; maxPosts: number; numbering: boolean }): string[] | null {
+export function splitIntoThread(text: string, options: { maxChars: number; maxPosts: number; numbering: boolean; measure?: (text: string) => number }): string[] | null {
+  const measure = options.measure ?? ((t: string) => Array.from(t).length);
   const clean = text.trim().replace(/[ \t]+/g, ' ');
   if (clean.length === 0) return [];
   // The suffix " 25/25" is the longest numbering for the maximum chain.
@@ -14,7 +15,7 @@ export function splitIntoThread(text: string, options: { maxChars: number; maxPo
 
   const push = (piece: string) => {
     const candidate = current.length === 0 ? piece : `${current} ${piece}`;
-    if (Array.from(candidate).length <= room) {
+    if (measure(candidate) <= room) {
       current = candidate;
       return;
     }
@@ -22,9 +23,11 @@ export function splitIntoThread(text: string, options: { maxChars: number; maxPo
     current = '';
     // A single piece longer than a post: cut it at word boundaries, then hard.
     let rest = piece;
-    while (Array.from(rest).length > room) {
+    while (measure(rest) > room) {
       const chars = Array.from(rest);
-      const window = chars.slice(0, room).join('');
+      let window = chars.slice(0, room).join('');
+      // Networks that weigh characters (X counts most scripts outside Latin twice) fit fewer in the same room.
+      while (measure(window) > room) window = Array.from(window).slice(0, -1).join('');
       const cut = window.lastIndexOf(' ');
       const head = cut > room / 3 ? window.slice(0, cut) : window;
       posts.push(head.trimEnd());

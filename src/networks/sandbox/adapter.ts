@@ -40,6 +40,16 @@ function postUrl(platform: PublishRequest['platform'], postId: string): string {
       return `${PLATFORMS.youtube.postUrlBase}${code.slice(0, 11)}`;
     case 'linkedin':
       return `${PLATFORMS.linkedin.postUrlBase}urn:li:share:${code}/`;
+    case 'x':
+      return `${PLATFORMS.x.postUrlBase}${code}`;
+    case 'bluesky':
+      return `${PLATFORMS.bluesky.postUrlBase}sandbox.bsky.social/post/${code.slice(0, 13)}`;
+    case 'mastodon':
+      return `${PLATFORMS.mastodon.postUrlBase}sandbox/${code}`;
+    case 'tiktok':
+      return `${PLATFORMS.tiktok.postUrlBase}sandbox/video/${code}`;
+    case 'pinterest':
+      return `${PLATFORMS.pinterest.postUrlBase}${code}/`;
   }
 }
 

@@ -16,6 +16,11 @@ const LOOK: Record<PlatformSlug, { fold: number | null; aspect: Record<'photo' |
   threads: { fold: null, aspect: { photo: '4:5', video: '9:16', reel: '9:16' } },
   youtube: { fold: 100, aspect: { photo: '16:9', video: '16:9', reel: '9:16' } },
   linkedin: { fold: 210, aspect: { photo: '1.91:1', video: '16:9', reel: '9:16' } },
+  x: { fold: null, aspect: { photo: '16:9', video: '16:9', reel: '9:16' } },
+  bluesky: { fold: null, aspect: { photo: '4:3', video: '16:9', reel: '9:16' } },
+  mastodon: { fold: null, aspect: { photo: '16:9', video: '16:9', reel: '9:16' } },
+  tiktok: { fold: 100, aspect: { photo: '9:16', video: '9:16', reel: '9:16' } },
+  pinterest: { fold: 60, aspect: { photo: '2:3', video: '2:3', reel: '9:16' } },
 };
 
 function lines(text: string): SafeHtml {
