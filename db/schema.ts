@@ -277,6 +277,18 @@ export interface NetworkOAuthStatesTable {
   created_at: Millis;
   expires_at: Millis;
   used_at: NullableMillis;
+  /** The user's server, for networks with one server per user (Mastodon). */
+  instance_origin: string | null;
+}
+
+/** This service's app registration on a user's server (Mastodon), one per server and callback address. */
+export interface NetworkInstanceAppsTable {
+  platform_slug: string;
+  origin: string;
+  redirect_uri: string;
+  client_id: string;
+  client_secret_sealed: string;
+  created_at: Millis;
 }
 
 /** Web dashboard sessions; the cookie value is kept as a SHA-256 digest only. */
@@ -302,6 +314,7 @@ export interface Database {
   brand_queues: BrandQueuesTable;
   dashboard_sessions: DashboardSessionsTable;
   network_oauth_states: NetworkOAuthStatesTable;
+  network_instance_apps: NetworkInstanceAppsTable;
   credit_batches: CreditBatchesTable;
   credit_ledger: CreditLedgerTable;
   oauth_clients: OAuthClientsTable;

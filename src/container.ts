@@ -165,6 +165,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       meters,
       secretKey,
       oauthFor: (platform) => networks.oauthFor(platform),
+      passwordLoginFor: (platform) => networks.passwordLoginFor(platform),
+      liveAvailable: (platform) => networks.liveAvailable(platform),
       redirectUriFor: (platform) => `${config.baseUrl ?? ''}/api/v1/oauth/networks/${platform}/callback`,
     });
     // One batcher for the service's hot writes: creations and job steps of the same moment commit together on SQLite.

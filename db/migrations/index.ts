@@ -11,7 +11,8 @@ import { brandQueues } from './0010-brand-queues.js';
 import { scheduledContents } from './0011-scheduled-contents.js';
 import { attemptResponses } from './0012-attempt-responses.js';
 import { deliveryEndpointDue } from './0013-delivery-endpoint-due.js';
+import { networkInstanceApps } from './0014-network-instance-apps.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue, networkInstanceApps];

@@ -9,6 +9,8 @@ export interface NetworkStateRow {
   connectionId: string | null;
   platformSlug: string;
   expiresAt: number;
+  /** The user's server (Mastodon); null for networks with one server. */
+  instanceOrigin: string | null;
 }
 
 export async function insertNetworkState(db: Kysely<Database>, row: NetworkStateRow, now: number): Promise<void> {
@@ -23,6 +25,7 @@ export async function insertNetworkState(db: Kysely<Database>, row: NetworkState
       created_at: now,
       expires_at: row.expiresAt,
       used_at: null,
+      instance_origin: row.instanceOrigin,
     })
     .execute();
 }
@@ -45,5 +48,38 @@ export async function consumeNetworkState(db: Kysely<Database>, state: string, n
     connectionId: row.connection_id,
     platformSlug: row.platform_slug,
     expiresAt: toMillis(row.expires_at),
+    instanceOrigin: row.instance_origin,
   };
+}
+
+export interface InstanceAppRow {
+  clientId: string;
+  clientSecretSealed: string;
+}
+
+/** This service's registration on `origin` for `redirectUri`, if it has one. */
+export async function findInstanceApp(db: Kysely<Database>, platform: string, origin: string, redirectUri: string): Promise<InstanceAppRow | undefined> {
+  const row = await db
+    .selectFrom('network_instance_apps')
+    .select(['client_id', 'client_secret_sealed'])
+    .where('platform_slug', '=', platform)
+    .where('origin', '=', origin)
+    .where('redirect_uri', '=', redirectUri)
+    .executeTakeFirst();
+  return row && { clientId: row.client_id, clientSecretSealed: row.client_secret_sealed };
+}
+
+/**
+ * Keeps a registration unless one exists already (two first connections to a server racing), and returns the
+ * one kept, so every flow on that server uses the same client.
+ */
+export async function keepInstanceApp(db: Kysely<Database>, platform: string, origin: string, redirectUri: string, app: InstanceAppRow, now: number): Promise<InstanceAppRow> {
+  await db
+    .insertInto('network_instance_apps')
+    .values({ platform_slug: platform, origin, redirect_uri: redirectUri, client_id: app.clientId, client_secret_sealed: app.clientSecretSealed, created_at: now })
+    .onConflict((oc) => oc.columns(['platform_slug', 'origin', 'redirect_uri']).doNothing())
+    .execute();
+  const kept = await findInstanceApp(db, platform, origin, redirectUri);
+  if (!kept) throw new Error(`instance app for ${origin} vanished after insert`);
+  return kept;
 }

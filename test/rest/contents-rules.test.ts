@@ -35,6 +35,29 @@ describeEachDb(
       expect(await countContents(server(), ws.workspace_id)).toBe(0);
     });
 
+    it('each network counts text its own way: Bluesky graphemes, X weighted characters and links as 23', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['bluesky', 'x', 'threads']);
+      const family = '👨\u200d👩\u200d👧';
+      // 300 family emoji: 300 graphemes (Bluesky's limit) but 1,500 code points (far over Threads' 500).
+      const onBluesky = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['bluesky'], content_type: 'text', text: family.repeat(300) });
+      expect(onBluesky.status, JSON.stringify(onBluesky.body)).toBe(201);
+      const overBluesky = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['bluesky'], content_type: 'text', text: family.repeat(301) });
+      expect([overBluesky.status, overBluesky.body]).toMatchObject([422, { error: 'caption_too_long', platform_slug: 'bluesky', limit: 300 }]);
+      expect(overBluesky.body.message).toContain('has 301 characters');
+      const onThreads = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: family.repeat(101) });
+      expect([onThreads.status, onThreads.body]).toMatchObject([422, { error: 'caption_too_long', platform_slug: 'threads', limit: 500 }]);
+
+      // X: 140 CJK characters weigh 280 (accepted), 141 weigh 282; a 200-character link weighs 23.
+      const cjk = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['x'], content_type: 'text', text: '漢'.repeat(140) });
+      expect(cjk.status, JSON.stringify(cjk.body)).toBe(201);
+      const overX = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['x'], content_type: 'text', text: '漢'.repeat(141) });
+      expect([overX.status, overX.body]).toMatchObject([422, { error: 'caption_too_long', platform_slug: 'x', limit: 280 }]);
+      expect(overX.body.message).toContain('has 282 characters');
+      const link = `https://example.com/${'a'.repeat(200)}`;
+      const linked = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['x'], content_type: 'text', text: `${'a'.repeat(256)} ${link}` });
+      expect(linked.status, JSON.stringify(linked.body)).toBe(201);
+    });
+
     it('422 caption_too_long names the platform, its limit and the field path in fields', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
       const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'x'.repeat(501) });

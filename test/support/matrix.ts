@@ -147,6 +147,8 @@ export const REQUESTS: Record<string, (ids: Ids) => RequestParts> = {
   createOAuthClient: () => ({ json: { client_name: 'matrix client', redirect_uris: [REDIRECT] } }),
   updateOAuthClient: () => ({ json: { client_name: 'matrix client renamed' } }),
   startOAuthConnection: () => ({ json: { platform_slug: 'linkedin' } }),
+  connectAppPassword: () => ({ json: { platform_slug: 'bluesky', identifier: 'matrix.bsky.social', app_password: 'matrix-app-password' } }),
+  reconnectAppPassword: () => ({ json: { app_password: 'matrix-app-password' } }),
   getWalletPrice: () => ({ query: { operacao: 'publicacao' } }),
   mcp: () => ({ json: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }),
 };

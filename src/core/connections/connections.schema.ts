@@ -61,6 +61,34 @@ export const networkCallbackQuerySchema = z.object({
   error_description: z.string().max(2000).optional(),
 });
 
+/** Starting a live connection: the network, and for per-server networks (Mastodon) the user's server. */
+export const startOAuthConnectionInputSchema = z
+  .strictObject({
+    platform_slug: platformSlugSchema,
+    instance: z
+      .string()
+      .trim()
+      .min(1)
+      .max(253)
+      .optional()
+      .describe("For Mastodon (connect `instance_oauth` in GET /platforms): the user's server, as a host name or https:// origin (e.g. mastodon.social). Refused for other networks."),
+  })
+  .meta({ id: 'StartOAuthConnectionInput' });
+
+/** Connecting an account with its app password (Bluesky): used once for the sign-in, never stored. */
+export const appPasswordSignInSchema = z
+  .strictObject({
+    identifier: z.string().trim().min(1).max(253).optional().describe('The handle (e.g. alice.bsky.social) or e-mail of the account. Required for a new connection; a reconnection defaults to the connected handle.'),
+    app_password: z.string().min(1).max(200).describe("An app password made in the network's settings (never the account's main password). Used once, never stored."),
+    service: z.string().url().max(500).optional().describe("The account's sign-in server when it is not the network's default (a self-hosted data server)."),
+  })
+  .meta({ id: 'AppPasswordSignIn' });
+
+export const connectAppPasswordInputSchema = z
+  .strictObject({ platform_slug: platformSlugSchema, ...appPasswordSignInSchema.shape })
+  .meta({ id: 'ConnectAppPasswordInput' });
+
+export type AppPasswordSignIn = z.infer<typeof appPasswordSignInSchema>;
 export type CreateSandboxConnectionInput = z.infer<typeof createSandboxConnectionInputSchema>;
 export type Connection = z.infer<typeof connectionSchema>;
 export type ConnectionList = z.infer<typeof connectionListSchema>;

@@ -12,12 +12,12 @@ import {
   storeConnectionTokens,
   transitionConnection,
 } from '../../../db/repositories/connections.repo.js';
-import { consumeNetworkState, insertNetworkState } from '../../../db/repositories/network-oauth.repo.js';
+import { consumeNetworkState, findInstanceApp, insertNetworkState, keepInstanceApp, type NetworkStateRow } from '../../../db/repositories/network-oauth.repo.js';
 import type { Database } from '../../../db/schema.js';
 import type { PlatformSlug } from '../../vocabulary/platforms.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
 import type { LiveCredentials } from '../../networks/adapter.js';
-import type { NetworkOAuth, NetworkTokens } from '../../networks/network-oauth.js';
+import type { InstanceApp, NetworkOAuth, NetworkPasswordLogin, NetworkTokens, TokenResult } from '../../networks/network-oauth.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
@@ -30,7 +30,8 @@ import { open, seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { renderConnection } from './connections.service.js';
 import { REFRESH_AHEAD_MS, REFRESH_BEFORE_PUBLISH_MS, refreshDue } from './token-refresh.js';
-import type { Connection, StartedOAuth } from './connections.schema.js';
+import type { AppPasswordSignIn, Connection, StartedOAuth } from './connections.schema.js';
+import { instanceOrigin } from './instance-origin.js';
 
 /** A user has this long to finish the network's consent screen. */
 const STATE_TTL_MS = 15 * 60_000;
@@ -47,6 +48,8 @@ export function createNetworkConnectService(deps: {
   meters: MetersService;
   secretKey: Buffer;
   oauthFor(platform: PlatformSlug): NetworkOAuth | null;
+  passwordLoginFor(platform: PlatformSlug): NetworkPasswordLogin | null;
+  liveAvailable(platform: PlatformSlug): boolean;
   redirectUriFor(platform: PlatformSlug): string;
 }) {
   const { db, clock, meters } = deps;
@@ -61,13 +64,86 @@ export function createNetworkConnectService(deps: {
     return oauth;
   }
 
-  async function begin(workspaceId: string, brandId: string, platform: PlatformSlug, connectionId: string | null): Promise<StartedOAuth> {
+  const invalid = (path: string, message: string) => new ServiceError('validation_failed', `${path}: ${message}`, { fields: [{ path, message }] });
+
+  /** This service's app on the user's server: registered on first use, then kept (the secret sealed). */
+  async function appOn(platform: PlatformSlug, oauth: NetworkOAuth, origin: string): Promise<InstanceApp> {
+    const redirectUri = deps.redirectUriFor(platform);
+    let kept = await findInstanceApp(db, platform, origin, redirectUri);
+    if (!kept) {
+      if (!oauth.registerApp) throw new Error(`${platform} has per-server OAuth but no registerApp`);
+      const registered = await oauth.registerApp({ origin, redirectUri });
+      if (!registered.ok) throw invalid('instance', `${origin} refused to register this service as an app (${registered.message})`);
+      kept = await keepInstanceApp(db, platform, origin, redirectUri, { clientId: registered.app.clientId, clientSecretSealed: seal(deps.secretKey, registered.app.clientSecret) }, clock.now());
+    }
+    return { origin, clientId: kept.clientId, clientSecret: open(deps.secretKey, kept.clientSecretSealed) };
+  }
+
+  async function begin(workspaceId: string, brandId: string, platform: PlatformSlug, connectionId: string | null, instance: string | null): Promise<StartedOAuth> {
     const oauth = oauthOrRefuse(platform);
+    const perServer = PLATFORMS[platform].connect === 'instance_oauth';
+    if (perServer && instance === null) throw invalid('instance', `${PLATFORMS[platform].name} needs the address of the user's server (e.g. mastodon.social)`);
+    if (!perServer && instance !== null) throw invalid('instance', `${PLATFORMS[platform].name} has one server: leave instance out`);
+    const origin = instance === null ? null : instanceOrigin(instance);
+    if (origin === undefined) throw invalid('instance', 'must be a host name or an https:// address with no path (e.g. mastodon.social)');
+    const app = origin === null ? undefined : await appOn(platform, oauth, origin);
     const now = clock.now();
     const state = randomBytes(24).toString('base64url');
     const expiresAt = now + STATE_TTL_MS;
-    await insertNetworkState(db, { state, workspaceId, brandId, connectionId, platformSlug: platform, expiresAt }, now);
-    return { authorization_url: oauth.authorizationUrl({ state, redirectUri: deps.redirectUriFor(platform) }), state, expires_at: toIso(expiresAt) };
+    await insertNetworkState(db, { state, workspaceId, brandId, connectionId, platformSlug: platform, expiresAt, instanceOrigin: origin }, now);
+    return { authorization_url: oauth.authorizationUrl({ state, redirectUri: deps.redirectUriFor(platform), ...(app ? { app } : {}) }), state, expires_at: toIso(expiresAt) };
+  }
+
+  function passwordLoginOrRefuse(platform: PlatformSlug): NetworkPasswordLogin {
+    const login = deps.passwordLoginFor(platform);
+    if (!login) {
+      const how = PLATFORMS[platform].connect === 'app_password' ? 'is not available on this installation' : "connects through the network's OAuth (startOAuthConnection), not an app password";
+      throw new ServiceError('platform_not_supported', `${PLATFORMS[platform].name} ${how}.`, { platform_slug: platform });
+    }
+    return login;
+  }
+
+  /**
+   * Keeps the tokens a sign-in or a code exchange gave: a new connection (one slot of the connections meter), or
+   * the reconnected one made active again. One transaction, so a refused meter leaves nothing behind.
+   */
+  async function keepConnection(target: Pick<NetworkStateRow, 'workspaceId' | 'brandId' | 'connectionId'>, platform: PlatformSlug, tokens: NetworkTokens): Promise<Connection> {
+    const now = clock.now();
+    const stored = { sealed: sealTokens(tokens), expiresAt: tokens.expiresAt, accountId: tokens.accountId };
+    return db.transaction().execute(async (tx) => {
+      if (target.connectionId !== null) {
+        const existing = await findConnectionById(tx, target.connectionId);
+        if (!existing) throw new ServiceError('not_found', 'The connection being reconnected no longer exists.');
+        // A deactivated connection coming back takes its slot again.
+        if (existing.status === 'inactive') await meters.consume(tx, target.workspaceId, [{ meter: 'connections', amount: 1 }]);
+        await storeConnectionTokens(tx, existing.id, stored, now);
+        return renderConnection({ ...existing, status: 'active', statusReason: null, updatedAt: now });
+      }
+      const conn: ConnectionRow = {
+        id: newId('conn_'),
+        workspaceId: target.workspaceId,
+        brandId: target.brandId,
+        platformSlug: platform,
+        mode: 'live',
+        name: tokens.accountName,
+        status: 'active',
+        statusReason: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await meters.consume(tx, target.workspaceId, [{ meter: 'connections', amount: 1 }]);
+      await insertConnection(tx, conn);
+      await storeConnectionTokens(tx, conn.id, stored, now);
+      return renderConnection(conn);
+    });
+  }
+
+  /** Renews tokens the way the network can: its OAuth refresh, or an app-password session's own refresh. */
+  function refresherOf(platform: PlatformSlug): ((tokens: NetworkTokens) => Promise<TokenResult>) | null {
+    const oauth = deps.oauthFor(platform);
+    if (oauth?.refresh) return (t) => oauth.refresh!(t);
+    const login = deps.passwordLoginFor(platform);
+    return login ? (t) => login.refresh(t) : null;
   }
 
   function sealTokens(tokens: NetworkTokens): string {
@@ -80,17 +156,22 @@ export function createNetworkConnectService(deps: {
      * begin a network's OAuth here. Every door answers from this one function, so none can say otherwise.
      */
     platforms(): PlatformList {
-      return listPlatforms((platform) => deps.oauthFor(platform) !== null);
+      return listPlatforms((platform) => deps.liveAvailable(platform));
     },
 
     /**
      * Starts connecting a new account of `platform` to a brand: returns the network's authorization URL.
      * @throws ServiceError `not_found` (brand), `platform_not_supported` (network not configured).
      */
-    async start(principal: Principal, workspaceId: string, brandId: string, platform: PlatformSlug): Promise<StartedOAuth> {
+    async start(principal: Principal, workspaceId: string, brandId: string, platform: PlatformSlug, options: { instance?: string | undefined } = {}): Promise<StartedOAuth> {
       assertWorkspaceAccess(principal, workspaceId);
       if (!(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
-      return begin(workspaceId, brandId, platform, null);
+      if (PLATFORMS[platform].connect === 'app_password') {
+        throw new ServiceError('platform_not_supported', `${PLATFORMS[platform].name} connects with an app password, not OAuth: POST /api/v1/workspaces/${workspaceId}/brands/${brandId}/connections/app-password.`, {
+          platform_slug: platform,
+        });
+      }
+      return begin(workspaceId, brandId, platform, null, options.instance ?? null);
     },
 
     /**
@@ -102,7 +183,42 @@ export function createNetworkConnectService(deps: {
       const conn = await findConnection(db, workspaceId, connectionId);
       if (!conn) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
       if (conn.mode !== 'live') throw new ServiceError('validation_failed', 'connection: sandbox connections have no network authorization to renew');
-      return begin(workspaceId, conn.brandId, conn.platformSlug as PlatformSlug, conn.id);
+      const platform = conn.platformSlug as PlatformSlug;
+      if (PLATFORMS[platform].connect === 'app_password') {
+        throw invalid('connection', `${PLATFORMS[platform].name} reconnects with a new app password (POST …/connections/${conn.id}/app-password)`);
+      }
+      // A per-server network reconnects on the server the account lives on (kept with its id).
+      const instance = PLATFORMS[platform].connect === 'instance_oauth' ? ((await this.tokensOf(conn.id))?.accountId.split('|')[0] ?? null) : null;
+      return begin(workspaceId, conn.brandId, platform, conn.id, instance);
+    },
+
+    /**
+     * Connects an account with its app password (Bluesky): the network's sign-in answers with a session whose
+     * tokens are kept like OAuth ones; the password is used once and never stored. With `connectionId`, renews
+     * that connection instead (after it expired).
+     * @throws ServiceError `not_found`, `validation_failed` (refused sign-in), `platform_not_supported`, `limit_reached`.
+     */
+    async signIn(principal: Principal, workspaceId: string, target: { brandId: string; platform: PlatformSlug } | { connectionId: string }, input: AppPasswordSignIn): Promise<Connection> {
+      assertWorkspaceAccess(principal, workspaceId);
+      let brandId: string;
+      let platform: PlatformSlug;
+      let connectionId: string | null = null;
+      let identifier = input.identifier;
+      if ('connectionId' in target) {
+        const conn = await findConnection(db, workspaceId, target.connectionId);
+        if (!conn) throw new ServiceError('not_found', `Connection ${target.connectionId} was not found in this workspace.`);
+        if (conn.mode !== 'live') throw invalid('connection', 'sandbox connections have no network sign-in to renew');
+        [brandId, platform, connectionId] = [conn.brandId, conn.platformSlug as PlatformSlug, conn.id];
+        identifier ??= conn.name;
+      } else {
+        if (!(await findBrand(db, workspaceId, target.brandId))) throw brandNotFound(target.brandId);
+        [brandId, platform] = [target.brandId, target.platform];
+      }
+      if (identifier === undefined) throw invalid('identifier', 'is required: the handle or e-mail of the account');
+      const login = passwordLoginOrRefuse(platform);
+      const signed = await login.signIn({ identifier, password: input.app_password, ...(input.service ? { service: input.service } : {}) });
+      if (!signed.ok) throw invalid('app_password', `${PLATFORMS[platform].name} refused the sign-in: ${signed.message}`);
+      return keepConnection({ workspaceId, brandId, connectionId }, platform, signed.tokens);
     },
 
     /**
@@ -123,37 +239,11 @@ export function createNetworkConnectService(deps: {
       if (params.error !== undefined || params.code === undefined) {
         throw new ServiceError('validation_failed', 'code: the network did not authorize the connection (the user refused or the request was invalid)', { fields: [{ path: 'code', message: 'missing' }] });
       }
-      const exchanged = await oauthOrRefuse(platform).exchangeCode({ code: params.code, state: params.state, redirectUri: deps.redirectUriFor(platform) });
+      const oauth = oauthOrRefuse(platform);
+      const app = row.instanceOrigin === null ? undefined : await appOn(platform, oauth, row.instanceOrigin);
+      const exchanged = await oauth.exchangeCode({ code: params.code, state: params.state, redirectUri: deps.redirectUriFor(platform), ...(app ? { app } : {}) });
       if (!exchanged.ok) throw new ServiceError('validation_failed', `code: ${exchanged.message}`, { fields: [{ path: 'code', message: exchanged.code }] });
-      const tokens = exchanged.tokens;
-      const stored = { sealed: sealTokens(tokens), expiresAt: tokens.expiresAt, accountId: tokens.accountId };
-
-      return db.transaction().execute(async (tx) => {
-        if (row.connectionId !== null) {
-          const existing = await findConnectionById(tx, row.connectionId);
-          if (!existing) throw new ServiceError('not_found', 'The connection being reconnected no longer exists.');
-          // A deactivated connection coming back takes its slot again.
-          if (existing.status === 'inactive') await meters.consume(tx, row.workspaceId, [{ meter: 'connections', amount: 1 }]);
-          await storeConnectionTokens(tx, existing.id, stored, now);
-          return renderConnection({ ...existing, status: 'active', statusReason: null, updatedAt: now });
-        }
-        const conn: ConnectionRow = {
-          id: newId('conn_'),
-          workspaceId: row.workspaceId,
-          brandId: row.brandId,
-          platformSlug: platform,
-          mode: 'live',
-          name: tokens.accountName,
-          status: 'active',
-          statusReason: null,
-          createdAt: now,
-          updatedAt: now,
-        };
-        await meters.consume(tx, row.workspaceId, [{ meter: 'connections', amount: 1 }]);
-        await insertConnection(tx, conn);
-        await storeConnectionTokens(tx, conn.id, stored, now);
-        return renderConnection(conn);
-      });
+      return keepConnection(row, platform, exchanged.tokens);
     },
 
     /** The decrypted tokens of a live connection, or null. */
@@ -181,10 +271,9 @@ export function createNetworkConnectService(deps: {
     async sweepExpiring(warnWithinMs: number): Promise<void> {
       const now = clock.now();
       for (const conn of await connectionsExpiringBefore(db, now + Math.max(warnWithinMs, REFRESH_AHEAD_MS))) {
-        const oauth = deps.oauthFor(conn.platformSlug as PlatformSlug);
         const tokens = await findConnectionTokens(db, conn.id);
         if (!tokens?.expiresAt) continue;
-        if (oauth?.refresh) {
+        if (refresherOf(conn.platformSlug as PlatformSlug)) {
           if (refreshDue(tokens.expiresAt, now, REFRESH_AHEAD_MS)) await this.refresh(conn.id);
           continue;
         }
@@ -206,9 +295,9 @@ export function createNetworkConnectService(deps: {
       const conn = await findConnectionById(db, connectionId);
       const tokens = await this.tokensOf(connectionId);
       if (!conn || !tokens) return null;
-      const oauth = deps.oauthFor(conn.platformSlug as PlatformSlug);
-      if (!oauth?.refresh) return tokens;
-      const renewed = await oauth.refresh(tokens);
+      const refresher = refresherOf(conn.platformSlug as PlatformSlug);
+      if (!refresher) return tokens;
+      const renewed = await refresher(tokens);
       const now = clock.now();
       if (renewed.ok) {
         await storeConnectionTokens(db, conn.id, { sealed: sealTokens(renewed.tokens), expiresAt: renewed.tokens.expiresAt, accountId: renewed.tokens.accountId }, now);

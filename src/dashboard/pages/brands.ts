@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { brandInputSchema } from '../../core/brands/brands.schema.js';
 import type { Brand } from '../../core/brands/brands.schema.js';
-import { type Connection, createSandboxConnectionInputSchema, platformSlugSchema } from '../../core/connections/connections.schema.js';
+import { appPasswordSignInSchema, type Connection, connectAppPasswordInputSchema, createSandboxConnectionInputSchema, startOAuthConnectionInputSchema } from '../../core/connections/connections.schema.js';
 import { ServiceError } from '../../core/errors.js';
-import { PLATFORM_SLUGS, PLATFORMS } from '../../vocabulary/platforms.js';
+import { PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../../vocabulary/platforms.js';
 import { handleOf } from '../names.js';
 import { explainJobError, explainServiceError, meterLabel, platformName } from '../explain.js';
 import { check, errorAt, type FieldErrors } from '../forms.js';
@@ -11,7 +11,8 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 
-const startLiveInputSchema = z.strictObject({ platform_slug: platformSlugSchema });
+/** The dashboard's form sends an empty server field for networks that have one server. */
+const startLiveInputSchema = startOAuthConnectionInputSchema.extend({ instance: z.preprocess((v) => (v === '' ? undefined : v), startOAuthConnectionInputSchema.shape.instance) });
 
 /** Why a connection left `active`, in words; the codes come from deactivation, brand deletion and the publisher. */
 const STATUS_REASONS: Record<string, string> = {
@@ -30,9 +31,11 @@ function reasonInWords(reason: string | null): string {
 /** The form of one brand card that failed, so its errors and typed values show in that card only. */
 interface BrandFormState {
   brandId: string;
-  form: 'sandbox' | 'live' | 'rename' | 'connection';
+  form: 'sandbox' | 'live' | 'password' | 'rename' | 'connection';
   errors?: FieldErrors;
   banner?: string;
+  /** A per-server network's consent page, shown as a link (a form's redirect may only reach listed origins). */
+  continueTo?: { url: string; origin: string };
   values?: Record<string, string>;
 }
 
@@ -112,6 +115,12 @@ ${
     const netError = errorAt(sandboxErrors, 'platform_slug');
     const nameError = errorAt(sandboxErrors, 'name');
     const liveError = errorAt(errorsOf('live'), 'platform_slug');
+    const instanceError = errorAt(errorsOf('live'), 'instance');
+    const identifierError = errorAt(errorsOf('password'), 'identifier');
+    const passwordError = errorAt(errorsOf('password'), 'app_password');
+    const oauthNetworks = PLATFORM_SLUGS.filter((slug) => PLATFORMS[slug].connect !== 'app_password');
+    const byOAuth = live.filter((slug) => PLATFORMS[slug as PlatformSlug].connect !== 'app_password') as PlatformSlug[];
+    const byPassword = live.filter((slug) => PLATFORMS[slug as PlatformSlug].connect === 'app_password') as PlatformSlug[];
     const renameError = errorAt(errorsOf('rename'), 'name');
     const bannerFor = (form: BrandFormState['form']) => (state?.form === form ? errorBanner(state.banner) : '');
     const selected = (form: BrandFormState['form'], slug: string) => (state?.form === form && values.platform_slug === slug ? html` selected` : '');
@@ -119,6 +128,7 @@ ${
     const rows = connections.map((c) => {
       const open = c.status !== 'inactive';
       const reconnect = c.mode === 'live' && c.status === 'expired';
+      const byPassword = PLATFORMS[c.platform_slug].connect === 'app_password';
       return html`<tr>
   <th scope="row">${c.name}${handleOf(c) && handleOf(c) !== c.name ? html`<span class="row-meta">${handleOf(c)}</span>` : ''}</th>
   <td>${platformName(c.platform_slug)}</td>
@@ -127,9 +137,16 @@ ${
   <td>${reasonInWords(c.status_reason)}</td>
   <td>${isoDate(c.created_at)}</td>
   <td><div class="actions">${
-    reconnect
-      ? actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })
-      : ''
+    reconnect && byPassword
+      ? html`<form method="post" action="/dashboard/connections/${c.id}/app-password" class="inline">
+  ${csrfField(ctx.csrf)}
+  <label for="repass-${c.id}">New app password<span class="vh"> for ${c.name}</span></label>
+  <input id="repass-${c.id}" name="app_password" type="password" autocomplete="off" required>
+  <button type="submit">Reconnect<span class="vh"> ${c.name} (${platformName(c.platform_slug)})</span></button>
+</form>`
+      : reconnect
+        ? actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })
+        : ''
   }${
     open
       ? actionButton({
@@ -178,21 +195,68 @@ ${
   <h3 id="live-${id}-h">Connect a live account</h3>
   ${bannerFor('live')}
   ${
-    live.length === 0
+    state?.form === 'live' && state.continueTo
+      ? html`<p class="notice" role="status">Your server is ready: <a href="${state.continueTo.url}">continue on ${state.continueTo.origin} to approve access</a>. The connection is added once you approve.</p>`
+      : ''
+  }
+  ${
+    byOAuth.length === 0
       ? html`<p>Live connections need the network's OAuth client configured on this installation: <code>&lt;NETWORK&gt;_CLIENT_ID</code> and <code>&lt;NETWORK&gt;_CLIENT_SECRET</code> (for example <code>THREADS_CLIENT_ID</code> and <code>THREADS_CLIENT_SECRET</code>). None is configured yet.</p>`
       : html`<form method="post" action="${BRANDS_URL}/${id}/connections/live" aria-labelledby="live-${id}-h brand-${id}-h">
     ${csrfField(ctx.csrf)}
     ${field({
       id: `live-net-${id}`,
       label: 'Network',
-      hint: live.length < PLATFORM_SLUGS.length ? html`Only networks whose OAuth client is configured on this installation (<code>&lt;NETWORK&gt;_CLIENT_ID</code> and <code>&lt;NETWORK&gt;_CLIENT_SECRET</code>) are listed.` : '',
+      hint: byOAuth.length < oauthNetworks.length ? html`Only networks whose OAuth client is configured on this installation (<code>&lt;NETWORK&gt;_CLIENT_ID</code> and <code>&lt;NETWORK&gt;_CLIENT_SECRET</code>) are listed.` : '',
       error: liveError,
-      control: html`<select id="live-net-${id}" name="platform_slug" required${describedBy(`live-net-${id}`, { hint: live.length < PLATFORM_SLUGS.length, error: liveError })}>
-      ${live.map((slug) => html`<option value="${slug}"${selected('live', slug)}>${platformName(slug)}</option>`)}
+      control: html`<select id="live-net-${id}" name="platform_slug" required${describedBy(`live-net-${id}`, { hint: byOAuth.length < oauthNetworks.length, error: liveError })}>
+      ${byOAuth.map((slug) => html`<option value="${slug}"${selected('live', slug)}>${platformName(slug)}</option>`)}
     </select>`,
     })}
+    ${
+      byOAuth.some((slug) => PLATFORMS[slug].connect === 'instance_oauth')
+        ? field({
+            id: `live-instance-${id}`,
+            label: 'Server (Mastodon only)',
+            hint: 'The server your account lives on, e.g. mastodon.social. Leave empty for other networks.',
+            error: instanceError,
+            control: html`<input id="live-instance-${id}" name="instance" value="${state?.form === 'live' ? (values.instance ?? '') : ''}" autocomplete="url"${describedBy(`live-instance-${id}`, { hint: true, error: instanceError })}>`,
+          })
+        : ''
+    }
     <p class="hint">You are sent to the network to approve access; the connection is added once you approve.</p>
     <button type="submit">Connect a live account</button>
+  </form>`
+  }
+  ${
+    byPassword.length === 0
+      ? ''
+      : html`<h3 id="password-${id}-h">Connect with an app password</h3>
+  ${bannerFor('password')}
+  <form method="post" action="${BRANDS_URL}/${id}/connections/app-password" aria-labelledby="password-${id}-h brand-${id}-h">
+    ${csrfField(ctx.csrf)}
+    ${field({
+      id: `pw-net-${id}`,
+      label: 'Network',
+      control: html`<select id="pw-net-${id}" name="platform_slug" required>
+      ${byPassword.map((slug) => html`<option value="${slug}"${selected('password', slug)}>${platformName(slug)}</option>`)}
+    </select>`,
+    })}
+    ${field({
+      id: `pw-id-${id}`,
+      label: 'Handle or e-mail',
+      hint: 'For example alice.bsky.social.',
+      error: identifierError,
+      control: html`<input id="pw-id-${id}" name="identifier" required autocomplete="username" value="${state?.form === 'password' ? (values.identifier ?? '') : ''}"${describedBy(`pw-id-${id}`, { hint: true, error: identifierError })}>`,
+    })}
+    ${field({
+      id: `pw-pass-${id}`,
+      label: 'App password',
+      hint: "Make one in the network's settings (Settings → Privacy and security → App passwords); never your main password. It is used once to sign in and not stored.",
+      error: passwordError,
+      control: html`<input id="pw-pass-${id}" name="app_password" type="password" required autocomplete="off"${describedBy(`pw-pass-${id}`, { hint: true, error: passwordError })}>`,
+    })}
+    <button type="submit">Connect with an app password</button>
   </form>`
   }
 
@@ -284,19 +348,65 @@ ${
 
   pages.action(`${BRANDS_URL}/:brandId/connections/live`, async (ctx) => {
     const brandId = ctx.params.brandId!;
-    const values = { platform_slug: ctx.form.get('platform_slug') };
+    const values = { platform_slug: ctx.form.get('platform_slug'), instance: ctx.form.get('instance') ?? '' };
     try {
       await ctx.deps.services.brands.get(ctx.principal, ctx.workspaceId, brandId);
       const input = check(startLiveInputSchema, values);
       if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'live', errors: input.errors, values } });
-      const started = await ctx.deps.services.networkConnect.start(ctx.principal, ctx.workspaceId, brandId, input.data.platform_slug);
+      const started = await ctx.deps.services.networkConnect.start(ctx.principal, ctx.workspaceId, brandId, input.data.platform_slug, { instance: input.data.instance });
+      if (PLATFORMS[input.data.platform_slug].connect === 'instance_oauth') {
+        return render(ctx, { brand: { brandId, form: 'live', values, continueTo: { url: started.authorization_url, origin: new URL(started.authorization_url).origin } } });
+      }
       // The network's consent screen; the page CSP lists the networks' origins in form-action for this.
       return { redirect: started.authorization_url };
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
-      if (err instanceof ServiceError && err.code === 'platform_not_supported') {
+      if (err instanceof ServiceError && (err.code === 'platform_not_supported' || err.code === 'validation_failed')) {
         return render(ctx, { status: err.status, brand: { brandId, form: 'live', banner: explainServiceError(err), values } });
       }
+      throw err;
+    }
+  });
+
+  pages.action(`${BRANDS_URL}/:brandId/connections/app-password`, async (ctx) => {
+    const brandId = ctx.params.brandId!;
+    const values = { platform_slug: ctx.form.get('platform_slug'), identifier: ctx.form.get('identifier'), app_password: ctx.form.get('app_password') };
+    // The password is never echoed back into the page.
+    const shown = { platform_slug: values.platform_slug ?? '', identifier: values.identifier ?? '' };
+    try {
+      await ctx.deps.services.brands.get(ctx.principal, ctx.workspaceId, brandId);
+      const input = check(connectAppPasswordInputSchema, values);
+      if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'password', errors: input.errors, values: shown } });
+      const { platform_slug, ...signIn } = input.data;
+      const conn = await ctx.deps.services.networkConnect.signIn(ctx.principal, ctx.workspaceId, { brandId, platform: platform_slug }, signIn);
+      return { redirect: BRANDS_URL, flash: `Connected “${conn.name}” on ${platformName(conn.platform_slug)}.` };
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
+      if (err instanceof ServiceError && ['platform_not_supported', 'validation_failed', 'limit_reached'].includes(err.code)) {
+        return render(ctx, { status: err.status, brand: { brandId, form: 'password', banner: explainServiceError(err), values: shown } });
+      }
+      throw err;
+    }
+  });
+
+  pages.action('/dashboard/connections/:connId/app-password', async (ctx) => {
+    const { services } = ctx.deps;
+    const connId = ctx.params.connId!;
+    try {
+      const brandId = (await services.connections.get(ctx.principal, ctx.workspaceId, connId)).brand_id;
+      const input = check(appPasswordSignInSchema, { app_password: ctx.form.get('app_password') });
+      if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'connection', banner: 'Give the new app password to reconnect.' } });
+      try {
+        const conn = await services.networkConnect.signIn(ctx.principal, ctx.workspaceId, { connectionId: connId }, input.data);
+        return { redirect: BRANDS_URL, flash: `Reconnected “${conn.name}”.` };
+      } catch (err) {
+        if (err instanceof ServiceError && (err.code === 'platform_not_supported' || err.code === 'validation_failed')) {
+          return render(ctx, { status: err.status, brand: { brandId, form: 'connection', banner: explainServiceError(err) } });
+        }
+        throw err;
+      }
+    } catch (err) {
+      if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
       throw err;
     }
   });

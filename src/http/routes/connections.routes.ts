@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { brandIdSchema } from '../../core/brands/brands.schema.js';
 import {
+  appPasswordSignInSchema,
+  connectAppPasswordInputSchema,
   connectionIdSchema,
   connectionListQuerySchema,
   connectionListSchema,
@@ -9,6 +11,7 @@ import {
   networkCallbackQuerySchema,
   platformSlugSchema,
   startedOAuthSchema,
+  startOAuthConnectionInputSchema,
 } from '../../core/connections/connections.schema.js';
 import type { ConnectionsService } from '../../core/connections/connections.service.js';
 import type { NetworkConnectService } from '../../core/connections/network-connect.service.js';
@@ -96,10 +99,43 @@ export function connectionRoutes(connections: ConnectionsService, connect: Netwo
       description: "Spec 4.6 startOAuthConnection. Returns the network's authorization URL; its callback creates the connection. 422 platform_not_supported when the network is not configured here.",
       auth: 'bearer',
       params: brandParams,
-      body: z.strictObject({ platform_slug: platformSlugSchema }).meta({ id: 'StartOAuthConnectionInput' }),
+      body: startOAuthConnectionInputSchema,
       success: { status: 200, description: 'Where to send the user.', schema: startedOAuthSchema },
-      errors: ['not_found', 'platform_not_supported'],
-      handle: ({ principal, params, body }) => connect.start(principal, params.wsId, params.brandId, body.platform_slug),
+      errors: ['not_found', 'platform_not_supported', 'validation_failed'],
+      handle: ({ principal, params, body }) => connect.start(principal, params.wsId, params.brandId, body.platform_slug, { instance: body.instance }),
+    }),
+    defineRoute({
+      operationId: 'connectAppPassword',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/brands/{brandId}/connections/app-password',
+      tag: 'Connections',
+      summary: 'Connect a live account with its app password',
+      description:
+        "For networks whose `connect` is `app_password` in GET /platforms (Bluesky): signs in with the account's app password and creates the connection at once. " +
+        'The password is used for that sign-in only and never stored; the session it opens is kept sealed and renewed before it expires. 422 validation_failed when the network refuses the sign-in.',
+      auth: 'bearer',
+      params: brandParams,
+      body: connectAppPasswordInputSchema,
+      success: { status: 201, description: 'The connection, active.', schema: connectionSchema },
+      errors: ['not_found', 'platform_not_supported', 'validation_failed', 'limit_reached'],
+      handle: ({ principal, params, body }) => {
+        const { platform_slug, ...signIn } = body;
+        return connect.signIn(principal, params.wsId, { brandId: params.brandId, platform: platform_slug }, signIn);
+      },
+    }),
+    defineRoute({
+      operationId: 'reconnectAppPassword',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/connections/{connId}/app-password',
+      tag: 'Connections',
+      summary: 'Renew an app-password connection',
+      description: 'For an expired Bluesky connection (or to renew one): signs in again with a new app password; the connection keeps its id and history.',
+      auth: 'bearer',
+      params: connectionParams,
+      body: appPasswordSignInSchema,
+      success: { status: 200, description: 'The connection, active.', schema: connectionSchema },
+      errors: ['not_found', 'platform_not_supported', 'validation_failed'],
+      handle: ({ principal, params, body }) => connect.signIn(principal, params.wsId, { connectionId: params.connId }, body),
     }),
     defineRoute({
       operationId: 'reconnectOAuthConnection',
