@@ -161,6 +161,36 @@ describeEachDb(
       await consistent(server(), ws.workspace_id);
     });
 
+    it('a network with its own publication price (X, paid per post) is charged that price, and refunded it on failure', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads', 'x']);
+      await grant(ws.workspace_id, 10);
+      const price = await server().request('GET', `/v1/workspaces/${ws.workspace_id}/wallet/preco?operacao=publicacao_x`, { key: ws.api_key });
+      expect(price.body).toMatchObject({ operacao: 'publicacao_x', preco_unitario: 4 });
+      const res = await post(ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: ['threads', 'x'],
+        content_type: 'text',
+        text: 'hi',
+        modo: 'creditos',
+        sandbox_outcomes: { x: 'quota_exceeded' },
+      });
+      expect(res.status).toBe(201);
+      const charged = await wallet(server(), ws.api_key, ws.workspace_id);
+      expect(charged.saldo).toBe(10 - 1 - 4);
+      await server().settle();
+      const w = await wallet(server(), ws.api_key, ws.workspace_id);
+      expect(w.saldo).toBe(10 - 1);
+      expect(w.ledger.data.filter((l) => l.kind === 'refund').map((l) => l.amount)).toEqual([4]);
+      await consistent(server(), ws.workspace_id);
+
+      // 4 credits cover Threads (1) but not Threads and X (5): refused whole, nothing spent.
+      const poor = await brandWithConnections(server(), ['threads', 'x']);
+      await grant(poor.ws.workspace_id, 4);
+      const broke = await post(poor.ws.api_key, poor.ws.workspace_id, { brand_id: poor.brandId, target_platforms: ['threads', 'x'], content_type: 'text', text: 'again', modo: 'creditos' });
+      expect([broke.status, broke.body.error]).toEqual([402, 'saldo_insuficiente']);
+      expect((await wallet(server(), poor.ws.api_key, poor.ws.workspace_id)).saldo).toBe(4);
+    });
+
     it('batches expire at their time with a ledger entry; spending takes the soonest-expiring batch first', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['linkedin']);
       const clock = server().container.clock as ManualClock;
@@ -199,7 +229,7 @@ describeEachDb(
       expect(w.lotes).toHaveLength(1);
     });
   },
-  { PRICES_JSON: JSON.stringify({ default: { publicacao: 1, criacao_de_conteudo: 1 } }), PAYMENT_WEBHOOK_SECRET: PAYMENT_SECRET, PLANS_JSON: JSON.stringify({ tiny: TINY }) },
+  { PRICES_JSON: JSON.stringify({ default: { publicacao: 1, criacao_de_conteudo: 1, publicacao_x: 4 } }), PAYMENT_WEBHOOK_SECRET: PAYMENT_SECRET, PLANS_JSON: JSON.stringify({ tiny: TINY }) },
   () => {
     clockRef = new ManualClock(START);
     const clock = clockRef;

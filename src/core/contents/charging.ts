@@ -14,12 +14,14 @@ import type { Modo } from '../wallet/wallet.schema.js';
 export async function chargeStart(
   tx: Kysely<Database>,
   wallet: WalletService,
-  args: { workspaceId: string; modo: Modo; contentId: string; jobIds: readonly string[] },
+  args: { workspaceId: string; modo: Modo; contentId: string; jobs: readonly { id: string; platformSlug: string }[] },
 ): Promise<void> {
-  const charge = await wallet.chargeContent(tx, { workspaceId: args.workspaceId, modo: args.modo, publications: args.jobIds.length, reference: args.contentId });
-  // The last `paidPublications` jobs were paid in credits: each records its share, refundable on failure.
-  if (charge.creditBatchId === null || charge.publicationPrice <= 0) return;
-  for (const jobId of args.jobIds.slice(args.jobIds.length - charge.paidPublications)) {
-    await wallet.recordJobCredit(tx, jobId, charge.creditBatchId, charge.publicationPrice);
+  const charge = await wallet.chargeContent(tx, { workspaceId: args.workspaceId, modo: args.modo, platforms: args.jobs.map((j) => j.platformSlug), reference: args.contentId });
+  // The last jobs were paid in credits: each records its own price (a network may have its own), refundable on failure.
+  if (charge.creditBatchId === null) return;
+  const paid = args.jobs.slice(args.jobs.length - charge.paidPrices.length);
+  for (const [i, job] of paid.entries()) {
+    const price = charge.paidPrices[i] ?? 0;
+    if (price > 0) await wallet.recordJobCredit(tx, job.id, charge.creditBatchId, price);
   }
 }

@@ -234,7 +234,7 @@ export function createContentsService(deps: {
     await insertContent(tx, row);
     const jobs = placement.status === 'draft' ? [] : jobRowsFor(plan, contentId, workspaceId, now);
     await insertJobs(tx, jobs, placement.status === 'scheduled' ? placement.time!.instant : null);
-    if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobIds: jobs.map((j) => j.id) });
+    if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobs });
     return {
       content_id: contentId,
       status: placement.status,
@@ -427,15 +427,15 @@ export function createContentsService(deps: {
               set: { status: 'publishing', publishAt: now, timeZone: null, localPublishAt: null, queueSlot: null, ...(plan ? { request: storeRequest(plan) } : {}) },
             });
             if (!written) return null;
-            let jobIds: string[];
+            let jobs: { id: string; platformSlug: string }[];
             if (plan) {
-              const jobs = jobRowsFor(plan, contentId, workspaceId, now);
-              await insertJobs(tx, jobs);
-              jobIds = jobs.map((j) => j.id);
+              const rows = jobRowsFor(plan, contentId, workspaceId, now);
+              await insertJobs(tx, rows);
+              jobs = rows;
             } else {
-              jobIds = (await startScheduledJobs(tx, contentId, now)).map((j) => j.id);
+              jobs = await startScheduledJobs(tx, contentId, now);
             }
-            await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobIds });
+            await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobs });
             const content = renderContent(written, await listJobsForContent(tx, contentId));
             if (record) await record(tx, content);
             return content;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type ContentRow, takeDueContents, transitionContent } from '../../../db/repositories/contents.repo.js';
-import { failScheduledJobs, startScheduledJobs } from '../../../db/repositories/jobs.repo.js';
+import { failScheduledJobs, type JobRow, startScheduledJobs } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { CHARGE_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 import type { Clock } from '../clock.js';
@@ -78,7 +78,7 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
         const publishAt = row.publishAt ?? now;
         if (publishAt < now - graceMs) return failMissed(tx, row, now);
         const jobs = await startScheduledJobs(tx, row.id, now);
-        await chargeStart(tx, wallet, { workspaceId: row.workspaceId, modo: modoOf(row), contentId: row.id, jobIds: jobs.map((j) => j.id) });
+        await chargeStart(tx, wallet, { workspaceId: row.workspaceId, modo: modoOf(row), contentId: row.id, jobs });
         return { kind: 'started', contentId: row.id, publishAt, jobs: jobs.length };
       });
     } catch (err) {
@@ -112,8 +112,8 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
           else outcomes.push(await failMissed(tx, row, now));
         }
         const jobs = await startScheduledJobs(tx, starting.map((r) => r.id), now);
-        const jobsOf = new Map<string, string[]>();
-        for (const job of jobs) jobsOf.set(job.contentId, [...(jobsOf.get(job.contentId) ?? []), job.id]);
+        const jobsOf = new Map<string, JobRow[]>();
+        for (const job of jobs) jobsOf.set(job.contentId, [...(jobsOf.get(job.contentId) ?? []), job]);
         // Workspaces in one order in every process, so two batches never wait on each other's meter rows.
         const byWorkspace = new Map<string, ContentRow[]>();
         for (const row of starting) byWorkspace.set(row.workspaceId, [...(byWorkspace.get(row.workspaceId) ?? []), row]);
@@ -122,7 +122,7 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
           for (const row of byWorkspace.get(workspaceId)!) {
             const modo = modoOf(row);
             if (modo === 'plano') plano.push(row);
-            else await chargeStart(tx, wallet, { workspaceId, modo, contentId: row.id, jobIds: jobsOf.get(row.id) ?? [] });
+            else await chargeStart(tx, wallet, { workspaceId, modo, contentId: row.id, jobs: jobsOf.get(row.id) ?? [] });
           }
           const publications = plano.reduce((n, row) => n + (jobsOf.get(row.id)?.length ?? 0), 0);
           await meters.consume(tx, workspaceId, [

@@ -70,11 +70,21 @@ export function createWalletService(deps: WalletDeps) {
    * @throws ServiceError `operacao_sem_preco` when there is no published price: it fails closed, never free.
    */
   async function unitPrice(tx: Kysely<Database>, workspaceId: string, operation: string): Promise<number> {
-    const price = priceOf(deps.prices, await planOf(tx, workspaceId), operation);
+    return priceOn(await planOf(tx, workspaceId), operation);
+  }
+
+  /** @throws ServiceError `operacao_sem_preco` (see unitPrice). */
+  function priceOn(plan: string, operation: string): number {
+    const price = priceOf(deps.prices, plan, operation);
     if (price === undefined) {
       throw new ServiceError('operacao_sem_preco', `The operation ${operation} has no published price; nothing was spent. Contact support.`, { operacao: operation });
     }
     return price;
+  }
+
+  /** A publication's price on `platform`: its own (`publicacao_<platform>`) where published, else `publicacao`. */
+  function publicationPriceOn(plan: string, platform: string): number {
+    return priceOf(deps.prices, plan, `publicacao_${platform}`) ?? priceOn(plan, 'publicacao');
   }
 
   /**
@@ -145,40 +155,44 @@ export function createWalletService(deps: WalletDeps) {
      */
     async chargeContent(
       tx: Kysely<Database>,
-      args: { workspaceId: string; modo: Modo; publications: number; reference: string },
-    ): Promise<{ paidPublications: number; creditBatchId: string | null; publicationPrice: number }> {
+      args: { workspaceId: string; modo: Modo; platforms: readonly string[]; reference: string },
+    ): Promise<{ paidPrices: number[]; creditBatchId: string | null }> {
+      const publications = args.platforms.length;
       if (args.modo === 'plano') {
         await meters.consume(tx, args.workspaceId, [
           { meter: 'criacao_de_conteudos', amount: 1 },
-          { meter: 'publicacoes', amount: args.publications },
+          { meter: 'publicacoes', amount: publications },
         ]);
-        return { paidPublications: 0, creditBatchId: null, publicationPrice: 0 };
+        return { paidPrices: [], creditBatchId: null };
       }
-      const paid: Record<string, number> = {};
+      let paidCreation = 0;
+      let paidPublications: number;
       if (args.modo === 'creditos') {
         await meters.consume(tx, args.workspaceId, [{ meter: 'criacao_de_conteudos', amount: 1 }]);
-        paid.publicacao = args.publications;
+        paidPublications = publications;
       } else {
-        paid.criacao_de_conteudo = 1 - (await meters.consumeUpTo(tx, args.workspaceId, 'criacao_de_conteudos', 1));
-        paid.publicacao = args.publications - (await meters.consumeUpTo(tx, args.workspaceId, 'publicacoes', args.publications));
+        paidCreation = 1 - (await meters.consumeUpTo(tx, args.workspaceId, 'criacao_de_conteudos', 1));
+        paidPublications = publications - (await meters.consumeUpTo(tx, args.workspaceId, 'publicacoes', publications));
       }
-      let cost = 0;
-      let publicationPrice = 0;
-      let firstMeter = 'publicacoes';
-      let firstPrice = 0;
-      for (const [operation, quantity] of Object.entries(paid)) {
-        if (quantity <= 0) continue;
-        const price = await unitPrice(tx, args.workspaceId, operation);
-        if (cost === 0) {
-          firstMeter = OPERATION_METER[operation] ?? operation;
-          firstPrice = price;
-        }
-        if (operation === 'publicacao') publicationPrice = price;
-        cost += price * quantity;
-      }
-      if (cost === 0) return { paidPublications: paid.publicacao ?? 0, creditBatchId: null, publicationPrice };
-      const batchId = await spend(tx, { workspaceId: args.workspaceId, cost, modo: args.modo, meter: firstMeter, unitPrice: firstPrice, operation: firstMeter === 'publicacoes' ? 'publicacao' : 'criacao_de_conteudo', reference: args.reference });
-      return { paidPublications: paid.publicacao ?? 0, creditBatchId: batchId, publicationPrice };
+      // The last `paidPublications` publications are paid, each at its network's price where one is published
+      // (`publicacao_<network>`, e.g. X's pay-per-use posting), else at `publicacao`.
+      if (paidPublications <= 0 && paidCreation <= 0) return { paidPrices: [], creditBatchId: null };
+      const plan = await planOf(tx, args.workspaceId);
+      const creationCost = paidCreation > 0 ? priceOn(plan, 'criacao_de_conteudo') : 0;
+      const paidPrices = args.platforms.slice(publications - paidPublications).map((platform) => publicationPriceOn(plan, platform));
+      const cost = creationCost + paidPrices.reduce((a, b) => a + b, 0);
+      if (cost === 0) return { paidPrices, creditBatchId: null };
+      const byPublication = paidPrices.length > 0 && paidCreation === 0;
+      const batchId = await spend(tx, {
+        workspaceId: args.workspaceId,
+        cost,
+        modo: args.modo,
+        meter: byPublication ? 'publicacoes' : 'criacao_de_conteudos',
+        unitPrice: byPublication ? (paidPrices[0] ?? 0) : creationCost,
+        operation: byPublication ? 'publicacao' : 'criacao_de_conteudo',
+        reference: args.reference,
+      });
+      return { paidPrices, creditBatchId: batchId };
     },
 
     /** Records on a job what its publication cost, so a failure can give it back. */
