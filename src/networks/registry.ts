@@ -8,6 +8,8 @@ import { createLinkedinOAuth } from './linkedin/oauth.js';
 import { PLATFORMS, type PlatformSlug } from '../vocabulary/platforms.js';
 import type { NetworkDeps, NetworkSettings } from './network-deps.js';
 import type { NetworkOAuth, NetworkPasswordLogin } from './network-oauth.js';
+import { createPinterestAdapter } from './pinterest/adapter.js';
+import { createPinterestOAuth } from './pinterest/oauth.js';
 import { createThreadsAdapter } from './threads/adapter.js';
 import { createThreadsOAuth } from './threads/oauth.js';
 import { createYoutubeAdapter } from './youtube/adapter.js';
@@ -30,6 +32,7 @@ const FACTORIES: Partial<Record<PlatformSlug, Factories>> = {
   threads: { adapter: createThreadsAdapter, oauth: createThreadsOAuth },
   linkedin: { adapter: createLinkedinAdapter, oauth: createLinkedinOAuth },
   youtube: { adapter: createYoutubeAdapter, oauth: createYoutubeOAuth },
+  pinterest: { adapter: createPinterestAdapter, oauth: createPinterestOAuth },
 };
 
 export interface NetworkRegistry {
