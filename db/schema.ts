@@ -39,6 +39,8 @@ export interface ConnectionsTable {
   token_expires_at: ColumnType<number | string | null, number | null | undefined, number | null>;
   external_account_id: ColumnType<string | null, string | null | undefined, string | null>;
   expiry_warned_at: ColumnType<number | string | null, number | null | undefined, number | null>;
+  /** A renewal of the tokens holds the connection until then (epoch ms); null when none runs. */
+  token_refresh_until: NullableMillis;
 }
 
 export interface ContentsTable {

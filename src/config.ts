@@ -58,6 +58,10 @@ const envSchema = z.object({
     })
     .optional(),
   ALLOW_LOCAL_URLS: booleanText.default(false),
+  BLUESKY_VIDEO_URL: z.string().regex(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' }).default('https://video.bsky.app'),
+  TIKTOK_POST_MODE: z.enum(['direct', 'inbox']).default('direct'),
+  TIKTOK_APP_AUDITED: booleanText.default(false),
+  TIKTOK_PULL_VIDEOS_FROM_URL: booleanText.default(false),
   RATE_LIMIT_PER_MINUTE: positiveInt(600),
   CONFIRM_INTERVAL_MS: ms(10_000),
   CONFIRM_DEADLINE_MS: ms(300_000),
@@ -439,7 +443,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? sandboxPaymentUrlTemplate(baseUrl ?? defaultBaseUrl(e.HOST, e.PORT)),
     paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     sandboxPayments: e.PAYMENT_URL_TEMPLATE === undefined,
-    networks: networkSettings(env),
+    networks: {
+      ...networkSettings(env),
+      bluesky: { ...networkSettings(env).bluesky, mediaServiceUrl: e.BLUESKY_VIDEO_URL.replace(/\/+$/, '') },
+      tiktok: { ...networkSettings(env).tiktok, posting: { mode: e.TIKTOK_POST_MODE, appAudited: e.TIKTOK_APP_AUDITED, pullVideosFromUrl: e.TIKTOK_PULL_VIDEOS_FROM_URL } },
+    },
     tokenExpiryWarningMs: e.TOKEN_EXPIRY_WARNING_DAYS * 86_400_000,
     metricsToken: e.METRICS_TOKEN,
     role: e.SERVICE_ROLE,

@@ -133,6 +133,51 @@ export async function findConnectionTokens(
 }
 
 /** Stores new tokens and makes the connection active again (a reconnect keeps its id and history). */
+/**
+ * Takes the connection's token renewal for `leaseMs` unless another renewal holds it (a conditional update, so
+ * exactly one of several processes renews at a time). True when taken.
+ */
+export async function claimTokenRefresh(db: Kysely<Database>, id: string, now: number, leaseMs: number): Promise<boolean> {
+  const r = await db
+    .updateTable('connections')
+    .set({ token_refresh_until: now + leaseMs })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('token_refresh_until', 'is', null), eb('token_refresh_until', '<=', now)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function releaseTokenRefresh(db: Kysely<Database>, id: string): Promise<void> {
+  await db.updateTable('connections').set({ token_refresh_until: null }).where('id', '=', id).execute();
+}
+
+/** Whether a renewal holds the connection at `now`. */
+export async function tokenRefreshHeld(db: Kysely<Database>, id: string, now: number): Promise<boolean> {
+  const r = await db.selectFrom('connections').select('token_refresh_until').where('id', '=', id).executeTakeFirst();
+  return r?.token_refresh_until != null && Number(r.token_refresh_until) > now;
+}
+
+/**
+ * Stores renewed tokens only if the connection still holds `previous` (compare and swap): two renewals racing
+ * (a publish and the sweep, in two processes) keep one result, and the loser reads the winner's tokens back.
+ * Networks that rotate refresh tokens (X) make the loser's own result unusable anyway. True when stored.
+ */
+export async function replaceConnectionTokens(
+  db: Kysely<Database>,
+  id: string,
+  previous: string,
+  tokens: { sealed: string; expiresAt: number | null; accountId: string },
+  now: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('connections')
+    .set({ tokens_sealed: tokens.sealed, token_expires_at: tokens.expiresAt, external_account_id: tokens.accountId, expiry_warned_at: null, updated_at: now })
+    .where('id', '=', id)
+    .where('tokens_sealed', '=', previous)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 export async function storeConnectionTokens(
   db: Kysely<Database>,
   id: string,

@@ -83,3 +83,8 @@ export async function keepInstanceApp(db: Kysely<Database>, platform: string, or
   if (!kept) throw new Error(`instance app for ${origin} vanished after insert`);
   return kept;
 }
+
+/** Forgets a registration the server no longer knows (it answered `invalid_client`): the next start registers anew. */
+export async function forgetInstanceApp(db: Kysely<Database>, platform: string, origin: string, clientId: string): Promise<void> {
+  await db.deleteFrom('network_instance_apps').where('platform_slug', '=', platform).where('origin', '=', origin).where('client_id', '=', clientId).execute();
+}

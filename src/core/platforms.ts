@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TEXT_COUNTINGS } from '../vocabulary/text-length.js';
 import { CONTENT_TYPES, PLATFORM_SLUGS, type PlatformSlug, PLATFORMS, UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../vocabulary/platforms.js';
 
 export const platformSchema = z
@@ -17,8 +18,10 @@ export const platformSchema = z
       unknown_size_media_cap_bytes: z.number().int().describe('Service cap for media whose address does not report a size.'),
     }),
     text_counting: z
-      .enum(['code_points', 'graphemes', 'x_weighted'])
-      .describe('How the network counts text: Unicode code points; graphemes (what a reader sees as one character); or X\'s weighting (most scripts outside Latin and every emoji count 2, every link 23).'),
+      .enum(TEXT_COUNTINGS)
+      .describe(
+        "How the network counts text: Unicode code points; graphemes (what a reader sees as one character); X's weighting (most scripts outside Latin and every emoji count 2, every link 23); or Mastodon's (graphemes, every link 23, a mention of another server's account by its local part).",
+      ),
     connect: z
       .enum(['oauth', 'instance_oauth', 'app_password'])
       .describe("How a live account is connected: the network's OAuth; OAuth on the user's own server (give `instance`); or the account's app password."),

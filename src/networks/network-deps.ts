@@ -17,6 +17,14 @@ export interface NetworkSettings {
   tokenUrl: string;
   /** Dated API version where the network uses one in headers (LinkedIn-Version: YYYYMM). */
   apiVersion: string | undefined;
+  /**
+   * How posts are handed over, where the network offers choices (TikTok): straight to the profile or to the
+   * creator's inbox; whether the app passed the network's audit (else posts are private); whether the network
+   * pulls videos from their address instead of receiving the bytes.
+   */
+  /** A separate service the network's media go through (Bluesky's video service). */
+  mediaServiceUrl?: string;
+  posting?: { mode: 'direct' | 'inbox'; appAudited: boolean; pullVideosFromUrl: boolean };
 }
 
 /** What an adapter or OAuth implementation may use: an injectable fetch, a clock and a sleep. */

@@ -39,6 +39,11 @@ export interface NetworkOAuth {
   /** Renews tokens before they expire; absent when the network offers no refresh (LinkedIn outside partners). */
   refresh?(tokens: NetworkTokens): Promise<TokenResult>;
   /**
+   * Access tokens live hours, not weeks (X, TikTok): renewed when a job needs them rather than ahead of time by
+   * the maintenance sweep, which would otherwise renew every such connection on each run.
+   */
+  refreshOnUse?: boolean;
+  /**
    * Per-server networks (Mastodon): registers this service as an app on `origin` (a server the user named, so
    * reached through the outbound-address guard).
    */
@@ -53,4 +58,6 @@ export interface NetworkPasswordLogin {
   /** `identifier` is the handle or e-mail; `service` the account's entryway when not the network's default. */
   signIn(args: { identifier: string; password: string; service?: string }): Promise<TokenResult>;
   refresh(tokens: NetworkTokens): Promise<TokenResult>;
+  /** See NetworkOAuth.refreshOnUse. */
+  refreshOnUse?: boolean;
 }

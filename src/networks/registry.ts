@@ -1,4 +1,6 @@
 import type { NetworkAdapter } from './adapter.js';
+import { createBlueskyAdapter } from './bluesky/adapter.js';
+import { createBlueskyPasswordLogin } from './bluesky/session.js';
 import { createFacebookAdapter } from './facebook/adapter.js';
 import { createFacebookOAuth } from './facebook/oauth.js';
 import { createInstagramAdapter } from './instagram/adapter.js';
@@ -8,10 +10,16 @@ import { createLinkedinOAuth } from './linkedin/oauth.js';
 import { PLATFORMS, type PlatformSlug } from '../vocabulary/platforms.js';
 import type { NetworkDeps, NetworkSettings } from './network-deps.js';
 import type { NetworkOAuth, NetworkPasswordLogin } from './network-oauth.js';
+import { createMastodonAdapter } from './mastodon/adapter.js';
+import { createMastodonOAuth } from './mastodon/oauth.js';
 import { createPinterestAdapter } from './pinterest/adapter.js';
 import { createPinterestOAuth } from './pinterest/oauth.js';
 import { createThreadsAdapter } from './threads/adapter.js';
 import { createThreadsOAuth } from './threads/oauth.js';
+import { createTiktokAdapter } from './tiktok/adapter.js';
+import { createTiktokOAuth } from './tiktok/oauth.js';
+import { createXAdapter } from './x/adapter.js';
+import { createXOAuth } from './x/oauth.js';
 import { createYoutubeAdapter } from './youtube/adapter.js';
 import { createYoutubeOAuth } from './youtube/oauth.js';
 
@@ -33,6 +41,17 @@ const FACTORIES: Partial<Record<PlatformSlug, Factories>> = {
   linkedin: { adapter: createLinkedinAdapter, oauth: createLinkedinOAuth },
   youtube: { adapter: createYoutubeAdapter, oauth: createYoutubeOAuth },
   pinterest: { adapter: createPinterestAdapter, oauth: createPinterestOAuth },
+  x: { adapter: createXAdapter, oauth: createXOAuth },
+  mastodon: { adapter: createMastodonAdapter, oauth: createMastodonOAuth },
+  bluesky: {
+    adapter: (settings, deps) => createBlueskyAdapter(settings, deps, settings.mediaServiceUrl ? { videoServiceUrl: settings.mediaServiceUrl } : {}),
+    password: createBlueskyPasswordLogin,
+  },
+  tiktok: {
+    adapter: (settings, deps) =>
+      createTiktokAdapter(settings, deps, settings.posting && { mode: settings.posting.mode, audited: settings.posting.appAudited, pullVideosFromUrl: settings.posting.pullVideosFromUrl }),
+    oauth: createTiktokOAuth,
+  },
 };
 
 export interface NetworkRegistry {

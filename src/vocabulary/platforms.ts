@@ -140,7 +140,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     limits: { textMaxChars: 500, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 16 * MB, video: 99 * MB }, dailyPosts: null },
     titleRequired: false,
     postUrlBase: 'https://mastodon.social/@',
-    textCounting: 'code_points',
+    textCounting: 'mastodon',
     connect: 'instance_oauth',
   },
   tiktok: {

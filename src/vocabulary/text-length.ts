@@ -1,9 +1,11 @@
 /**
  * How each network counts the length of a post's text. Most count Unicode code points; Bluesky counts
  * graphemes (what a reader sees as one character); X weighs characters (most scripts outside Latin count twice)
- * and counts every link as 23, whatever its length.
+ * and counts every link as 23, whatever its length; Mastodon counts graphemes, every link as 23 and a mention of
+ * another server's account by its local part only (its StatusLengthValidator).
  */
-export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted';
+export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted' | 'mastodon';
+export const TEXT_COUNTINGS: readonly TextCounting[] = ['code_points', 'graphemes', 'x_weighted', 'mastodon'];
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -37,6 +39,18 @@ function xWeight(text: string): number {
   return total;
 }
 
+/** `@alice@example.social` counts as `@alice` on Mastodon. */
+const REMOTE_MENTION = /(^|[^\w@])(@\w+)@[\w.-]+\w/gu;
+
+function mastodonLength(text: string): number {
+  let links = 0;
+  const bare = text.replace(X_LINK, () => {
+    links++;
+    return '';
+  });
+  return links * X_LINK_WEIGHT + Array.from(graphemes.segment(bare.replace(REMOTE_MENTION, '$1$2'))).length;
+}
+
 /** The length of `text` as the network counts it. */
 export function measureText(counting: TextCounting, text: string): number {
   switch (counting) {
@@ -46,5 +60,7 @@ export function measureText(counting: TextCounting, text: string): number {
       return Array.from(graphemes.segment(text)).length;
     case 'x_weighted':
       return xWeight(text);
+    case 'mastodon':
+      return mastodonLength(text);
   }
 }

@@ -14,6 +14,8 @@ describe('text length as each network counts it', () => {
     expect(measureText('x_weighted', '漢字')).toBe(4);
     expect(measureText('x_weighted', `see https://example.com/${'a'.repeat(100)} now`)).toBe(4 + 23 + 4);
     expect(textLengthOn('bluesky', 'é'.normalize('NFD'))).toBe(1);
+    expect(measureText('mastodon', `hi @alice@example.social see https://example.com/${'a'.repeat(100)}`)).toBe('hi @alice see '.length + 23);
+    expect(measureText('mastodon', family)).toBe(1);
     expect(textLengthOn('threads', 'é'.normalize('NFD'))).toBe(2);
   });
 

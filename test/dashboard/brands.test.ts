@@ -141,13 +141,19 @@ describeEachDb(
       expect(connections.map((c) => [c.status, c.status_reason])).toEqual([['inactive', 'brand_deleted']]);
     });
 
-    it('without a configured network there is no live-connect form, and the page says what to configure', async () => {
+    it('without a configured OAuth client only the networks that need none are offered live, and the page says what to configure', async () => {
       const { client } = await signedIn(server());
       const brandId = await createBrand(client, 'No live');
       const page = await client.get('/dashboard/brands');
-      expect(page.html).not.toContain(`action="/dashboard/brands/${brandId}/connections/live"`);
-      expect(page.html).not.toContain('Connect a live account</button>');
-      expect(textOf(page.html)).toContain('Live connections need the network\'s OAuth client configured on this installation: <NETWORK>_CLIENT_ID and <NETWORK>_CLIENT_SECRET');
+      const liveForm = new RegExp(`<form method="post" action="/dashboard/brands/${brandId}/connections/live"[\\s\\S]*?</form>`).exec(page.html)?.[0];
+      // Mastodon registers this service on each user's server, so it needs no client of ours.
+      expect([...(liveForm ?? '').matchAll(/<option value="([^"]+)"/g)].map((m) => m[1])).toEqual(['mastodon']);
+      expect(liveForm).toContain('Server (Mastodon only)');
+      expect(textOf(liveForm!)).toContain("Only networks whose OAuth client is configured on this installation ( <NETWORK>_CLIENT_ID and <NETWORK>_CLIENT_SECRET ) are listed.");
+      // Bluesky signs in with an app password: its own form, the password never echoed.
+      const passwordForm = new RegExp(`<form method="post" action="/dashboard/brands/${brandId}/connections/app-password"[\\s\\S]*?</form>`).exec(page.html)?.[0];
+      expect([...(passwordForm ?? '').matchAll(/<option value="([^"]+)"/g)].map((m) => m[1])).toEqual(['bluesky']);
+      expect(passwordForm).toContain('type="password"');
     });
 
     it("another workspace's brand or connection in the path is not found, and none of its data shows", async () => {
@@ -191,7 +197,7 @@ describeEachDb(
       const liveForm = new RegExp(`<form method="post" action="/dashboard/brands/${brandId}/connections/live"[\\s\\S]*?</form>`).exec(page.html)?.[0];
       expect(liveForm).toBeDefined();
       expect(liveForm).toContain(`<label for="live-net-${brandId}">Network</label>`);
-      expect([...liveForm!.matchAll(/<option value="([^"]+)"/g)].map((m) => m[1])).toEqual(['threads']);
+      expect([...liveForm!.matchAll(/<option value="([^"]+)"/g)].map((m) => m[1])).toEqual(['threads', 'mastodon']);
       expect(liveForm).toContain('Connect a live account</button>');
       // The browser checks form-action (redirects included) against the CSP of the page holding the form.
       expect(page.headers.get('content-security-policy')).toMatch(/form-action 'self'[^;]*https:\/\/threads\.example/);

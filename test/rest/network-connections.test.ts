@@ -97,7 +97,7 @@ describeEachDb(
       expect(mcp.isError).toBe(false);
       expect(mcp.body).toEqual(rest.body);
       const live = (body: Record<string, unknown>) => Object.fromEntries((body.data as { slug: string; live_available: boolean }[]).map((p) => [p.slug, p.live_available]));
-      expect(live(mcp.body)).toEqual({ instagram: false, facebook: false, threads: true, youtube: false, linkedin: false, x: false, bluesky: false, mastodon: false, tiktok: false, pinterest: false });
+      expect(live(mcp.body)).toEqual({ instagram: false, facebook: false, threads: true, youtube: false, linkedin: false, x: false, bluesky: true, mastodon: true, tiktok: false, pinterest: false });
     });
 
     it('MCP start_connection_oauth answers the same StartedNetworkOAuth as REST, and platform_not_supported for an unconfigured network', async () => {

@@ -8,11 +8,15 @@ import {
   connectionsExpiringBefore,
   findConnectionTokens,
   insertConnection,
+  claimTokenRefresh,
   markExpiryWarned,
+  releaseTokenRefresh,
+  replaceConnectionTokens,
+  tokenRefreshHeld,
   storeConnectionTokens,
   transitionConnection,
 } from '../../../db/repositories/connections.repo.js';
-import { consumeNetworkState, findInstanceApp, insertNetworkState, keepInstanceApp, type NetworkStateRow } from '../../../db/repositories/network-oauth.repo.js';
+import { consumeNetworkState, findInstanceApp, forgetInstanceApp, insertNetworkState, keepInstanceApp, type NetworkStateRow } from '../../../db/repositories/network-oauth.repo.js';
 import type { Database } from '../../../db/schema.js';
 import type { PlatformSlug } from '../../vocabulary/platforms.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
@@ -32,6 +36,10 @@ import { renderConnection } from './connections.service.js';
 import { REFRESH_AHEAD_MS, REFRESH_BEFORE_PUBLISH_MS, refreshDue } from './token-refresh.js';
 import type { AppPasswordSignIn, Connection, StartedOAuth } from './connections.schema.js';
 import { instanceOrigin } from './instance-origin.js';
+
+/** A renewal holds a connection at most this long (its network call has shorter deadlines). */
+const REFRESH_LEASE_MS = 30_000;
+const RENEWAL_POLL_MS = 50;
 
 /** A user has this long to finish the network's consent screen. */
 const STATE_TTL_MS = 15 * 60_000;
@@ -138,17 +146,38 @@ export function createNetworkConnectService(deps: {
     });
   }
 
-  /** Renews tokens the way the network can: its OAuth refresh, or an app-password session's own refresh. */
-  function refresherOf(platform: PlatformSlug): ((tokens: NetworkTokens) => Promise<TokenResult>) | null {
+  /**
+   * Renews tokens the way the network can: its OAuth refresh, or an app-password session's own refresh. `onUse`:
+   * access tokens that live hours (X, TikTok, Bluesky) are renewed when a job needs them, not ahead by the sweep.
+   */
+  function refresherOf(platform: PlatformSlug): { refresh(tokens: NetworkTokens): Promise<TokenResult>; onUse: boolean } | null {
     const oauth = deps.oauthFor(platform);
-    if (oauth?.refresh) return (t) => oauth.refresh!(t);
+    if (oauth?.refresh) return { refresh: (t) => oauth.refresh!(t), onUse: oauth.refreshOnUse === true };
     const login = deps.passwordLoginFor(platform);
-    return login ? (t) => login.refresh(t) : null;
+    return login ? { refresh: (t) => login.refresh(t), onUse: login.refreshOnUse === true } : null;
   }
 
   function sealTokens(tokens: NetworkTokens): string {
     return seal(deps.secretKey, JSON.stringify(tokens));
   }
+
+  /**
+   * Waits (real time, in short steps) for the renewal another caller holds: its tokens once stored, or whatever
+   * the connection holds when it lets go (null if it expired the connection).
+   */
+  async function awaitOtherRenewal(connectionId: string, previous: string): Promise<NetworkTokens | null> {
+    for (let waited = 0; waited < REFRESH_LEASE_MS; waited += RENEWAL_POLL_MS) {
+      await new Promise((r) => setTimeout(r, RENEWAL_POLL_MS));
+      const row = await findConnectionTokens(db, connectionId);
+      if (row?.sealed && row.sealed !== previous) return openTokens(row.sealed);
+      if (!(await tokenRefreshHeld(db, connectionId, clock.now()))) break;
+    }
+    const conn = await findConnectionById(db, connectionId);
+    const row = await findConnectionTokens(db, connectionId);
+    return conn?.status === 'active' && row?.sealed ? openTokens(row.sealed) : null;
+  }
+
+  const openTokens = (sealed: string) => JSON.parse(open(deps.secretKey, sealed)) as NetworkTokens;
 
   return {
     /**
@@ -242,14 +271,18 @@ export function createNetworkConnectService(deps: {
       const oauth = oauthOrRefuse(platform);
       const app = row.instanceOrigin === null ? undefined : await appOn(platform, oauth, row.instanceOrigin);
       const exchanged = await oauth.exchangeCode({ code: params.code, state: params.state, redirectUri: deps.redirectUriFor(platform), ...(app ? { app } : {}) });
-      if (!exchanged.ok) throw new ServiceError('validation_failed', `code: ${exchanged.message}`, { fields: [{ path: 'code', message: exchanged.code }] });
+      if (!exchanged.ok) {
+        // A server that refuses our client (it was deleted there, or the server was reset) gets a new registration next time.
+        if (app && exchanged.code === 'upstream_unknown' && !exchanged.retryable) await forgetInstanceApp(db, platform, app.origin, app.clientId);
+        throw new ServiceError('validation_failed', `code: ${exchanged.message}`, { fields: [{ path: 'code', message: exchanged.code }] });
+      }
       return keepConnection(row, platform, exchanged.tokens);
     },
 
     /** The decrypted tokens of a live connection, or null. */
     async tokensOf(connectionId: string): Promise<NetworkTokens | null> {
       const row = await findConnectionTokens(db, connectionId);
-      return row?.sealed ? (JSON.parse(open(deps.secretKey, row.sealed)) as NetworkTokens) : null;
+      return row?.sealed ? openTokens(row.sealed) : null;
     },
 
     /**
@@ -273,8 +306,9 @@ export function createNetworkConnectService(deps: {
       for (const conn of await connectionsExpiringBefore(db, now + Math.max(warnWithinMs, REFRESH_AHEAD_MS))) {
         const tokens = await findConnectionTokens(db, conn.id);
         if (!tokens?.expiresAt) continue;
-        if (refresherOf(conn.platformSlug as PlatformSlug)) {
-          if (refreshDue(tokens.expiresAt, now, REFRESH_AHEAD_MS)) await this.refresh(conn.id);
+        const refresher = refresherOf(conn.platformSlug as PlatformSlug);
+        if (refresher) {
+          if (!refresher.onUse && refreshDue(tokens.expiresAt, now, REFRESH_AHEAD_MS)) await this.refresh(conn.id);
           continue;
         }
         if (tokens.expiresAt - now < warnWithinMs) {
@@ -293,23 +327,35 @@ export function createNetworkConnectService(deps: {
      */
     async refresh(connectionId: string): Promise<NetworkTokens | null> {
       const conn = await findConnectionById(db, connectionId);
-      const tokens = await this.tokensOf(connectionId);
-      if (!conn || !tokens) return null;
+      const before = await findConnectionTokens(db, connectionId);
+      if (!conn || !before?.sealed) return null;
+      const tokens = openTokens(before.sealed);
       const refresher = refresherOf(conn.platformSlug as PlatformSlug);
       if (!refresher) return tokens;
-      const renewed = await refresher(tokens);
-      const now = clock.now();
-      if (renewed.ok) {
-        await storeConnectionTokens(db, conn.id, { sealed: sealTokens(renewed.tokens), expiresAt: renewed.tokens.expiresAt, accountId: renewed.tokens.accountId }, now);
-        return renewed.tokens;
-      }
-      if (renewed.retryable) return tokens;
-      await db.transaction().execute(async (tx) => {
-        if (await transitionConnection(tx, conn.id, ['active'], 'expired', 'refresh_failed', now)) {
-          await recordConnectionExpired(tx, { workspaceId: conn.workspaceId, connectionId: conn.id, brandId: conn.brandId, platformSlug: conn.platformSlug, reason: 'refresh_failed', now });
+      // One renewal at a time: the other caller waits for its result instead of spending the same refresh token.
+      if (!(await claimTokenRefresh(db, conn.id, clock.now(), REFRESH_LEASE_MS))) return awaitOtherRenewal(conn.id, before.sealed);
+      try {
+        const renewed = await refresher.refresh(tokens);
+        const now = clock.now();
+        if (renewed.ok) {
+          const stored = { sealed: sealTokens(renewed.tokens), expiresAt: renewed.tokens.expiresAt, accountId: renewed.tokens.accountId };
+          if (await replaceConnectionTokens(db, conn.id, before.sealed, stored, now)) return renewed.tokens;
+          // Another renewal stored first (its lease had lapsed): use its tokens, so both callers hold the same ones.
+          return this.tokensOf(conn.id);
         }
-      });
-      return null;
+        // A renewal that outlived its lease may have rotated the refresh token we sent: its tokens are good.
+        const after = await findConnectionTokens(db, conn.id);
+        if (after?.sealed && after.sealed !== before.sealed) return openTokens(after.sealed);
+        if (renewed.retryable) return tokens;
+        await db.transaction().execute(async (tx) => {
+          if (await transitionConnection(tx, conn.id, ['active'], 'expired', 'refresh_failed', now)) {
+            await recordConnectionExpired(tx, { workspaceId: conn.workspaceId, connectionId: conn.id, brandId: conn.brandId, platformSlug: conn.platformSlug, reason: 'refresh_failed', now });
+          }
+        });
+        return null;
+      } finally {
+        await releaseTokenRefresh(db, conn.id);
+      }
     },
   };
 }

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { startFakeBluesky } from '../fakes/bluesky.js';
+import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
+import { startFakeX } from '../fakes/x.js';
+import { describeEachDb, type TestServer } from '../support/server.js';
+
+/**
+ * The five later networks through the running service: each kind of connection (OAuth with this installation's
+ * client, OAuth on the user's own server, an app password), then a publication through the real adapter to the
+ * network's fake, read back through REST.
+ */
+let mastodon: FakeMastodon;
+let bluesky: Awaited<ReturnType<typeof startFakeBluesky>>;
+let x: Awaited<ReturnType<typeof startFakeX>>;
+const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
+
+beforeAll(async () => {
+  [mastodon, bluesky, x] = await Promise.all([startFakeMastodon(), startFakeBluesky(), startFakeX()]);
+  Object.assign(env, {
+    BLUESKY_API_URL: bluesky.origins.entryway,
+    BLUESKY_VIDEO_URL: bluesky.origins.video,
+    X_CLIENT_ID: x.clientId,
+    X_CLIENT_SECRET: x.clientSecret,
+    X_API_URL: x.baseUrl,
+    X_AUTHORIZE_URL: x.authorizeUrl,
+    X_TOKEN_URL: x.tokenUrl,
+  });
+});
+afterAll(async () => {
+  await Promise.all([mastodon.close(), bluesky.close(), x.close()]);
+});
+
+/** Follows an authorization URL as a browser would after the user approves: to our callback, for JSON. */
+async function approve(server: TestServer, authorizationUrl: string) {
+  const consent = await fetch(authorizationUrl, { redirect: 'manual' });
+  expect(consent.status, await consent.clone().text()).toBe(302);
+  const back = new URL(consent.headers.get('location')!);
+  expect(back.origin).toBe(new URL(server.url).origin);
+  return server.request('GET', back.pathname + back.search);
+}
+
+async function publish(server: TestServer, key: string, wsId: string, body: Record<string, unknown>) {
+  const created = await server.request('POST', `/api/v1/workspaces/${wsId}/contents`, { key, body });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  await server.settle();
+  const content = await server.request('GET', `/api/v1/workspaces/${wsId}/contents/${created.body.content_id as string}`, { key });
+  return content.body as { status: string; jobs: { status: string; external_post_url: string | null; error_message: string | null }[] };
+}
+
+describeEachDb(
+  'the later networks through the service',
+  (server) => {
+    async function brand(name: string) {
+      const ws = await server().workspace();
+      const b = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands`, { key: ws.api_key, body: { name } });
+      return { ws, brandId: b.body.id as string, base: `/api/v1/workspaces/${ws.workspace_id}/brands/${b.body.id as string}` };
+    }
+
+    it('Mastodon: the user names a server, this service registers there once, and a post reaches that server once', async () => {
+      const { ws, brandId, base } = await brand('Fediverse');
+      const missing = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'mastodon' } });
+      expect([missing.status, missing.body.error]).toEqual([400, 'validation_failed']);
+      expect(missing.body.message).toMatch(/^instance: /);
+      const misplaced = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'x', instance: 'mastodon.social' } });
+      expect([misplaced.status, misplaced.body.error]).toEqual([400, 'validation_failed']);
+      const withPath = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'mastodon', instance: `${mastodon.origin}/@ada` } });
+      expect([withPath.status, withPath.body.error]).toEqual([400, 'validation_failed']);
+
+      // Five first connections to the same server at once: one registration is kept, every flow uses it.
+      const starts = await Promise.all(
+        Array.from({ length: 5 }, () => server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'mastodon', instance: mastodon.origin } })),
+      );
+      for (const s of starts) expect(s.status, JSON.stringify(s.body)).toBe(200);
+      const clients = new Set(starts.map((s) => new URL(s.body.authorization_url as string).searchParams.get('client_id')));
+      expect(clients.size).toBe(1);
+      const kept = await server().container.db.kysely.selectFrom('network_instance_apps').selectAll().where('origin', '=', mastodon.origin).execute();
+      expect(kept).toHaveLength(1);
+      expect(kept[0]!.client_secret_sealed).toMatch(/^v1\./);
+      expect(new URL(starts[0]!.body.authorization_url as string).origin).toBe(mastodon.origin);
+
+      const connected = await approve(server(), starts[0]!.body.authorization_url as string);
+      expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+      expect(connected.body).toMatchObject({ platform_slug: 'mastodon', mode: 'live', status: 'active', name: `@ada@${mastodon.host}` });
+
+      // A later connection to the same server registers nothing new.
+      const registrations = mastodon.apps.size;
+      const again = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'mastodon', instance: mastodon.origin } });
+      expect(again.status).toBe(200);
+      expect(mastodon.apps.size).toBe(registrations);
+
+      const before = mastodon.statuses.length;
+      const content = await publish(server(), ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['mastodon'], content_type: 'text', text: 'Hello from the service' });
+      expect(content.status, JSON.stringify(content.jobs)).toBe('published');
+      expect(mastodon.statuses.length).toBe(before + 1);
+      expect(content.jobs[0]!.external_post_url).toBe(mastodon.statuses.at(-1)!.url);
+    });
+
+    it('Bluesky: an app password connects the account (never stored), a wrong one is refused, and a post is written once', async () => {
+      const { ws, brandId, base } = await brand('Sky');
+      const viaOAuth = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'bluesky' } });
+      expect([viaOAuth.status, viaOAuth.body.error]).toEqual([422, 'platform_not_supported']);
+      expect(viaOAuth.body.message).toContain('app password');
+
+      const wrong = await server().request('POST', `${base}/connections/app-password`, { key: ws.api_key, body: { platform_slug: 'bluesky', identifier: bluesky.account.handle, app_password: 'not-the-password' } });
+      expect([wrong.status, wrong.body.error]).toEqual([400, 'validation_failed']);
+      expect(wrong.body.message).toMatch(/^app_password: Bluesky refused the sign-in/);
+
+      const ok = await server().request('POST', `${base}/connections/app-password`, {
+        key: ws.api_key,
+        body: { platform_slug: 'bluesky', identifier: bluesky.account.handle, app_password: bluesky.account.appPassword },
+      });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(ok.body).toMatchObject({ platform_slug: 'bluesky', mode: 'live', status: 'active', name: bluesky.account.handle });
+      const row = await server().container.db.kysely.selectFrom('connections').select('tokens_sealed').where('id', '=', ok.body.id as string).executeTakeFirstOrThrow();
+      expect(row.tokens_sealed).not.toContain(bluesky.account.appPassword);
+      const tokens = await server().container.services.networkConnect.tokensOf(ok.body.id as string);
+      expect(JSON.stringify(tokens)).not.toContain(bluesky.account.appPassword);
+
+      const before = bluesky.posts.length;
+      const content = await publish(server(), ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['bluesky'], content_type: 'text', text: 'Hello sky, see https://example.com' });
+      expect(content.status, JSON.stringify(content.jobs)).toBe('published');
+      expect(bluesky.posts.length).toBe(before + 1);
+      expect(content.jobs[0]!.external_post_url).toMatch(new RegExp(`^https://bsky\\.app/profile/${bluesky.account.did}/post/`));
+
+      // Renewed with a new app password after it expired: the same connection comes back.
+      await server().container.db.kysely.updateTable('connections').set({ status: 'expired', status_reason: 'token_expired' }).where('id', '=', ok.body.id as string).execute();
+      const renewed = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/connections/${ok.body.id as string}/app-password`, {
+        key: ws.api_key,
+        body: { app_password: bluesky.account.appPassword },
+      });
+      expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+      expect(renewed.body).toMatchObject({ id: ok.body.id, status: 'active' });
+    });
+
+    it('X: OAuth with PKCE connects the account; two renewals racing keep one set of rotated tokens and the connection', async () => {
+      const { ws, brandId, base } = await brand('Birds');
+      const started = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'x' } });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const url = new URL(started.body.authorization_url as string);
+      expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+      const connected = await approve(server(), started.body.authorization_url as string);
+      expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+      const connId = connected.body.id as string;
+
+      const connect = server().container.services.networkConnect;
+      const first = await connect.tokensOf(connId);
+      const [a, b] = await Promise.all([connect.refresh(connId), connect.refresh(connId)]);
+      // X rotates refresh tokens: the loser's refresh token was spent by the winner, yet nothing expires.
+      expect(a?.accessToken).toBeDefined();
+      expect(b?.accessToken).toBe(a?.accessToken);
+      expect(a?.refreshToken).not.toBe(first?.refreshToken);
+      expect((await connect.tokensOf(connId))?.accessToken).toBe(a?.accessToken);
+      const conn = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/connections/${connId}`, { key: ws.api_key });
+      expect(conn.body.status).toBe('active');
+
+      const before = x.tweets.length;
+      const content = await publish(server(), ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['x'], content_type: 'text', text: `Hello birds from ${ws.workspace_id}` });
+      expect(content.status, JSON.stringify(content.jobs)).toBe('published');
+      expect(x.tweets.length).toBe(before + 1);
+    });
+  },
+  env,
+  () => ({ clock: new ManualClock(Date.now()), workers: false }),
+);
