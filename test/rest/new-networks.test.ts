@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { startFakeBluesky } from '../fakes/bluesky.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
 import { startFakeX } from '../fakes/x.js';
+import { call, callFailing, closeClientsAfterEach, connect } from '../mcp/tool-calls.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
@@ -30,6 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([mastodon.close(), bluesky.close(), x.close()]);
 });
+closeClientsAfterEach();
 
 /** Follows an authorization URL as a browser would after the user approves: to our callback, for JSON. */
 async function approve(server: TestServer, authorizationUrl: string) {
@@ -94,6 +96,34 @@ describeEachDb(
       expect(content.status, JSON.stringify(content.jobs)).toBe('published');
       expect(mastodon.statuses.length).toBe(before + 1);
       expect(content.jobs[0]!.external_post_url).toBe(mastodon.statuses.at(-1)!.url);
+    });
+
+    it('MCP: an assistant lists the ten networks, starts a Mastodon connection on a named server, and publishes to it', async () => {
+      const { ws, brandId } = await brand('Assistant');
+      const client = await connect(server(), ws.api_key);
+      const platforms = await call<{ data: { slug: string; connect: string; live_available: boolean }[] }>(client, 'list_platforms', {});
+      expect(platforms.data.map((p) => p.slug)).toEqual(['instagram', 'facebook', 'threads', 'youtube', 'linkedin', 'x', 'bluesky', 'mastodon', 'tiktok', 'pinterest']);
+      expect(platforms.data.find((p) => p.slug === 'mastodon')).toMatchObject({ connect: 'instance_oauth', live_available: true });
+
+      const refused = await callFailing(client, 'start_connection_oauth', { brand_id: brandId, platform_slug: 'mastodon' });
+      expect(refused).toMatchObject({ error: 'validation_failed', message: expect.stringMatching(/^instance: /) });
+      const started = await call<{ authorization_url: string }>(client, 'start_connection_oauth', { brand_id: brandId, platform_slug: 'mastodon', instance: mastodon.origin });
+      const connected = await approve(server(), started.authorization_url);
+      expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+
+      const before = mastodon.statuses.length;
+      const published = await call<{ content_id: string }>(client, 'publish_content', {
+        brand_id: brandId,
+        target_platforms: ['mastodon'],
+        content_type: 'text',
+        text: 'Posted by an assistant',
+        idempotency_key: `mcp-mastodon-${ws.workspace_id}`,
+      });
+      await server().settle();
+      const content = await call<{ status: string }>(client, 'get_content', { content_id: published.content_id });
+      expect(content.status).toBe('published');
+      expect(mastodon.statuses.length).toBe(before + 1);
+      expect(mastodon.statuses.at(-1)!.text).toBe('Posted by an assistant');
     });
 
     it('Bluesky: an app password connects the account (never stored), a wrong one is refused, and a post is written once', async () => {
