@@ -4,6 +4,7 @@ import { startFakeBluesky } from '../fakes/bluesky.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
 import { startFakeX } from '../fakes/x.js';
 import { call, callFailing, closeClientsAfterEach, connect } from '../mcp/tool-calls.js';
+import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
@@ -124,6 +125,30 @@ describeEachDb(
       expect(content.status).toBe('published');
       expect(mastodon.statuses.length).toBe(before + 1);
       expect(mastodon.statuses.at(-1)!.text).toBe('Posted by an assistant');
+    });
+
+    it('the dashboard: a person connects Bluesky with an app password (never echoed) and Mastodon through a link to their server', async () => {
+      const { ws, brandId } = await brand('By hand');
+      const client = new DashboardClient(server().url);
+      await client.signIn(ws.api_key);
+      await client.get('/dashboard/brands');
+
+      const wrong = await client.post(`/dashboard/brands/${brandId}/connections/app-password`, { platform_slug: 'bluesky', identifier: bluesky.account.handle, app_password: 'wrong-password-123' });
+      expect(wrong.status).toBe(400);
+      expect(textOf(wrong.html)).toContain('Bluesky refused the sign-in');
+      expect(wrong.html).not.toContain('wrong-password-123');
+      expect(wrong.html).toContain(`value="${bluesky.account.handle}"`);
+      const ok = await client.post(`/dashboard/brands/${brandId}/connections/app-password`, { platform_slug: 'bluesky', identifier: bluesky.account.handle, app_password: bluesky.account.appPassword });
+      expect(ok.url).toMatch(/\/dashboard\/brands$/);
+      expect(textOf(ok.html)).toContain(`Connected “${bluesky.account.handle}” on Bluesky.`);
+
+      const page = await client.post(`/dashboard/brands/${brandId}/connections/live`, { platform_slug: 'mastodon', instance: mastodon.origin });
+      expect(page.status).toBe(200);
+      const link = new RegExp(`<a href="(${mastodon.origin.replace(/[.:/]/g, '\\$&')}/oauth/authorize[^"]+)">continue on ${mastodon.origin.replace(/[.:/]/g, '\\$&')} to approve access</a>`).exec(page.html)?.[1];
+      expect(link, textOf(page.html)).toBeDefined();
+      const noServer = await client.post(`/dashboard/brands/${brandId}/connections/live`, { platform_slug: 'mastodon', instance: '' });
+      expect(noServer.status).toBe(400);
+      expect(textOf(noServer.html)).toContain("needs the address of the user's server");
     });
 
     it('Bluesky: an app password connects the account (never stored), a wrong one is refused, and a post is written once', async () => {
