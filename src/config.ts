@@ -295,11 +295,13 @@ const NETWORK_DEFAULTS: Record<PlatformSlug, { api: string; authorize: string; t
 };
 
 function networkSettings(env: Record<string, string | undefined>): Record<PlatformSlug, NetworkSettings> {
-  const url = (variable: string, fallback: string): string => {
+  // API bases lose a trailing slash (paths are appended); authorize and token addresses are kept as given, since
+  // some networks' end in one (Pinterest's /oauth/, TikTok's /v2/oauth/token/).
+  const url = (variable: string, fallback: string, keepSlash = false): string => {
     const value = env[variable] === '' ? undefined : env[variable];
     if (value === undefined) return fallback;
     if (!/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError(variable, `${variable} must be an http(s) URL (got ${JSON.stringify(value)})`);
-    return value.replace(/\/+$/, '');
+    return keepSlash ? value : value.replace(/\/+$/, '');
   };
   const out = {} as Record<PlatformSlug, NetworkSettings>;
   for (const slug of PLATFORM_SLUGS) {
@@ -309,8 +311,8 @@ function networkSettings(env: Record<string, string | undefined>): Record<Platfo
       clientId: env[`${p}_CLIENT_ID`] || undefined,
       clientSecret: env[`${p}_CLIENT_SECRET`] || undefined,
       apiBaseUrl: url(`${p}_API_URL`, d.api),
-      authorizeUrl: url(`${p}_AUTHORIZE_URL`, d.authorize),
-      tokenUrl: url(`${p}_TOKEN_URL`, d.token),
+      authorizeUrl: url(`${p}_AUTHORIZE_URL`, d.authorize, true),
+      tokenUrl: url(`${p}_TOKEN_URL`, d.token, true),
       apiVersion: env[`${p}_API_VERSION`] || d.version,
     };
   }

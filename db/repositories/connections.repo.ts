@@ -178,6 +178,11 @@ export async function replaceConnectionTokens(
   return Number(r.numUpdatedRows) === 1;
 }
 
+/** Renames a connection (its network account's label changed, e.g. another Pinterest board). */
+export async function renameConnection(db: Kysely<Database>, id: string, name: string, now: number): Promise<void> {
+  await db.updateTable('connections').set({ name, updated_at: now }).where('id', '=', id).execute();
+}
+
 export async function storeConnectionTokens(
   db: Kysely<Database>,
   id: string,

@@ -25,6 +25,14 @@ export interface InstanceApp {
   clientSecret: string;
 }
 
+/** A place of an account a connection can publish to (a Pinterest board). */
+export interface PublishTarget {
+  id: string;
+  name: string;
+}
+
+export type TargetList = { ok: true; targets: PublishTarget[] } | NetworkFailure;
+
 export type AppRegistration = { ok: true; app: InstanceApp } | NetworkFailure;
 
 /** A network's OAuth 2.0 authorization-code flow, used to connect or reconnect an account. */
@@ -43,6 +51,10 @@ export interface NetworkOAuth {
    * the maintenance sweep, which would otherwise renew every such connection on each run.
    */
   refreshOnUse?: boolean;
+  /** Networks that publish to one of several places of an account (Pinterest's boards): the places it may use. */
+  listTargets?(tokens: NetworkTokens): Promise<TargetList>;
+  /** The same account's tokens, publishing to `targetId` (one of listTargets) instead. */
+  retarget?(tokens: NetworkTokens, targetId: string): Promise<TokenResult>;
   /**
    * Per-server networks (Mastodon): registers this service as an app on `origin` (a server the user named, so
    * reached through the outbound-address guard).

@@ -2,9 +2,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { startFakeBluesky } from '../fakes/bluesky.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
+import { startFakePinterest } from '../fakes/pinterest.js';
 import { startFakeX } from '../fakes/x.js';
 import { call, callFailing, closeClientsAfterEach, connect } from '../mcp/tool-calls.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
+import { startMediaHost } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
@@ -15,10 +17,16 @@ import { describeEachDb, type TestServer } from '../support/server.js';
 let mastodon: FakeMastodon;
 let bluesky: Awaited<ReturnType<typeof startFakeBluesky>>;
 let x: Awaited<ReturnType<typeof startFakeX>>;
+let pinterest: Awaited<ReturnType<typeof startFakePinterest>>;
+let mediaHost: Awaited<ReturnType<typeof startMediaHost>>;
 const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 
 beforeAll(async () => {
-  [mastodon, bluesky, x] = await Promise.all([startFakeMastodon(), startFakeBluesky(), startFakeX()]);
+  [mastodon, bluesky, x, pinterest, mediaHost] = await Promise.all([startFakeMastodon(), startFakeBluesky(), startFakeX(), startFakePinterest(), startMediaHost()]);
+  pinterest.boards.push(
+    { id: '5001', name: 'Recipes', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
+    { id: '5002', name: 'Travel', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
+  );
   Object.assign(env, {
     BLUESKY_API_URL: bluesky.origins.entryway,
     BLUESKY_VIDEO_URL: bluesky.origins.video,
@@ -27,10 +35,15 @@ beforeAll(async () => {
     X_API_URL: x.baseUrl,
     X_AUTHORIZE_URL: x.authorizeUrl,
     X_TOKEN_URL: x.tokenUrl,
+    PINTEREST_CLIENT_ID: pinterest.clientId,
+    PINTEREST_CLIENT_SECRET: pinterest.clientSecret,
+    PINTEREST_API_URL: pinterest.apiBaseUrl,
+    PINTEREST_AUTHORIZE_URL: pinterest.authorizeUrl,
+    PINTEREST_TOKEN_URL: pinterest.tokenUrl,
   });
 });
 afterAll(async () => {
-  await Promise.all([mastodon.close(), bluesky.close(), x.close()]);
+  await Promise.all([mastodon.close(), bluesky.close(), x.close(), pinterest.close(), mediaHost.close()]);
 });
 closeClientsAfterEach();
 
@@ -213,6 +226,39 @@ describeEachDb(
       const content = await publish(server(), ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['x'], content_type: 'text', text: `Hello birds from ${ws.workspace_id}` });
       expect(content.status, JSON.stringify(content.jobs)).toBe('published');
       expect(x.tweets.length).toBe(before + 1);
+    });
+
+    it('Pinterest: the connection starts on the first board; the user lists the boards, chooses another, and the pin lands there', async () => {
+      const { ws, brandId, base } = await brand('Pins');
+      const started = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'pinterest' } });
+      const connected = await approve(server(), started.body.authorization_url as string);
+      expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+      expect(connected.body.name).toBe(`${pinterest.user.username} · Recipes`);
+      const connPath = `/api/v1/workspaces/${ws.workspace_id}/connections/${connected.body.id as string}`;
+
+      const targets = await server().request('GET', `${connPath}/targets`, { key: ws.api_key });
+      expect(targets.body).toEqual({ data: [{ id: '5001', name: 'Recipes', current: true }, { id: '5002', name: 'Travel', current: false }] });
+      const foreign = await server().request('PUT', `${connPath}/target`, { key: ws.api_key, body: { target_id: '9999' } });
+      expect([foreign.status, foreign.body.error]).toEqual([400, 'validation_failed']);
+      const moved = await server().request('PUT', `${connPath}/target`, { key: ws.api_key, body: { target_id: '5002' } });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      expect(moved.body).toMatchObject({ id: connected.body.id, name: `${pinterest.user.username} · Travel`, status: 'active' });
+
+      const content = await publish(server(), ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: ['pinterest'],
+        content_type: 'photo',
+        media: [{ url: `${mediaHost.url}/photo.jpg` }],
+        title: `A pin from ${ws.workspace_id}`,
+        text: 'On the chosen board',
+      });
+      expect(content.status, JSON.stringify(content.jobs)).toBe('published');
+      expect(pinterest.pins.at(-1)).toMatchObject({ board_id: '5002', title: `A pin from ${ws.workspace_id}` });
+
+      // Networks that publish to the account itself have no places to choose.
+      const sandbox = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands/${brandId}/connections`, { key: ws.api_key, body: { platform_slug: 'threads', mode: 'sandbox', name: '@t' } });
+      const none = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/connections/${sandbox.body.id as string}/targets`, { key: ws.api_key });
+      expect([none.status, none.body.error]).toEqual([422, 'platform_not_supported']);
     });
   },
   env,

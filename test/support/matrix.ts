@@ -149,6 +149,7 @@ export const REQUESTS: Record<string, (ids: Ids) => RequestParts> = {
   startOAuthConnection: () => ({ json: { platform_slug: 'linkedin' } }),
   connectAppPassword: () => ({ json: { platform_slug: 'bluesky', identifier: 'matrix.bsky.social', app_password: 'matrix-app-password' } }),
   reconnectAppPassword: () => ({ json: { app_password: 'matrix-app-password' } }),
+  chooseConnectionTarget: () => ({ json: { target_id: '1234567890' } }),
   getWalletPrice: () => ({ query: { operacao: 'publicacao' } }),
   mcp: () => ({ json: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }),
 };

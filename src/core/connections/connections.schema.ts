@@ -88,6 +88,24 @@ export const connectAppPasswordInputSchema = z
   .strictObject({ platform_slug: platformSlugSchema, ...appPasswordSignInSchema.shape })
   .meta({ id: 'ConnectAppPasswordInput' });
 
+/** The places a live connection can publish to, on networks that have several per account (Pinterest's boards). */
+export const publishTargetListSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        id: z.string().describe("The network's id of the place (a Pinterest board id)."),
+        name: z.string(),
+        current: z.boolean().describe('Whether the connection publishes there now.'),
+      }),
+    ),
+  })
+  .meta({ id: 'PublishTargetList' });
+
+export const chooseTargetInputSchema = z
+  .strictObject({ target_id: z.string().trim().min(1).max(100).describe('One of GET …/targets: where the connection publishes from now on.') })
+  .meta({ id: 'ChooseTargetInput' });
+
+export type PublishTargetList = z.infer<typeof publishTargetListSchema>;
 export type AppPasswordSignIn = z.infer<typeof appPasswordSignInSchema>;
 export type CreateSandboxConnectionInput = z.infer<typeof createSandboxConnectionInputSchema>;
 export type Connection = z.infer<typeof connectionSchema>;

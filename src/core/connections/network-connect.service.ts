@@ -11,6 +11,7 @@ import {
   claimTokenRefresh,
   markExpiryWarned,
   releaseTokenRefresh,
+  renameConnection,
   replaceConnectionTokens,
   tokenRefreshHeld,
   storeConnectionTokens,
@@ -34,7 +35,7 @@ import { open, seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { renderConnection } from './connections.service.js';
 import { REFRESH_AHEAD_MS, REFRESH_BEFORE_PUBLISH_MS, refreshDue } from './token-refresh.js';
-import type { AppPasswordSignIn, Connection, StartedOAuth } from './connections.schema.js';
+import type { AppPasswordSignIn, Connection, PublishTargetList, StartedOAuth } from './connections.schema.js';
 import { instanceOrigin } from './instance-origin.js';
 
 /** A renewal holds a connection at most this long (its network call has shorter deadlines). */
@@ -177,6 +178,20 @@ export function createNetworkConnectService(deps: {
     return conn?.status === 'active' && row?.sealed ? openTokens(row.sealed) : null;
   }
 
+  /** A live connection of a network with several places per account, with its tokens. */
+  async function targetable(principal: Principal, workspaceId: string, connectionId: string) {
+    assertWorkspaceAccess(principal, workspaceId);
+    const conn = await findConnection(db, workspaceId, connectionId);
+    if (!conn) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
+    const name = PLATFORMS[conn.platformSlug as PlatformSlug].name;
+    const oauth = deps.oauthFor(conn.platformSlug as PlatformSlug);
+    if (!oauth?.listTargets || !oauth.retarget) throw new ServiceError('platform_not_supported', `${name} publishes to the account itself: there is no place to choose.`, { platform_slug: conn.platformSlug as PlatformSlug });
+    if (conn.mode !== 'live') throw invalid('connection', 'a sandbox connection has no network places to choose from');
+    const row = await findConnectionTokens(db, conn.id);
+    if (!row?.sealed) throw invalid('connection', 'the connection has no network authorization; reconnect it');
+    return { conn, oauth, tokens: openTokens(row.sealed), sealed: row.sealed };
+  }
+
   const openTokens = (sealed: string) => JSON.parse(open(deps.secretKey, sealed)) as NetworkTokens;
 
   return {
@@ -277,6 +292,38 @@ export function createNetworkConnectService(deps: {
         throw new ServiceError('validation_failed', `code: ${exchanged.message}`, { fields: [{ path: 'code', message: exchanged.code }] });
       }
       return keepConnection(row, platform, exchanged.tokens);
+    },
+
+    /**
+     * Where a live connection can publish, on networks with several places per account (Pinterest's boards).
+     * @throws ServiceError `not_found`, `platform_not_supported` (no such places), `validation_failed` (sandbox).
+     */
+    async targets(principal: Principal, workspaceId: string, connectionId: string): Promise<PublishTargetList> {
+      const { conn, oauth, tokens } = await targetable(principal, workspaceId, connectionId);
+      const listed = await oauth.listTargets!(tokens);
+      if (!listed.ok) throw invalid('connection', `${PLATFORMS[conn.platformSlug as PlatformSlug].name} did not list the places it can publish to: ${listed.message}`);
+      return { data: listed.targets.map((t) => ({ id: t.id, name: t.name, current: t.id === tokens.accountId })) };
+    },
+
+    /**
+     * Makes a live connection publish to another of its account's places (another Pinterest board): its tokens'
+     * account and its name change; jobs already queued publish to the new place.
+     * @throws ServiceError `not_found`, `platform_not_supported`, `validation_failed` (not one of the places).
+     */
+    async chooseTarget(principal: Principal, workspaceId: string, connectionId: string, targetId: string): Promise<Connection> {
+      const { conn, oauth, tokens, sealed } = await targetable(principal, workspaceId, connectionId);
+      const moved = await oauth.retarget!(tokens, targetId);
+      if (!moved.ok) throw invalid('target_id', moved.message);
+      const now = clock.now();
+      const stored = { sealed: sealTokens(moved.tokens), expiresAt: moved.tokens.expiresAt, accountId: moved.tokens.accountId };
+      // Replaced only if a renewal did not store new tokens meanwhile; the caller then simply chooses again.
+      const replaced = await db.transaction().execute(async (tx) => {
+        if (!(await replaceConnectionTokens(tx, conn.id, sealed, stored, now))) return false;
+        await renameConnection(tx, conn.id, moved.tokens.accountName, now);
+        return true;
+      });
+      if (!replaced) throw invalid('target_id', 'the connection was renewed at the same moment; choose the place again');
+      return renderConnection({ ...conn, name: moved.tokens.accountName, updatedAt: now });
     },
 
     /** The decrypted tokens of a live connection, or null. */

@@ -15,20 +15,28 @@ export interface Board {
 
 type Io = { deps: NetworkDeps; base: string; token: string };
 
+/** The boards a connection may publish to (see chooseBoard), with their owner's username, in Pinterest's order. */
+export async function usableBoards(io: Io): Promise<{ ok: true; boards: (Board & { owner: string | null })[] } | NetworkFailure> {
+  const listed = await v5(io, 'GET', `/boards?page_size=${PAGE_SIZE}`);
+  if (!listed.ok) return listed.failure;
+  const boards = list(bodyOf(listed).items)
+    .map(obj)
+    .filter((b) => str(b.id) !== null && str(b.name) !== null && (b.privacy === undefined || b.privacy === 'PUBLIC') && b.is_ads_only !== true)
+    .map((b) => ({ id: str(b.id) ?? '', name: str(b.name) ?? '', owner: str(obj(b.owner).username) }));
+  return { ok: true, boards };
+}
+
 /**
- * The board a connection publishes to (chosen once, at connect). GET /v5/boards lists the user's boards and the
+ * The board a connection publishes to (chosen at connect; the user may choose another later). GET /v5/boards lists the user's boards and the
  * group boards they collaborate on; with `boards:read` (not `boards:read_secret`) secret boards are not listed.
  * Only a PUBLIC board that is not ad-only fits `pins:write` (public pins); the user's own boards come before
  * group boards. With none, one is created (POST /v5/boards, `boards:write`).
  */
 export async function chooseBoard(io: Io, username: string): Promise<{ ok: true; board: Board } | NetworkFailure> {
-  const listed = await v5(io, 'GET', `/boards?page_size=${PAGE_SIZE}`);
-  if (!listed.ok) return listed.failure;
-  const usable = list(bodyOf(listed).items)
-    .map(obj)
-    .filter((b) => str(b.id) !== null && str(b.name) !== null && (b.privacy === undefined || b.privacy === 'PUBLIC') && b.is_ads_only !== true);
-  const own = usable.find((b) => str(obj(b.owner).username) === username) ?? usable[0];
-  if (own) return { ok: true, board: { id: str(own.id) ?? '', name: str(own.name) ?? '' } };
+  const listed = await usableBoards(io);
+  if (!listed.ok) return listed;
+  const own = listed.boards.find((b) => b.owner === username) ?? listed.boards[0];
+  if (own) return { ok: true, board: { id: own.id, name: own.name } };
 
   const made = await v5(io, 'POST', '/boards', { name: DEFAULT_BOARD_NAME, privacy: 'PUBLIC' });
   if (!made.ok) return made.failure;

@@ -2,9 +2,9 @@ import type { NetworkFailure } from '../adapter.js';
 import { failure } from '../kit/failure.js';
 import { num, str } from '../kit/json.js';
 import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
-import type { NetworkOAuth, NetworkTokens, TokenResult } from '../network-oauth.js';
+import type { NetworkOAuth, NetworkTokens, TargetList, TokenResult } from '../network-oauth.js';
 import { bodyOf, exchange, unexpected, v5 } from './api.js';
-import { chooseBoard } from './boards.js';
+import { chooseBoard, usableBoards } from './boards.js';
 import { PINTEREST_OAUTH_ERROR_TABLE } from './errors.js';
 
 /**
@@ -83,6 +83,21 @@ export function createPinterestOAuth(settings: NetworkSettings, deps: NetworkDep
           accountName: `${username} · ${chosen.board.name}`,
         },
       };
+    },
+
+    async listTargets(tokens: NetworkTokens): Promise<TargetList> {
+      const listed = await usableBoards({ deps, base: settings.apiBaseUrl, token: tokens.accessToken });
+      return listed.ok ? { ok: true, targets: listed.boards.map((b) => ({ id: b.id, name: b.name })) } : listed;
+    },
+
+    async retarget(tokens: NetworkTokens, targetId: string): Promise<TokenResult> {
+      const listed = await usableBoards({ deps, base: settings.apiBaseUrl, token: tokens.accessToken });
+      if (!listed.ok) return listed;
+      const board = listed.boards.find((b) => b.id === targetId);
+      if (!board) return failure('permission_revoked', false, 'That board is not one this account can publish public pins to.');
+      // The name keeps the account part (`username · board`) and takes the new board's.
+      const username = tokens.accountName.split(' · ')[0] ?? tokens.accountName;
+      return { ok: true, tokens: { ...tokens, accountId: board.id, accountName: `${username} · ${board.name}` } };
     },
 
     async refresh(tokens: NetworkTokens): Promise<TokenResult> {
