@@ -1,18 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
-import type { MediaRef, NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
+import type { MediaRef, NetworkAdapter, PublishRequest } from '../../src/networks/adapter.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import type { NetworkTokens } from '../../src/networks/network-oauth.js';
-import { bufferSource } from '../../src/networks/media-source.js';
 import { createBlueskyAdapter } from '../../src/networks/bluesky/adapter.js';
 import { createBlueskyPasswordLogin } from '../../src/networks/bluesky/session.js';
 import { BLUESKY_ERROR_TABLE, BLUESKY_SESSION_ERROR_TABLE } from '../../src/networks/bluesky/errors.js';
 import { recordKey, TID_PATTERN } from '../../src/networks/bluesky/record-key.js';
-import { withinDeadline } from '../../src/web/deadline.js';
 import { type FakeBluesky, startFakeBluesky } from '../fakes/bluesky.js';
+import { drive as driveJob, impatientFetch, type LogLine, NetworkJob, submitOk, testNetworkDeps } from '../support/network-job.js';
 
 let fake: FakeBluesky;
-let logs: { message: string; details: Record<string, unknown> }[];
+let logs: LogLine[];
 /** Bytes served for each media address (JPEG and MP4 magic numbers, so the fake's sniffing sees real types). */
 let files: Map<string, Buffer>;
 
@@ -41,83 +40,44 @@ function settings(): NetworkSettings {
 
 /** Every Bluesky host is user-named: the adapter must use `userHostFetch`; `fetch` fails loudly if touched. */
 function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
-  return {
-    fetch: () => Promise.reject(new Error('deps.fetch must not be used for Bluesky')),
-    userHostFetch: globalThis.fetch,
-    now: () => Date.now(),
-    sleep: async () => {},
-    log: (message, details) => void logs.push({ message, details }),
-    openMedia: async (url) => {
-      const bytes = files.get(url);
-      if (!bytes) throw new Error(`no such file ${url}`);
-      return bufferSource(bytes);
-    },
-    ...over,
+  const media = (url: string) => {
+    const bytes = files.get(url);
+    if (!bytes) throw new Error(`no such file ${url}`);
+    return bytes;
   };
+  return testNetworkDeps({ now: () => Date.now(), logs, media }, { fetch: () => Promise.reject(new Error('deps.fetch must not be used for Bluesky')), ...over });
 }
 
 /** The outbound guard's refusal (src/media/safe-fetch.ts), as userHostFetch rejects for a private address. */
 const blocked = (): Partial<NetworkDeps> => ({ userHostFetch: () => Promise.reject(Object.assign(new Error('refused: loopback address'), { name: 'OutboundBlockedError' })) });
 
 /** A userHostFetch whose requests give up after 300 ms (the fake holds dropped answers open). */
-const impatient = (): Partial<NetworkDeps> => ({ userHostFetch: (input, init) => withinDeadline(300, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined) });
+const impatient = (): Partial<NetworkDeps> => ({ userHostFetch: impatientFetch() });
 
 const adapter = (over: Partial<NetworkDeps> = {}) => createBlueskyAdapter(settings(), deps(over), { videoServiceUrl: fake.origins.video });
 
-/** One job as the worker keeps it: progress saved durably between calls. */
-class Job {
-  progress: Record<string, unknown> | null = null;
-  saves: Record<string, unknown>[] = [];
-  leaseHeld = true;
+/** A job posting as the fake's account, with a session of its own opened when the job is made. */
+class Job extends NetworkJob {
   readonly accessToken: string;
-  constructor(private readonly base: Partial<PublishRequest> = {}) {
-    this.accessToken = fake.session().accessJwt;
-  }
-  request(over: Partial<PublishRequest> = {}): PublishRequest {
-    return {
+  constructor(over: Partial<PublishRequest> = {}) {
+    const accessToken = fake.session().accessJwt;
+    super(() => ({
       jobId: 'job_01kbz6y4q3abcdefghjk',
-      attempt: 1,
       platform: 'bluesky',
       connection: { id: 'conn_1', mode: 'live', name: fake.account.handle },
-      credentials: { accessToken: this.accessToken, accountId: `${fake.origins.pds}|${fake.account.did}` },
-      contentType: 'text',
+      credentials: { accessToken, accountId: `${fake.origins.pds}|${fake.account.did}` },
       text: 'Hello Bluesky',
-      title: null,
-      thread: null,
-      media: [],
-      sandboxOutcome: null,
-      progress: this.progress,
-      saveProgress: async (p) => {
-        if (!this.leaseHeld) return false;
-        this.progress = structuredClone(p);
-        this.saves.push(this.progress);
-        return true;
-      },
-      ...this.base,
       ...over,
-    };
+    }));
+    this.accessToken = accessToken;
   }
 }
 
 const media = (url: string): MediaRef => ({ url, sizeBytes: files.get(url)?.length ?? null, contentType: null });
 const chainOf = (n: number) => Array.from({ length: n }, (_, i) => `Post ${i + 1} of ${n}`);
 
-async function submitOk(a: NetworkAdapter, job: Job): Promise<string> {
-  const s: Submitted = await a.submit(job.request());
-  if (!s.ok) throw new Error(`submit failed: ${s.code} ${s.message}`);
-  return s.containerId;
-}
-
-/** Submit, then publish until it is no longer pending (as the worker would, later each time). */
-async function drive(a: NetworkAdapter, job: Job): Promise<{ result: Published; pendings: number }> {
-  const containerId = await submitOk(a, job);
-  let pendings = 0;
-  for (;;) {
-    const result = await a.publish(job.request(), containerId);
-    if (result.ok !== 'pending') return { result, pendings };
-    if (++pendings > 10) throw new Error('still pending');
-  }
-}
+/** Every failure these tests expect comes from publish: a refused submit throws rather than passing for one. */
+const drive = (a: NetworkAdapter, job: NetworkJob) => driveJob(a, job, { submitMustSucceed: true });
 
 /** The text a facet's UTF-8 byte range covers. */
 const covered = (text: string, f: { index: { byteStart: number; byteEnd: number } }) => Buffer.from(text, 'utf8').subarray(f.index.byteStart, f.index.byteEnd).toString('utf8');
@@ -358,13 +318,14 @@ describe('Bluesky publishing', () => {
     const job = new Job({ contentType: 'thread', thread: chainOf(5) });
     const containerId = await submitOk(adapter(), job);
     let creates = 0;
+    const impatientHost = impatientFetch();
     const dropThird: Partial<NetworkDeps> = {
       userHostFetch: (input, init) => {
         if (String(input).includes('createRecord') && ++creates === 3) {
           fake.dropAnswerNext('com.atproto.repo.createRecord');
           fake.failNext('com.atproto.repo.getRecord', 503, { error: 'NotEnoughResources', message: 'Not Enough Resources' });
         }
-        return withinDeadline(300, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
+        return impatientHost(input, init);
       },
     };
     const first = await adapter(dropThird).publish(job.request(), containerId);

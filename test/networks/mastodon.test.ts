@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
-import type { MediaRef, NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
+import type { MediaRef, PublishRequest } from '../../src/networks/adapter.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import type { InstanceApp } from '../../src/networks/network-oauth.js';
 import { createMastodonAdapter } from '../../src/networks/mastodon/adapter.js';
@@ -9,13 +9,13 @@ import { MASTODON_ERROR_TABLE, MASTODON_OAUTH_ERROR_TABLE } from '../../src/netw
 import { countableLength } from '../../src/networks/mastodon/instance.js';
 import { idempotencyKey } from '../../src/networks/mastodon/statuses.js';
 import { FALLBACK_ROW_NAME } from '../../src/networks/kit/failure.js';
-import { bufferSource } from '../../src/networks/media-source.js';
 import { guardedFetch } from '../../src/media/safe-fetch.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
+import { drive, type LogLine, NetworkJob, submitOk, testNetworkDeps } from '../support/network-job.js';
 
 let fake: FakeMastodon;
 let clock: number;
-let logs: { message: string; details: Record<string, unknown> }[];
+let logs: LogLine[];
 
 beforeEach(async () => {
   fake = await startFakeMastodon();
@@ -34,72 +34,26 @@ const FILE = Buffer.from('0123456789');
 const REDIRECT = 'https://svc.example/connections/callback';
 
 function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
-  return {
+  return testNetworkDeps({ now: () => clock, logs, media: () => FILE }, {
     // Every Mastodon host is named by a user: a call through the configured-host fetch is a bug.
     fetch: () => Promise.reject(new Error('deps.fetch must not be used for a user-named server')),
-    userHostFetch: globalThis.fetch,
-    now: () => clock,
-    sleep: async () => {},
-    log: (message, details) => void logs.push({ message, details }),
-    openMedia: async () => bufferSource(FILE),
     ...over,
-  };
+  });
 }
 
 const adapter = (over: Partial<NetworkDeps> = {}) => createMastodonAdapter(SETTINGS, deps(over));
 const accountId = () => `${fake.origin}|${fake.account.id}`;
 
-/** One job as the worker keeps it: progress saved durably between calls. */
-class Job {
-  progress: Record<string, unknown> | null = null;
-  leaseHeld = true;
-  constructor(private readonly base: Partial<PublishRequest> = {}) {}
-  request(over: Partial<PublishRequest> = {}): PublishRequest {
-    return {
-      jobId: 'job_1',
-      attempt: 1,
-      platform: 'mastodon',
-      connection: { id: 'conn_1', mode: 'live', name: '@ada' },
-      credentials: { accessToken: fake.token, accountId: accountId() },
-      contentType: 'text',
-      text: 'Hello, fediverse',
-      title: null,
-      thread: null,
-      media: [],
-      sandboxOutcome: null,
-      progress: this.progress,
-      saveProgress: async (p) => {
-        if (!this.leaseHeld) return false;
-        this.progress = structuredClone(p);
-        return true;
-      },
-      ...this.base,
-      ...over,
-    };
+/** A job posting as the fake's account on its server; `over` sets a test's own fields. */
+class Job extends NetworkJob {
+  constructor(over: Partial<PublishRequest> = {}) {
+    super(() => ({ platform: 'mastodon', connection: { id: 'conn_1', mode: 'live', name: '@ada' }, credentials: { accessToken: fake.token, accountId: accountId() }, text: 'Hello, fediverse', ...over }));
   }
 }
 
 const photo: MediaRef = { url: 'https://media.example/p.jpg', sizeBytes: FILE.length, contentType: 'image/jpeg' };
 const video: MediaRef = { url: 'https://media.example/v.mp4', sizeBytes: FILE.length, contentType: 'video/mp4' };
 const chainOf = (n: number) => Array.from({ length: n }, (_, i) => `Post ${i + 1} of ${n}`);
-
-async function submitOk(a: NetworkAdapter, job: Job): Promise<string> {
-  const s: Submitted = await a.submit(job.request());
-  if (!s.ok) throw new Error(`submit failed: ${s.code} ${s.message}`);
-  return s.containerId;
-}
-
-/** Submit, then publish until it is no longer pending (as the worker would, later each time). */
-async function drive(a: NetworkAdapter, job: Job): Promise<{ result: Published | Submitted; pendings: number }> {
-  const s = await a.submit(job.request());
-  if (!s.ok) return { result: s, pendings: 0 };
-  let pendings = 0;
-  for (;;) {
-    const result = await a.publish(job.request(), s.containerId);
-    if (result.ok !== 'pending') return { result, pendings };
-    if (++pendings > 10) throw new Error('still pending');
-  }
-}
 
 /** The first `live` posts of a chain of `total` are on the fake, in order, each replying to the one before. */
 function expectChained(live: number, total = live) {

@@ -1,19 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
-import type { MediaRef, NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
+import type { MediaRef, NetworkAdapter, PublishRequest } from '../../src/networks/adapter.js';
 import { createPinterestAdapter } from '../../src/networks/pinterest/adapter.js';
 import { createPinterestOAuth, PINTEREST_SCOPES } from '../../src/networks/pinterest/oauth.js';
 import { PINTEREST_ERROR_TABLE, PINTEREST_OAUTH_ERROR_TABLE, PINTEREST_UPLOAD_ERROR_TABLE } from '../../src/networks/pinterest/errors.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import type { NetworkTokens } from '../../src/networks/network-oauth.js';
-import { bufferSource } from '../../src/networks/media-source.js';
-import { withinDeadline } from '../../src/web/deadline.js';
 import { startFakePinterest, type FakeBoard, type FakePinterest, type ScriptedAnswer } from '../fakes/pinterest.js';
+import { drive as driveJob, impatientFetch, type LogLine, NetworkJob, submitOk, testNetworkDeps } from '../support/network-job.js';
 
 let fake: FakePinterest;
 let board: FakeBoard;
 let clock: number;
-let logs: { message: string; details: Record<string, unknown> }[];
+let logs: LogLine[];
 const FILE_BYTES = Buffer.from('0123456789');
 
 beforeEach(async () => {
@@ -30,48 +29,21 @@ function settings(over: Partial<NetworkSettings> = {}): NetworkSettings {
   return { clientId: fake.clientId, clientSecret: fake.clientSecret, apiBaseUrl: fake.apiBaseUrl, authorizeUrl: fake.authorizeUrl, tokenUrl: fake.tokenUrl, apiVersion: undefined, ...over };
 }
 
-function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
-  return {
-    fetch: globalThis.fetch,
-    userHostFetch: globalThis.fetch,
-    now: () => clock,
-    sleep: async () => {},
-    log: (message, details) => void logs.push({ message, details }),
-    openMedia: async () => bufferSource(FILE_BYTES),
-    ...over,
-  };
-}
+const deps = (over: Partial<NetworkDeps> = {}) => testNetworkDeps({ now: () => clock, logs, media: () => FILE_BYTES }, over);
 
-/** A fetch whose every request gives up after 300 ms (the fake hangs on purpose). */
-const impatientFetch: typeof fetch = (input, init) => withinDeadline(300, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
-
-/** One job as the worker keeps it: progress saved durably between calls. */
-class Job {
-  progress: Record<string, unknown> | null = null;
-  leaseHeld = true;
-  constructor(private readonly base: Partial<PublishRequest> = {}) {}
-  request(over: Partial<PublishRequest> = {}): PublishRequest {
-    return {
-      jobId: 'job_1',
-      attempt: 1,
+/** A job pinning a photo to the fake's board; `over` sets a test's own fields. */
+class Job extends NetworkJob {
+  constructor(over: Partial<PublishRequest> = {}) {
+    super(() => ({
       platform: 'pinterest',
       connection: { id: 'conn_1', mode: 'live', name: 'acme_studio · Recipes' },
       credentials: { accessToken: fake.token, accountId: board.id },
       contentType: 'photo',
       text: 'Lemon tart, step by step',
       title: 'Lemon tart',
-      thread: null,
       media: [photo],
-      sandboxOutcome: null,
-      progress: this.progress,
-      saveProgress: async (p) => {
-        if (!this.leaseHeld) return false;
-        this.progress = structuredClone(p);
-        return true;
-      },
-      ...this.base,
       ...over,
-    };
+    }));
   }
 }
 
@@ -80,23 +52,8 @@ const upload: MediaRef = { url: 'file:///data/media/m1.jpg', publicUrl: 'https:/
 const video: MediaRef = { url: 'file:///data/media/v1.mp4', publicUrl: 'https://svc.example/media/v1?sig=abc', sizeBytes: 10, contentType: 'video/mp4' };
 const videoJob = (over: Partial<PublishRequest> = {}) => new Job({ contentType: 'video', media: [video], ...over });
 
-async function submitOk(adapter: NetworkAdapter, job: Job): Promise<string> {
-  const s: Submitted = await adapter.submit(job.request());
-  if (!s.ok) throw new Error(`submit failed: ${s.code}`);
-  return s.containerId;
-}
-
-/** Submit, then publish until it is no longer pending (as the worker would, later each time). */
-async function drive(adapter: NetworkAdapter, job: Job): Promise<{ result: Published; pendings: number }> {
-  const containerId = await submitOk(adapter, job);
-  let pendings = 0;
-  for (;;) {
-    const result = await adapter.publish(job.request(), containerId);
-    if (result.ok !== 'pending') return { result, pendings };
-    pendings++;
-    if (pendings > 10) throw new Error('still pending');
-  }
-}
+/** Every failure these tests expect comes from publish: a refused submit throws rather than passing for one. */
+const drive = (adapter: NetworkAdapter, job: NetworkJob) => driveJob(adapter, job, { submitMustSucceed: true });
 
 const pinUrl = (id: string | undefined) => `https://www.pinterest.com/pin/${id ?? ''}/`;
 const lookups = () => fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/pins') && r.path.startsWith('/v5/boards/')).length;
@@ -281,7 +238,7 @@ describe('Pinterest publishing', () => {
     const job = new Job();
     const containerId = await submitOk(createPinterestAdapter(settings(), deps()), job);
     fake.hangNext('POST', '/v5/pins');
-    const first = await createPinterestAdapter(settings(), deps({ fetch: impatientFetch })).publish(job.request(), containerId);
+    const first = await createPinterestAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), containerId);
     expect(first).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(fake.pins).toHaveLength(1);
     expect(job.progress).toMatchObject({ creating: { attemptedAt: clock }, pinId: null });
@@ -299,7 +256,7 @@ describe('Pinterest publishing', () => {
     const job = videoJob();
     const containerId = await submitOk(createPinterestAdapter(settings(), deps()), job);
     fake.hangNext('POST', '/v5/pins');
-    await createPinterestAdapter(settings(), deps({ fetch: impatientFetch })).publish(job.request(), containerId);
+    await createPinterestAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), containerId);
     expect(await createPinterestAdapter(settings(), deps()).publish(job.request(), containerId)).toMatchObject({ ok: true, postId: fake.pins[0]?.id });
     expect(fake.pinAttempts).toBe(1);
   });
@@ -325,7 +282,7 @@ describe('Pinterest publishing', () => {
     const job = new Job();
     const containerId = await submitOk(createPinterestAdapter(settings(), deps()), job);
     fake.hangNext('POST', '/v5/pins');
-    await createPinterestAdapter(settings(), deps({ fetch: impatientFetch })).publish(job.request(), containerId);
+    await createPinterestAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), containerId);
     fake.failNext({ method: 'GET', path: `/v5/boards/${board.id}/pins`, status: 503, body: { code: 503, message: 'unavailable' } });
     expect(await createPinterestAdapter(settings(), deps()).publish(job.request(), containerId)).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(fake.pinAttempts).toBe(1);

@@ -1,17 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
-import type { MediaRef, NetworkAdapter, NetworkFailure, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
+import type { MediaRef, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { bufferSource, type MediaSource } from '../../src/networks/media-source.js';
 import { createTiktokAdapter, type TiktokAdapterOptions } from '../../src/networks/tiktok/adapter.js';
 import { createTiktokOAuth } from '../../src/networks/tiktok/oauth.js';
 import { TIKTOK_ERROR_TABLE, TIKTOK_OAUTH_ERROR_TABLE, UNAUDITED_MESSAGE } from '../../src/networks/tiktok/errors.js';
-import { withinDeadline } from '../../src/web/deadline.js';
 import { apiError, type FakeRequest, type FakeTiktok, oauthError, on, startFakeTiktok } from '../fakes/tiktok.js';
+import { drive, impatientFetch, type LogLine, NetworkJob, submitOk, testNetworkDeps } from '../support/network-job.js';
 
 let fake: FakeTiktok;
 let clock: number;
-let logs: { message: string; details: Record<string, unknown> }[];
+let logs: LogLine[];
 
 const MB = 1024 * 1024;
 const files = new Map<string, Buffer>();
@@ -30,73 +30,27 @@ function settings(over: Partial<NetworkSettings> = {}): NetworkSettings {
 }
 
 function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
-  return {
-    fetch: globalThis.fetch,
-    userHostFetch: globalThis.fetch,
-    now: () => clock,
-    sleep: async () => {},
-    log: (message, details) => void logs.push({ message, details }),
-    openMedia: async (url) => bufferSource(files.get(url) ?? Buffer.alloc(1024, 7)),
-    ...over,
-  };
+  return testNetworkDeps({ now: () => clock, logs, media: (url) => files.get(url) ?? Buffer.alloc(1024, 7) }, over);
 }
 const adapter = (options: TiktokAdapterOptions = {}, over: Partial<NetworkDeps> = {}) => createTiktokAdapter(settings(), deps(over), options);
 
-/** A fetch whose every request gives up after 300 ms (the fake hangs on purpose). */
-const impatientFetch: typeof fetch = (input, init) => withinDeadline(300, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
-
-/** One job as the worker keeps it: progress saved durably between calls (a fresh adapter reads it back). */
-class Job {
-  progress: Record<string, unknown> | null = null;
-  saves: Record<string, unknown>[] = [];
-  leaseHeld = true;
-  constructor(private readonly base: Partial<PublishRequest> = {}) {}
-  request(over: Partial<PublishRequest> = {}): PublishRequest {
-    return {
-      jobId: 'job_1',
-      attempt: 1,
+/** A job posting a video as the fake's creator; `over` sets a test's own fields. */
+class Job extends NetworkJob {
+  constructor(over: Partial<PublishRequest> = {}) {
+    super(() => ({
       platform: 'tiktok',
       connection: { id: 'conn_1', mode: 'live', name: 'acme.studio' },
       credentials: { accessToken: fake.token, accountId: fake.account.openId },
       contentType: 'video',
       text: 'A funny #cat video',
-      title: null,
-      thread: null,
       media: [video],
-      sandboxOutcome: null,
-      progress: this.progress,
-      saveProgress: async (p) => {
-        if (!this.leaseHeld) return false;
-        this.progress = structuredClone(p);
-        this.saves.push(this.progress);
-        return true;
-      },
-      ...this.base,
       ...over,
-    };
+    }));
   }
 }
 
 const video: MediaRef = { url: 'file:///uploads/v.mp4', publicUrl: 'https://media.example/signed/v.mp4', sizeBytes: 1024, contentType: 'video/mp4' };
 const photo = (n: number): MediaRef => ({ url: `file:///uploads/p${n}.jpg`, publicUrl: `https://media.example/signed/p${n}.jpg`, sizeBytes: 10, contentType: 'image/jpeg' });
-
-async function submitOk(a: NetworkAdapter, job: Job): Promise<string> {
-  const s: Submitted = await a.submit(job.request());
-  if (!s.ok) throw new Error(`submit failed: ${s.code} ${s.message}`);
-  return s.containerId;
-}
-
-/** Submit, then publish until it is no longer pending (as the worker would, later each time). */
-async function drive(a: NetworkAdapter, job: Job): Promise<{ result: Published | NetworkFailure; pendings: number }> {
-  const s = await a.submit(job.request());
-  if (!s.ok) return { result: s, pendings: 0 };
-  let pendings = 0;
-  for (;;) {
-    const result = await a.publish(job.request(), s.containerId);
-    if (result.ok !== 'pending') return { result, pendings };
-    if (++pendings > 10) throw new Error('still pending');
-  }
-}
 
 const calls = (match: (r: FakeRequest) => boolean) => fake.requests.filter(match);
 
@@ -254,7 +208,7 @@ describe('TikTok never posts twice', () => {
   it('a video init whose answer was lost is made again: the lost one never gets its bytes, so exactly one post', async () => {
     const job = new Job();
     fake.hangNext(on.videoInit, 1_000);
-    expect(await adapter({}, { fetch: impatientFetch }).submit(job.request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
+    expect(await adapter({}, { fetch: impatientFetch() }).submit(job.request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(fake.inits).toBe(1);
     expect(job.progress).toMatchObject({ source: 'FILE_UPLOAD', publishId: null, initStartedAt: clock });
     const { result } = await drive(adapter(), job);
@@ -270,7 +224,7 @@ describe('TikTok never posts twice', () => {
     fake.hangNext(on.upload, 1_000);
     fake.failNext(on.status, 503, 'Service Unavailable');
     // The chunk's answer never came, and asking the status failed too: the outcome stays unknown.
-    expect(await adapter({}, { fetch: impatientFetch }).publish(job.request(), containerId)).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
+    expect(await adapter({}, { fetch: impatientFetch() }).publish(job.request(), containerId)).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(job.progress).toMatchObject({ upload: { done: 0, sending: 0 } });
     expect(fake.posts).toHaveLength(1);
     // The run taken over asks first, finds every byte there, and polls to the end.
@@ -284,7 +238,7 @@ describe('TikTok never posts twice', () => {
     files.set('file:///uploads/big.mp4', Buffer.alloc(11 * MB, 3));
     const job = new Job({ media: [{ ...video, url: 'file:///uploads/big.mp4' }] });
     fake.hangNext(on.upload, 1_000);
-    const { result } = await drive(adapter({ chunkSizeBytes: 5 * MB }, { fetch: impatientFetch }), job);
+    const { result } = await drive(adapter({ chunkSizeBytes: 5 * MB }, { fetch: impatientFetch() }), job);
     expect(result.ok).toBe(true);
     expect(calls(on.upload)).toHaveLength(2);
     expect(fake.posts).toHaveLength(1);
@@ -293,7 +247,7 @@ describe('TikTok never posts twice', () => {
   it('a photo init whose answer was lost is not repeated (TikTok pulls and posts on its own): exactly one post', async () => {
     const job = new Job({ contentType: 'photo', media: [photo(1)] });
     fake.hangNext(on.contentInit, 1_000);
-    expect(await adapter({}, { fetch: impatientFetch }).submit(job.request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
+    expect(await adapter({}, { fetch: impatientFetch() }).submit(job.request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(fake.posts).toHaveLength(1);
     const again = await adapter().submit(job.request());
     expect(again).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false });
@@ -482,7 +436,7 @@ describe('TikTok error table (spec 7.4)', () => {
 
   it('no answer (network error or timeout) → upstream_5xx, retryable', async () => {
     fake.hangNext(on.creatorInfo, 1_000);
-    expect(await adapter({}, { fetch: impatientFetch }).submit(new Job().request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
+    expect(await adapter({}, { fetch: impatientFetch() }).submit(new Job().request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
   });
 
   it('every row of the table is exercised', () => {

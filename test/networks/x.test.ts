@@ -1,19 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
-import type { MediaRef, NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
+import type { MediaRef, NetworkAdapter, PublishRequest, Published } from '../../src/networks/adapter.js';
 import { pkceFor } from '../../src/networks/kit/pkce.js';
-import { bufferSource } from '../../src/networks/media-source.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { createXAdapter } from '../../src/networks/x/adapter.js';
 import { X_ERROR_TABLE, X_OAUTH_ERROR_TABLE } from '../../src/networks/x/errors.js';
 import { SEGMENT_BYTES } from '../../src/networks/x/media.js';
 import { createXOAuth } from '../../src/networks/x/oauth.js';
-import { withinDeadline } from '../../src/web/deadline.js';
 import { type FakeX, startFakeX } from '../fakes/x.js';
+import { drive as driveJob, impatientFetch, type LogLine, NetworkJob, submitOk, testNetworkDeps } from '../support/network-job.js';
 
 let fake: FakeX;
 let clock: number;
-let logs: { message: string; details: Record<string, unknown> }[];
+let logs: LogLine[];
 let file: Buffer;
 
 beforeEach(async () => {
@@ -30,50 +29,12 @@ function settings(over: Partial<NetworkSettings> = {}): NetworkSettings {
   return { clientId: fake.clientId, clientSecret: fake.clientSecret, apiBaseUrl: fake.baseUrl, authorizeUrl: fake.authorizeUrl, tokenUrl: fake.tokenUrl, apiVersion: undefined, ...over };
 }
 
-function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
-  return {
-    fetch: globalThis.fetch,
-    userHostFetch: globalThis.fetch,
-    now: () => clock,
-    sleep: async () => {},
-    log: (message, details) => void logs.push({ message, details }),
-    openMedia: async () => bufferSource(file),
-    ...over,
-  };
-}
+const deps = (over: Partial<NetworkDeps> = {}) => testNetworkDeps({ now: () => clock, logs, media: () => file }, over);
 
-/** A fetch whose every request gives up after 300 ms (the fake hangs on purpose). */
-const impatientFetch: typeof fetch = (input, init) => withinDeadline(300, (signal) => globalThis.fetch(input, { ...init, signal }), init?.signal ?? undefined);
-
-/** One job as the worker keeps it: progress saved durably between calls; `leaseHeld` false makes saves fail. */
-class Job {
-  progress: Record<string, unknown> | null = null;
-  saves: Record<string, unknown>[] = [];
-  leaseHeld = true;
-  constructor(private readonly base: Partial<PublishRequest> = {}) {}
-  request(over: Partial<PublishRequest> = {}): PublishRequest {
-    return {
-      jobId: 'job_1',
-      attempt: 1,
-      platform: 'x',
-      connection: { id: 'conn_1', mode: 'live', name: '@acme' },
-      credentials: { accessToken: fake.token, accountId: fake.user.id },
-      contentType: 'text',
-      text: 'Hello X',
-      title: null,
-      thread: null,
-      media: [],
-      sandboxOutcome: null,
-      progress: this.progress,
-      saveProgress: async (p) => {
-        if (!this.leaseHeld) return false;
-        this.progress = structuredClone(p);
-        this.saves.push(this.progress);
-        return true;
-      },
-      ...this.base,
-      ...over,
-    };
+/** A job posting as the fake's account; `over` sets a test's own fields. */
+class Job extends NetworkJob {
+  constructor(over: Partial<PublishRequest> = {}) {
+    super(() => ({ platform: 'x', connection: { id: 'conn_1', mode: 'live', name: '@acme' }, credentials: { accessToken: fake.token, accountId: fake.user.id }, text: 'Hello X', ...over }));
   }
 }
 
@@ -82,23 +43,8 @@ const video: MediaRef = { url: 'https://media.example/v.mp4', sizeBytes: null, c
 const chainOf = (n: number) => Array.from({ length: n }, (_, i) => `Post ${i + 1} of ${n}`);
 const requestsTo = (method: string, path: string | RegExp) => fake.requests.filter((r) => r.method === method && (typeof path === 'string' ? r.path === path : path.test(r.path)));
 
-async function submitOk(adapter: NetworkAdapter, job: Job): Promise<string> {
-  const s: Submitted = await adapter.submit(job.request());
-  if (!s.ok) throw new Error(`submit failed: ${s.code}`);
-  return s.containerId;
-}
-
-/** Submit, then publish until it is no longer pending (as the worker would, later each time). */
-async function drive(adapter: NetworkAdapter, job: Job): Promise<{ result: Published; pendings: number }> {
-  const containerId = await submitOk(adapter, job);
-  let pendings = 0;
-  for (;;) {
-    const result = await adapter.publish(job.request(), containerId);
-    if (result.ok !== 'pending') return { result, pendings };
-    pendings++;
-    if (pendings > 10) throw new Error('still pending');
-  }
-}
+/** Every failure these tests expect comes from publish: a refused submit throws rather than passing for one. */
+const drive = (adapter: NetworkAdapter, job: NetworkJob) => driveJob(adapter, job, { submitMustSucceed: true });
 
 /** Follows the authorization URL on the fake and returns the code it redirects back with. */
 async function consent(url: string): Promise<string> {
@@ -308,7 +254,7 @@ describe('X publishing', () => {
   it('does not finalize twice when the finalize answer was lost: STATUS tells it landed', async () => {
     const job = new Job({ contentType: 'video', media: [video] });
     fake.hangNext('POST', /\/finalize$/);
-    expect(await createXAdapter(settings(), deps({ fetch: impatientFetch })).submit(job.request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
+    expect(await createXAdapter(settings(), deps({ fetch: impatientFetch() })).submit(job.request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(job.progress).toMatchObject({ media: [{ kind: 'video', segments: 1, finalizeSent: true, finalized: false }] });
     expect(await createXAdapter(settings(), deps()).submit(job.request())).toMatchObject({ ok: true });
     expect(requestsTo('POST', /\/finalize$/)).toHaveLength(1);
@@ -319,7 +265,7 @@ describe('X publishing', () => {
     const job = new Job();
     const containerId = await submitOk(createXAdapter(settings(), deps()), job);
     fake.hangNext('POST', '/2/tweets');
-    const first = await createXAdapter(settings(), deps({ fetch: impatientFetch })).publish(job.request(), containerId);
+    const first = await createXAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), containerId);
     expect(first).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(fake.tweets).toHaveLength(1);
     const second = await createXAdapter(settings(), deps()).publish(job.request(), containerId);
@@ -333,7 +279,7 @@ describe('X publishing', () => {
     const job = new Job({ contentType: 'photo', media: [photo], text: 'With a photo & a link https://example.com' });
     const containerId = await submitOk(createXAdapter(settings(), deps()), job);
     fake.hangNext('POST', '/2/tweets');
-    await createXAdapter(settings(), deps({ fetch: impatientFetch })).publish(job.request(), containerId);
+    await createXAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), containerId);
     fake.knobs.timelineLag = 2;
     const adapter = createXAdapter(settings(), deps());
     expect(await adapter.publish(job.request(), containerId)).toEqual({ ok: 'pending', retryAfterMs: 30_000 });
@@ -346,7 +292,7 @@ describe('X publishing', () => {
   it('gives up (may be live, not retried) when X keeps saying duplicate but the post never shows', async () => {
     const job = new Job();
     fake.hangNext('POST', '/2/tweets');
-    await createXAdapter(settings(), deps({ fetch: impatientFetch })).publish(job.request(), 'text');
+    await createXAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), 'text');
     fake.knobs.timelineLag = 1_000;
     const adapter = createXAdapter(settings(), deps());
     let result: Published = { ok: 'pending', retryAfterMs: 0 };
@@ -441,7 +387,7 @@ describe('X threads (a reply chain)', () => {
     const n = 8;
     const job = new Job({ contentType: 'thread', text: null, thread: chainOf(n) });
     fake.hangNext('POST', '/2/tweets', () => fake.tweets.length === 2);
-    const first = await createXAdapter(settings(), deps({ fetch: impatientFetch })).publish(job.request(), 'text');
+    const first = await createXAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), 'text');
     expect(first).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true, partlyLive: true });
     expect(fake.tweets).toHaveLength(3);
     expect(job.progress).toMatchObject({ index: 2, lastTweetId: fake.tweets[1]?.id, attempt: { index: 2 } });
