@@ -92,6 +92,33 @@ export async function listConnections(db: Kysely<Database>, workspaceId: string,
 }
 
 /**
+ * A content creation's first read, in one statement: the brand (undefined when it is not the workspace's or is
+ * deleted), its workspace's plan, and the brand's connections, oldest first. Three reads before, three round
+ * trips on PostgreSQL.
+ */
+const brandContextQuery = compiledOnce((db) =>
+  db
+    .selectFrom('brands as b')
+    .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+    .leftJoin('connections as c', (join) => join.onRef('c.brand_id', '=', 'b.id').onRef('c.workspace_id', '=', 'b.workspace_id'))
+    .select(['w.plan as plan', ...COLUMNS.map((column) => `c.${column}` as const)])
+    .where('b.workspace_id', '=', '')
+    .where('b.id', '=', '')
+    .where('b.deleted_at', 'is', null)
+    .orderBy('c.created_at', 'asc')
+    .orderBy('c.id', 'asc'),
+);
+
+export async function findBrandContext(db: Kysely<Database>, workspaceId: string, brandId: string): Promise<{ plan: string; connections: ConnectionRow[] } | undefined> {
+  const rows = (await brandContextQuery(db, [workspaceId, brandId])).rows;
+  const first = rows[0];
+  if (!first) return undefined;
+  // A brand without connections is one row whose connection columns are all null.
+  const connections = rows.filter((r) => r.id !== null).map((r) => toRow(r as Selected));
+  return { plan: first.plan, connections };
+}
+
+/**
  * Moves a connection from one of `from` to `to`; returns whether this call made the change (so an event is
  * recorded once per transition even when several jobs notice it together).
  */

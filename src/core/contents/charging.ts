@@ -14,9 +14,9 @@ import type { Modo } from '../wallet/wallet.schema.js';
 export async function chargeStart(
   tx: Kysely<Database>,
   wallet: WalletService,
-  args: { workspaceId: string; modo: Modo; contentId: string; jobs: readonly { id: string; platformSlug: string }[] },
+  args: { workspaceId: string; modo: Modo; contentId: string; jobs: readonly { id: string; platformSlug: string }[]; plan?: string | undefined },
 ): Promise<void> {
-  const charge = await wallet.chargeContent(tx, { workspaceId: args.workspaceId, modo: args.modo, platforms: args.jobs.map((j) => j.platformSlug), reference: args.contentId });
+  const charge = await wallet.chargeContent(tx, { workspaceId: args.workspaceId, modo: args.modo, platforms: args.jobs.map((j) => j.platformSlug), reference: args.contentId, plan: args.plan });
   // The last jobs were paid in credits: each records its own price (a network may have its own), refundable on failure.
   if (charge.creditBatchId === null) return;
   const paid = args.jobs.slice(args.jobs.length - charge.paidPrices.length);

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findBrand } from '../../../db/repositories/brands.repo.js';
-import { type ConnectionRow, listConnections } from '../../../db/repositories/connections.repo.js';
+import { type ConnectionRow, findBrandContext } from '../../../db/repositories/connections.repo.js';
 import { findMedia } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, textLengthOn } from '../../vocabulary/platforms.js';
@@ -48,6 +47,8 @@ export interface PlannedTarget {
 /** Everything a content request resolves to once every check passed; stored with the content. */
 export interface ContentPlan {
   brandId: string;
+  /** The workspace's plan when the request was checked (read with the brand), for the charge. */
+  workspacePlan: string;
   contentType: ContentType;
   text: string | null;
   title: string | null;
@@ -76,8 +77,8 @@ function invalid(path: string, message: string): ServiceError {
 }
 
 /** Chooses the connection of each target platform (spec 4.3, 7.2 `connections_required`). */
-async function resolveConnections(db: Kysely<Database>, workspaceId: string, input: CreateContentInput): Promise<Map<PlatformSlug, ConnectionRow>> {
-  const usable = (await listConnections(db, workspaceId, { brandId: input.brand_id })).filter((c) => c.status !== 'inactive');
+function resolveConnections(brandConnections: readonly ConnectionRow[], input: CreateContentInput): Map<PlatformSlug, ConnectionRow> {
+  const usable = brandConnections.filter((c) => c.status !== 'inactive');
   const chosen = new Map<PlatformSlug, ConnectionRow>();
   (input.target_connections ?? []).forEach((id, i) => {
     const conn = usable.find((c) => c.id === id);
@@ -230,7 +231,8 @@ export async function planContent(
   probe: ProbeMedia,
   options: PlanOptions = {},
 ): Promise<ContentPlan> {
-  if (!(await findBrand(db, workspaceId, input.brand_id))) throw brandNotFound(input.brand_id);
+  const brand = await findBrandContext(db, workspaceId, input.brand_id);
+  if (!brand) throw brandNotFound(input.brand_id);
 
   for (const platform of input.target_platforms) {
     const info = PLATFORMS[platform];
@@ -246,7 +248,7 @@ export async function planContent(
     if (!input.target_platforms.includes(key as PlatformSlug)) throw invalid(`overrides.${key}`, 'is not a target platform');
   }
 
-  const connections = await resolveConnections(db, workspaceId, input);
+  const connections = resolveConnections(brand.connections, input);
   const shaped = new Map(input.target_platforms.map((p) => [p, shapeText(p, input)]));
 
   for (const [platform, outcome] of Object.entries(input.sandbox_outcomes ?? {})) {
@@ -274,6 +276,7 @@ export async function planContent(
 
   return {
     brandId: input.brand_id,
+    workspacePlan: brand.plan,
     contentType: input.content_type,
     text: input.text ?? null,
     title: input.title ?? null,

@@ -234,7 +234,7 @@ export function createContentsService(deps: {
     await insertContent(tx, row);
     const jobs = placement.status === 'draft' ? [] : jobRowsFor(plan, contentId, workspaceId, now);
     await insertJobs(tx, jobs, placement.status === 'scheduled' ? placement.time!.instant : null);
-    if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobs });
+    if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobs, plan: plan.workspacePlan });
     return {
       content_id: contentId,
       status: placement.status,

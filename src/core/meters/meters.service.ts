@@ -12,9 +12,9 @@ export type MetersService = ReturnType<typeof createMetersService>;
 export function createMetersService(deps: { db: Kysely<Database>; clock: Clock; plans: Record<string, Plan> }) {
   const { db, clock, plans } = deps;
 
-  async function planOf(tx: Kysely<Database>, workspaceId: string): Promise<{ name: string; plan: Plan }> {
-    const ws = await findWorkspace(tx, workspaceId);
-    const name = ws?.plan ?? 'default';
+  /** The workspace's plan; `known` when the caller read it already (a creation reads it with the brand). */
+  async function planOf(tx: Kysely<Database>, workspaceId: string, known?: string): Promise<{ name: string; plan: Plan }> {
+    const name = known ?? (await findWorkspace(tx, workspaceId))?.plan ?? 'default';
     const plan = plans[name] ?? plans.default;
     if (!plan) throw new Error(`no plan named ${name} and no default plan`);
     return { name, plan };
@@ -30,8 +30,8 @@ export function createMetersService(deps: { db: Kysely<Database>; clock: Clock; 
      * @throws ServiceError `limit_reached` with {meter, limit, used, resolve} for the first meter that would
      *   pass its ceiling; the caller's transaction then rolls back whatever was taken.
      */
-    async consume(tx: Kysely<Database>, workspaceId: string, items: { meter: Meter; amount: number }[]): Promise<void> {
-      const { plan } = await planOf(tx, workspaceId);
+    async consume(tx: Kysely<Database>, workspaceId: string, items: { meter: Meter; amount: number }[], knownPlan?: string): Promise<void> {
+      const { plan } = await planOf(tx, workspaceId, knownPlan);
       const now = clock.now();
       for (const { meter, amount } of items) {
         if (amount === 0) continue;

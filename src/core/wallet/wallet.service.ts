@@ -155,20 +155,25 @@ export function createWalletService(deps: WalletDeps) {
      */
     async chargeContent(
       tx: Kysely<Database>,
-      args: { workspaceId: string; modo: Modo; platforms: readonly string[]; reference: string },
+      args: { workspaceId: string; modo: Modo; platforms: readonly string[]; reference: string; plan?: string | undefined },
     ): Promise<{ paidPrices: number[]; creditBatchId: string | null }> {
       const publications = args.platforms.length;
       if (args.modo === 'plano') {
-        await meters.consume(tx, args.workspaceId, [
-          { meter: 'criacao_de_conteudos', amount: 1 },
-          { meter: 'publicacoes', amount: publications },
-        ]);
+        await meters.consume(
+          tx,
+          args.workspaceId,
+          [
+            { meter: 'criacao_de_conteudos', amount: 1 },
+            { meter: 'publicacoes', amount: publications },
+          ],
+          args.plan,
+        );
         return { paidPrices: [], creditBatchId: null };
       }
       let paidCreation = 0;
       let paidPublications: number;
       if (args.modo === 'creditos') {
-        await meters.consume(tx, args.workspaceId, [{ meter: 'criacao_de_conteudos', amount: 1 }]);
+        await meters.consume(tx, args.workspaceId, [{ meter: 'criacao_de_conteudos', amount: 1 }], args.plan);
         paidPublications = publications;
       } else {
         paidCreation = 1 - (await meters.consumeUpTo(tx, args.workspaceId, 'criacao_de_conteudos', 1));
@@ -177,7 +182,7 @@ export function createWalletService(deps: WalletDeps) {
       // The last `paidPublications` publications are paid, each at its network's price where one is published
       // (`publicacao_<network>`, e.g. X's pay-per-use posting), else at `publicacao`.
       if (paidPublications <= 0 && paidCreation <= 0) return { paidPrices: [], creditBatchId: null };
-      const plan = await planOf(tx, args.workspaceId);
+      const plan = args.plan ?? (await planOf(tx, args.workspaceId));
       const creationCost = paidCreation > 0 ? priceOn(plan, 'criacao_de_conteudo') : 0;
       const paidPrices = args.platforms.slice(publications - paidPublications).map((platform) => publicationPriceOn(plan, platform));
       const cost = creationCost + paidPrices.reduce((a, b) => a + b, 0);
