@@ -25,7 +25,7 @@ describeEachDb('validation messages', (server) => {
     expect(several.message.split('; ').sort()).toEqual(
       [
         'content_type must be one of text, photo, video, reel, thread',
-        'target_platforms[0] must be one of instagram, facebook, threads, youtube, linkedin (lower case: threads)',
+        'target_platforms[0] must be one of instagram, facebook, threads, youtube, linkedin, x, bluesky, mastodon, tiktok, pinterest (lower case: threads)',
         'text must be at most 100000 characters',
         'unknown field colour',
       ].sort(),
