@@ -32,6 +32,29 @@ async function events(server: TestServer, subjectId: string) {
 describeEachDb(
   'publishing through the sandbox',
   (server) => {
+    it('publishes a photo to the five later platforms through their sandboxes, each with a post URL in its network\'s shape', async () => {
+      const later = ['x', 'bluesky', 'mastodon', 'tiktok', 'pinterest'] as const;
+      const { ws, brandId } = await brandWithConnections(server(), later);
+      const contentId = await publish(server(), ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: [...later],
+        content_type: 'photo',
+        text: 'A photo everywhere.',
+        media: [{ url: `${media.url}/photo.jpg` }],
+      });
+      await server().settle();
+      const content = await read(server(), ws.api_key, ws.workspace_id, contentId);
+      expect(content.status).toBe('published');
+      const urls = Object.fromEntries(content.jobs.map((j) => [j.platform_slug, j.external_post_url]));
+      expect(urls.x).toMatch(/^https:\/\/x\.com\/i\/web\/status\//);
+      expect(urls.bluesky).toMatch(/^https:\/\/bsky\.app\/profile\/[^/]+\/post\//);
+      expect(urls.mastodon).toMatch(/^https:\/\/mastodon\.social\/@/);
+      expect(urls.tiktok).toMatch(/^https:\/\/www\.tiktok\.com\/@/);
+      expect(urls.pinterest).toMatch(/^https:\/\/www\.pinterest\.com\/pin\//);
+      const posts = await sandboxPostsPerJob(server().container.db.kysely);
+      for (const job of content.jobs) expect(posts.find((p) => p.jobId === job.job_id)?.posts).toBe(1);
+    });
+
     it('publishes one content to all five platforms: five published jobs with post URLs, content published, one event', async () => {
       const { ws, brandId } = await brandWithConnections(server());
       const contentId = await publish(server(), ws.api_key, ws.workspace_id, {
