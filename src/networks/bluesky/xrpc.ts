@@ -1,4 +1,5 @@
 import type { NetworkFailure } from '../adapter.js';
+import { watchedUserHostFetch } from '../kit/user-host.js';
 import type { ErrorRow } from '../kit/failure.js';
 import { failure } from '../kit/failure.js';
 import { logFailedAnswer, send } from '../kit/http.js';
@@ -60,18 +61,9 @@ export async function xrpc(deps: NetworkDeps, x: XrpcCall): Promise<XrpcReply> {
     body = x.body;
   }
   const call = `${method} ${x.nsid}`;
-  // The guard's refusal (a private, local or metadata address) is no passing fault: told apart from "no answer".
-  let blocked = false;
-  const guarded: typeof globalThis.fetch = async (input, init) => {
-    try {
-      return await deps.userHostFetch(input, init);
-    } catch (err) {
-      if (err instanceof Error && err.name === 'OutboundBlockedError') blocked = true;
-      throw err;
-    }
-  };
+  const watched = watchedUserHostFetch(deps);
   const answer = await send(
-    { fetch: guarded, log: deps.log },
+    { fetch: watched.fetch, log: deps.log },
     { network: NETWORK, call, url: xrpcUrl(x.base, x.nsid, x.params), init: { method, headers, ...(body === undefined ? {} : { body }) }, ...(x.timeoutMs ? { timeoutMs: x.timeoutMs } : {}) },
   );
   const table = x.table ?? BLUESKY_ERROR_TABLE;
@@ -84,9 +76,9 @@ export async function xrpc(deps: NetworkDeps, x: XrpcCall): Promise<XrpcReply> {
     const info = xrpcErrorInfo(502, '');
     return { ok: false, status: 502, info, row: 'unreadable success', failure: failure('upstream_5xx', true), body: null };
   }
-  const info = blocked ? { ...xrpcErrorInfo(0, ''), error: OUTBOUND_BLOCKED } : xrpcErrorInfo(answer.status, answer.text, answer.headers);
+  const info = watched.blocked() ? { ...xrpcErrorInfo(0, ''), error: OUTBOUND_BLOCKED } : xrpcErrorInfo(answer.status, answer.text, answer.headers);
   const sorted = classifyXrpc(table, info);
-  if (blocked) deps.log(`${NETWORK}: address refused`, { call, row: sorted.row });
+  if (watched.blocked()) deps.log(`${NETWORK}: address refused`, { call, row: sorted.row });
   if (answer.status !== 0) logFailedAnswer({ fetch: deps.userHostFetch, log: deps.log }, { network: NETWORK, call }, answer, { row: sorted.row, error: info.error });
   // The parsed body goes back too: the video service answers a known video with an error that carries its job.
   return { ok: false, status: answer.status, info, row: sorted.row, failure: sorted.failure, body: jsonObject(answer.text) };

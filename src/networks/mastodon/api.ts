@@ -1,4 +1,5 @@
 import type { NetworkFailure } from '../adapter.js';
+import { watchedUserHostFetch } from '../kit/user-host.js';
 import { classify, type ErrorRow, failure } from '../kit/failure.js';
 import { logFailedAnswer, send } from '../kit/http.js';
 import { parseJson } from '../kit/json.js';
@@ -65,24 +66,15 @@ export interface Call {
  * logged with the deciding row, never returned). A refusal by the outbound guard is told apart from silence.
  */
 export async function call(deps: NetworkDeps, c: Call): Promise<Reply> {
-  let blocked = false;
-  // The guard throws OutboundBlockedError (by name: the networks do not import the media layer).
-  const guarded: typeof globalThis.fetch = async (input, init) => {
-    try {
-      return await deps.userHostFetch(input, init);
-    } catch (err) {
-      if (err instanceof Error && err.name === 'OutboundBlockedError') blocked = true;
-      throw err;
-    }
-  };
+  const watched = watchedUserHostFetch(deps);
   const callName = `${c.method} ${c.path.split('?')[0] ?? c.path}`;
   const headers: Record<string, string> = { Accept: 'application/json', ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}), ...c.headers };
   const answer = await send(
-    { fetch: guarded, log: deps.log },
+    { fetch: watched.fetch, log: deps.log },
     { network: 'mastodon', call: callName, url: `${c.origin}${c.path}`, init: { method: c.method, headers, ...(c.body ? { body: c.body } : {}) }, ...(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}) },
   );
   if (answer.ok) return { ok: true, status: answer.status, headers: answer.headers, body: parseJson(answer.text) };
-  const info = mastodonErrorInfo(answer.status, answer.text, answer.headers, deps.now(), blocked);
+  const info = mastodonErrorInfo(answer.status, answer.text, answer.headers, deps.now(), watched.blocked());
   const sorted = classify(c.table ?? MASTODON_ERROR_TABLE, info);
   if (answer.status !== 0) logFailedAnswer(deps, { network: 'mastodon', call: callName }, answer, { row: sorted.row });
   else deps.log('mastodon: no answer sorted', { call: callName, row: sorted.row });
