@@ -395,6 +395,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const plans = { ...DEFAULT_PLANS, ...parseJsonSetting('PLANS_JSON', e.PLANS_JSON, z.record(z.string(), planSchema), {}) };
   const prices = parseJsonSetting('PRICES_JSON', e.PRICES_JSON, priceTableSchema, DEFAULT_PRICES);
   const offers = parseJsonSetting('OFFERS_JSON', e.OFFERS_JSON, z.array(offerSchema).min(1), DEFAULT_OFFERS);
+  const networks = networkSettings(env);
+  networks.bluesky.mediaServiceUrl = e.BLUESKY_VIDEO_URL.replace(/\/+$/, '');
+  networks.tiktok.posting = { mode: e.TIKTOK_POST_MODE, appAudited: e.TIKTOK_APP_AUDITED, pullVideosFromUrl: e.TIKTOK_PULL_VIDEOS_FROM_URL };
   return {
     port: e.PORT,
     host: e.HOST,
@@ -445,11 +448,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     paymentUrlTemplate: e.PAYMENT_URL_TEMPLATE ?? sandboxPaymentUrlTemplate(baseUrl ?? defaultBaseUrl(e.HOST, e.PORT)),
     paymentWebhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     sandboxPayments: e.PAYMENT_URL_TEMPLATE === undefined,
-    networks: {
-      ...networkSettings(env),
-      bluesky: { ...networkSettings(env).bluesky, mediaServiceUrl: e.BLUESKY_VIDEO_URL.replace(/\/+$/, '') },
-      tiktok: { ...networkSettings(env).tiktok, posting: { mode: e.TIKTOK_POST_MODE, appAudited: e.TIKTOK_APP_AUDITED, pullVideosFromUrl: e.TIKTOK_PULL_VIDEOS_FROM_URL } },
-    },
+    networks,
     tokenExpiryWarningMs: e.TOKEN_EXPIRY_WARNING_DAYS * 86_400_000,
     metricsToken: e.METRICS_TOKEN,
     role: e.SERVICE_ROLE,

@@ -30,11 +30,8 @@ type Factories = {
   password?(settings: NetworkSettings, deps: NetworkDeps): NetworkPasswordLogin;
 };
 
-/**
- * One adapter per network, all behind the same interface as the sandbox. A network listed in the vocabulary but
- * absent here works with sandbox connections only, and says so (`live_available: false`).
- */
-const FACTORIES: Partial<Record<PlatformSlug, Factories>> = {
+/** One adapter per network, all behind the same interface as the sandbox. */
+const FACTORIES: Record<PlatformSlug, Factories> = {
   instagram: { adapter: createInstagramAdapter, oauth: createInstagramOAuth },
   facebook: { adapter: createFacebookAdapter, oauth: createFacebookOAuth },
   threads: { adapter: createThreadsAdapter, oauth: createThreadsOAuth },
@@ -67,7 +64,7 @@ export interface NetworkRegistry {
 export function createNetworkRegistry(settings: Record<PlatformSlug, NetworkSettings>, deps: NetworkDeps, sandbox: NetworkAdapter): NetworkRegistry {
   // Per-server and app-password networks need no installation-wide client: the user's server issues one.
   const configured = (p: PlatformSlug) =>
-    FACTORIES[p] !== undefined && (PLATFORMS[p].connect !== 'oauth' || (settings[p].clientId !== undefined && settings[p].clientSecret !== undefined));
+    PLATFORMS[p].connect !== 'oauth' || (settings[p].clientId !== undefined && settings[p].clientSecret !== undefined);
   const built = new Map<string, unknown>();
   function once<T>(key: string, make: () => T): T {
     if (!built.has(key)) built.set(key, make());
@@ -75,18 +72,16 @@ export function createNetworkRegistry(settings: Record<PlatformSlug, NetworkSett
   }
   return {
     adapterFor(mode, platform) {
-      const factories = FACTORIES[platform];
       if (mode !== 'live') return sandbox;
-      if (!factories) throw new Error(`no live adapter for ${platform}`);
-      return once(`adapter:${platform}`, () => factories.adapter(settings[platform], deps));
+      return once(`adapter:${platform}`, () => FACTORIES[platform].adapter(settings[platform], deps));
     },
     oauthFor(platform) {
-      const make = FACTORIES[platform]?.oauth;
+      const make = FACTORIES[platform].oauth;
       if (!make || !configured(platform)) return null;
       return once(`oauth:${platform}`, () => make(settings[platform], deps));
     },
     passwordLoginFor(platform) {
-      const make = FACTORIES[platform]?.password;
+      const make = FACTORIES[platform].password;
       if (!make) return null;
       return once(`password:${platform}`, () => make(settings[platform], deps));
     },
