@@ -2,9 +2,27 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, openAsBlob } from 'node:fs';
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { MediaSource } from '../networks/media-source.js';
 import { type MediaFetchOptions, streamMediaCapped } from './probe.js';
 import type { OutboundPolicy } from './safe-fetch.js';
+
+/**
+ * Writes a stream into a new file readable by the service's user only; when the stream fails, the file is
+ * removed and the failure thrown. A stream stopped before its file was open still creates the file once the open
+ * completes, so the removal waits for the file to close.
+ */
+export async function writeNewFile(path: string, ...streams: [Readable, ...Transform[]]): Promise<void> {
+  const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+  try {
+    await pipeline([...streams, file]);
+  } catch (err) {
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
+    await rm(path, { force: true });
+    throw err;
+  }
+}
 
 /** A file on disk read piece by piece; a temporary one is removed on close. */
 export async function openFileSource(path: string, temporary = false): Promise<MediaSource> {

@@ -1,10 +1,8 @@
-import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { MediaStore } from '../core/media/media-store.js';
-import { openFileSource } from './file-source.js';
+import { openFileSource, writeNewFile } from './file-source.js';
 
 class TooLarge extends Error {}
 
@@ -25,10 +23,9 @@ export function createLocalMediaStore(dir: string): MediaStore {
         },
       });
       try {
-        await pipeline(body, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+        await writeNewFile(path, body, counter);
         return { ok: true, bytes, path };
       } catch (err) {
-        await rm(path, { force: true });
         if (err instanceof TooLarge) return { ok: false, reason: 'too_large' };
         throw err;
       }

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -17,7 +15,7 @@ import {
 import type { Clock } from '../core/clock.js';
 import type { MediaStore, StoredFile } from '../core/media/media-store.js';
 import type { PublicMediaLinks } from '../core/media/public-links.js';
-import { openFileSource } from './file-source.js';
+import { openFileSource, writeNewFile } from './file-source.js';
 import { sniffContentType } from './content-sniff.js';
 import { presignGetObject, type S3Credentials, type S3Location } from './s3-presign.js';
 
@@ -142,14 +140,9 @@ export async function createS3MediaStore(settings: S3StoreSettings, deps: { cloc
     async open(path) {
       await mkdir(deps.downloadDir, { recursive: true });
       const file = join(deps.downloadDir, `download-${randomBytes(12).toString('hex')}`);
-      try {
-        const got = await client.send(new GetObjectCommand({ Bucket, Key: objectKeyOf(path) }));
-        if (!got.Body) throw new Error('the media store returned no body');
-        await pipeline(got.Body as Readable, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
-      } catch (err) {
-        await rm(file, { force: true });
-        throw err;
-      }
+      const got = await client.send(new GetObjectCommand({ Bucket, Key: objectKeyOf(path) }));
+      if (!got.Body) throw new Error('the media store returned no body');
+      await writeNewFile(file, got.Body as Readable);
       const source = await openFileSource(file);
       let blobHandedOut = false;
       return {
