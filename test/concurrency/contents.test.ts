@@ -155,6 +155,8 @@ describeCluster('concurrent content creation, retry and credit spend', (cluster)
     }
     expect(await contentIds(cluster(), ws.workspace_id)).toHaveLength(5);
     expect(await used(cluster(), ws, 'publicacoes')).toBe(5);
+    // Both meters are taken in one statement: the refused creations' criacao_de_conteudos went back with them.
+    expect(await used(cluster(), ws, 'criacao_de_conteudos')).toBe(5);
   });
 
   it('modo automatico: 20 parallel creations with 5 publications left in the plan and 5 credits: exactly 10 succeed, the plan is used first, the credits end at 0, the ledger sums to it', async () => {
@@ -200,6 +202,7 @@ describe('concurrent content creation [sqlite, 2 processes on one file]', () => 
     expect(statuses(results)).toEqual({ 201: 5, 403: 35 });
     expect(await contentIds(started(), ws.workspace_id)).toHaveLength(5);
     expect(await used(started(), ws, 'publicacoes')).toBe(5);
+    expect(await used(started(), ws, 'criacao_de_conteudos')).toBe(5);
   });
 
   it('40 parallel creations split over both processes, none limited: every one stored once with its jobs, ids all distinct', async () => {

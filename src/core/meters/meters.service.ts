@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { decrement, incrementWithin, readCounters } from '../../../db/repositories/meters.repo.js';
+import { decrement, incrementAllWithin, incrementWithin, readCounters } from '../../../db/repositories/meters.repo.js';
 import { findWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
@@ -33,20 +33,18 @@ export function createMetersService(deps: { db: Kysely<Database>; clock: Clock; 
     async consume(tx: Kysely<Database>, workspaceId: string, items: { meter: Meter; amount: number }[], knownPlan?: string): Promise<void> {
       const { plan } = await planOf(tx, workspaceId, knownPlan);
       const now = clock.now();
-      for (const { meter, amount } of items) {
-        if (amount === 0) continue;
-        const limit = plan[meter];
-        const key = { workspaceId, meter, period: period(meter, now) };
-        if (!(await incrementWithin(tx, key, amount, limit))) {
-          const [row] = await readCounters(tx, workspaceId, [key.period]).then((rows) => rows.filter((r) => r.meter === meter));
-          throw new ServiceError('limit_reached', `The plan's ${meter} meter is at its ceiling (${limit}).`, {
-            meter,
-            limit,
-            used: row?.used ?? 0,
-            resolve: isStockMeter(meter) ? 'desativar_outra' : 'upgrade',
-          });
-        }
-      }
+      const takes = items.filter(({ amount }) => amount !== 0).map(({ meter, amount }) => ({ workspaceId, meter, period: period(meter, now), amount, limit: plan[meter] }));
+      if (takes.length === 0) return;
+      const [over] = await incrementAllWithin(tx, takes);
+      if (over === undefined) return;
+      const { meter } = over;
+      const [row] = await readCounters(tx, workspaceId, [over.period]).then((rows) => rows.filter((r) => r.meter === meter));
+      throw new ServiceError('limit_reached', `The plan's ${meter} meter is at its ceiling (${over.limit}).`, {
+        meter,
+        limit: over.limit,
+        used: row?.used ?? 0,
+        resolve: isStockMeter(meter) ? 'desativar_outra' : 'upgrade',
+      });
     },
 
     /**
