@@ -234,8 +234,13 @@ async function endToEnd(): Promise<void> {
   });
 }
 
-/** Deliveries per second to a 2xx receiver, alone and beside an endpoint that always times out. */
+/**
+ * Deliveries per second to a 2xx receiver, alone and beside an endpoint that always times out (1 s timeout):
+ * `DELIVERIES` to each endpoint, in `PAIRS` alternating runs.
+ */
 async function dispatcher(): Promise<void> {
+  const DELIVERIES = 30_000;
+  const PAIRS = 3;
   const run = async (withTimeout: boolean): Promise<number> => {
     const receiver = createServer((req, res) => {
       if (req.url === '/slow') return; // never answers: every attempt times out
@@ -252,7 +257,9 @@ async function dispatcher(): Promise<void> {
       : null;
     await stop(svc.s);
     // The outbox filled directly: N deliveries per endpoint, all due now.
-    const n = 6000;
+    // Enough for several seconds at the target rate: the timing-out endpoint's attempts then time out and are
+    // claimed again several times within the run, instead of the run ending within its first timeout.
+    const n = DELIVERIES;
     const db = new BetterSqlite3(url.replace(/^sqlite:/, ''));
     const now = Date.now();
     const insert = db.prepare(
@@ -278,13 +285,22 @@ async function dispatcher(): Promise<void> {
     receiver.close();
     return n / seconds;
   };
-  const alone = await run(false);
-  const beside = await run(true);
+  // Alternating pairs, so a slower moment of the machine falls on both sides; each side's median is the figure.
+  const alones: number[] = [];
+  const besides: number[] = [];
+  for (let pair = 0; pair < PAIRS; pair++) {
+    alones.push(await run(false));
+    besides.push(await run(true));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const alone = median(alones);
+  const beside = median(besides);
   const cost = 1 - beside / alone;
-  rows.push({ name: '(d) webhook deliveries/s to a 2xx receiver', figure: `${alone.toFixed(0)}/s`, target: '≥ 3,000/s', met: alone >= 3000 });
+  const each = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+  rows.push({ name: '(d) webhook deliveries/s to a 2xx receiver', figure: `${alone.toFixed(0)}/s (median of ${each(alones)})`, target: '≥ 3,000/s', met: alone >= 3000 });
   rows.push({
     name: '(d) the same beside an endpoint that always times out',
-    figure: `${beside.toFixed(0)}/s (cost ${(cost * 100).toFixed(1)}%)`,
+    figure: `${beside.toFixed(0)}/s (median of ${each(besides)}; cost ${(cost * 100).toFixed(1)}%)`,
     target: 'cost < 10%',
     met: cost < 0.1,
   });
@@ -379,7 +395,7 @@ async function mcpVsRest(): Promise<void> {
   rows.push(latencyRow('SDK v1 client (2025-11-25) vs REST', 'sdkLegacy'), latencyRow('SDK v2 client (2026-07-28) vs REST', 'sdkModern'));
 }
 
-/** A read's latency with 10,000 vs 1,000,000 contents in the database (SQLite). */
+/** A read's mean latency with 10,000 vs 1,000,000 contents in the database (SQLite). */
 async function growth(): Promise<void> {
   const measure = async (n: number): Promise<number> => {
     const url = sqliteUrl();
@@ -398,12 +414,12 @@ async function growth(): Promise<void> {
     const r = await load(get, { seconds: SECONDS / 2, connections: 8, headers: svc.auth });
     const list = await load(`${svc.base}/contents?limit=20`, { seconds: SECONDS / 2, connections: 8, headers: svc.auth });
     await done(svc.s);
-    return (r.p50 + list.p50) / 2 || 0.5;
+    return (r.mean + list.mean) / 2;
   };
   const small = await measure(10_000);
   const big = await measure(1_000_000);
-  const ratio = big / Math.max(small, 0.5);
-  rows.push({ name: '(f) read latency (GET content, first page of list), 1,000,000 vs 10,000 contents', figure: `p50 ${big.toFixed(1)} ms vs ${small.toFixed(1)} ms = ${ratio.toFixed(2)}×`, target: '≤ 1.2×', met: ratio <= 1.2 });
+  const ratio = big / small;
+  rows.push({ name: '(f) read latency (GET content, first page of list), 1,000,000 vs 10,000 contents', figure: `mean ${big.toFixed(2)} ms vs ${small.toFixed(2)} ms = ${ratio.toFixed(2)}×`, target: '≤ 1.2×', met: ratio <= 1.2 });
 }
 
 /** (i) top-of-the-hour bursts on SQLite (one process) and PostgreSQL (three); (j) the calendar feed at 1,000,000. */
