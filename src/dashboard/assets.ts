@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Router } from 'express';
+import type TypeScript from 'typescript';
 
 /**
  * The stylesheet and the one script, plain files under src/dashboard/assets. They are found from the package
@@ -17,13 +19,32 @@ function assetsDir(): string {
   throw new Error('dashboard assets not found: no package.json above the dashboard module');
 }
 
-const TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8', 'favicon.svg': 'image/svg+xml', 'icon.png': 'image/png' };
+const TYPES: Record<string, string> = {
+  'app.css': 'text/css; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'text-length.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+  'icon.png': 'image/png',
+};
+
+/**
+ * The networks' text counting rules (src/vocabulary/text-length.ts) as a browser module, which app.js imports so
+ * that the live counters count exactly as the server checks. Running compiled, it is the compiled module beside
+ * this one; running from source (tsx, the tests), the source without its types. The module imports nothing.
+ */
+function textLengthModule(): Buffer {
+  const compiled = fileURLToPath(new URL('../vocabulary/text-length.js', import.meta.url));
+  if (existsSync(compiled)) return Buffer.from(readFileSync(compiled, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'));
+  const source = readFileSync(fileURLToPath(new URL('../vocabulary/text-length.ts', import.meta.url)), 'utf8');
+  const ts = createRequire(import.meta.url)('typescript') as typeof TypeScript;
+  return Buffer.from(ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
+}
 
 export function assetRoutes(router: Router): void {
   const dir = assetsDir();
   const files = new Map(
     Object.keys(TYPES).map((name) => {
-      const body = readFileSync(join(dir, name));
+      const body = name === 'text-length.js' ? textLengthModule() : readFileSync(join(dir, name));
       return [name, { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` }] as const;
     }),
   );

@@ -170,6 +170,33 @@ describeEachDb('dashboard compose', (server) => {
     expect(await contents()).toHaveLength(0);
   });
 
+  it('a text that fits in characters but not as X counts them is refused with X\'s own count, and the counter shows each network\'s count', async () => {
+    const { brand, send, contents } = await composer(server(), [
+      ['x', 'Acme on X'],
+      ['bluesky', 'Acme on Bluesky'],
+    ]);
+    // 200 characters: within X's 280 and Bluesky's 300, but X weighs each of these as 2.
+    const wide = '漢'.repeat(200);
+    const sent = await send([
+      ['brand_id', brand.id],
+      ['target_platforms', 'x'],
+      ['target_platforms', 'bluesky'],
+      ['content_type', 'text'],
+      ['text', wide],
+    ]);
+    expect(sent.status).toBe(422);
+    expect(byId(sent.html, 'text-error')).toMatch(/^Too long for X: 400 characters as X counts them, the limit is 280\./);
+    const counter = textOf(byId(sent.html, 'text-count') ?? '');
+    expect(counter).toMatch(/^200 characters — /);
+    expect(counter).toContain('X counts 400 of 280: too long');
+    expect(counter).toContain('Bluesky 300');
+    expect(counter).not.toContain('Bluesky 300: too long');
+    // The per-network box counts as its network does, and tells the page script how.
+    expect(sent.html).toMatch(/<output class="counter" id="override-text-x-count" data-counter-for="override-text-x" data-limit="280" data-counting="x_weighted">0 characters/);
+    expect(sent.html).toMatch(/data-countings="\{[^"]*&quot;x&quot;:&quot;x_weighted&quot;/);
+    expect(await contents()).toHaveLength(0);
+  });
+
   it('no network chosen: the error is next to Networks with 400', async () => {
     const { brand, send, contents } = await composer(server(), [['threads', 'Acme threads']]);
     const sent = await send([

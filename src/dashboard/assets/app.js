@@ -2,6 +2,8 @@
 // buttons, confirmations, live character counters, the thread editor, the When choice (date and time shown for
 // Schedule, the submit button saying what it will do, the brand's time zone) and refreshing while jobs run.
 
+import { measureText } from './text-length.js';
+
 const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 const chars = (text) => Array.from(text).length;
 
@@ -30,22 +32,31 @@ function confirmations() {
 }
 
 /**
- * `<output data-counter-for="ID" data-limits='{"threads":500}'>`: characters of #ID against the limit of each
- * platform chosen in `input[name=target_platforms]` (or against `data-limit` alone).
+ * `<output data-counter-for="ID" data-limits='{"threads":500}' data-countings='{"x":"x_weighted"}'>`: characters
+ * of #ID against the limit of each platform chosen in `input[name=target_platforms]`, counted as that platform
+ * counts (its own count is shown when it differs); or, with `data-limit` and `data-counting`, against one limit.
+ * The words are the server's (src/dashboard/pages/compose/counter.ts).
  */
 function updateCounter(output) {
   const source = document.getElementById(output.dataset.counterFor);
   if (!source) return;
-  const length = chars(source.value);
+  let length = chars(source.value);
   const parts = [];
   if (output.dataset.limit) {
     const limit = Number(output.dataset.limit);
+    if (output.dataset.counting) length = measureText(output.dataset.counting, source.value);
     parts.push({ label: `of ${limit.toLocaleString('en-US')}`, over: length > limit });
   } else {
     const limits = JSON.parse(output.dataset.limits || '{}');
+    const countings = JSON.parse(output.dataset.countings || '{}');
     const names = JSON.parse(output.dataset.names || '{}');
     const chosen = $$('input[name=target_platforms]:checked').map((i) => i.value).filter((slug) => slug in limits);
-    for (const slug of chosen) parts.push({ label: `${names[slug] || slug} ${limits[slug].toLocaleString('en-US')}`, over: length > limits[slug] });
+    for (const slug of chosen) {
+      const counted = countings[slug] ? measureText(countings[slug], source.value) : length;
+      const limit = limits[slug].toLocaleString('en-US');
+      const label = counted === length ? `${names[slug] || slug} ${limit}` : `${names[slug] || slug} counts ${counted.toLocaleString('en-US')} of ${limit}`;
+      parts.push({ label, over: counted > limits[slug] });
+    }
   }
   output.replaceChildren(document.createTextNode(`${length.toLocaleString('en-US')} characters`));
   if (parts.length > 0) output.append(document.createTextNode(' — '));

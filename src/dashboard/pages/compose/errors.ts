@@ -1,11 +1,12 @@
 import type { CreateContentInput, Preview } from '../../../core/contents/contents.schema.js';
 import type { ServiceError } from '../../../core/errors.js';
-import { mediaKindOf, PLATFORMS, type PlatformSlug } from '../../../vocabulary/platforms.js';
+import { mediaKindOf, PLATFORMS, type PlatformSlug, textLengthOn } from '../../../vocabulary/platforms.js';
 import { explainServiceError, platformName } from '../../explain.js';
 import { type FieldErrors, fieldErrorsOf } from '../../forms.js';
 import { bytes, number } from '../../layout.js';
 import type { ComposeValues } from './form.js';
 import { WHEN_PATHS } from '../../when-field.js';
+import { chars } from './counter.js';
 
 /** What a submit came to, short of a redirect: errors by field path, a banner, a preview. */
 export interface Outcome {
@@ -25,7 +26,6 @@ const SALDO_CODES = new Set(['saldo_insuficiente', 'saldo_fragmentado', 'lote_ve
 /** Field paths the form shows next to a control; any other error goes to the banner. */
 const FIELD_PREFIXES = ['brand_id', 'target_platforms', 'target_connections', 'content_type', 'text', 'title', 'thread', 'media', 'media_file', 'modo', 'overrides', ...WHEN_PATHS];
 
-const chars = (s: string) => Array.from(s).length;
 
 /** Errors of `path` and of the items under it (`thread` → `thread[2]`), keyed by their full path. */
 export function errorsUnder(errors: FieldErrors, path: string): [string, string][] {
@@ -82,7 +82,9 @@ function captionError(err: ServiceError, input: CreateContentInput): FieldErrors
   const value = valueAt(input, path);
   if (typeof slug !== 'string' || !(slug in PLATFORMS) || typeof limit !== 'number' || value === undefined) return { [path]: err.message };
   const info = PLATFORMS[slug as PlatformSlug];
-  const counted = `${number(chars(value))} characters, the limit is ${number(limit)}.`;
+  // Titles count code points everywhere; texts and thread posts count as the network does.
+  const length = path.endsWith('title') ? chars(value) : textLengthOn(slug as PlatformSlug, value);
+  const counted = `${number(length)} characters${length === chars(value) ? '' : ` as ${info.name} counts them`}, the limit is ${number(limit)}.`;
   const post = indexOf(path, 'thread');
   if (post !== null) return { [path]: `Post ${post + 1} is too long for ${info.name}: ${counted}` };
   if (path.endsWith('title')) return { [path]: `The title is too long for ${info.name}: ${counted}` };

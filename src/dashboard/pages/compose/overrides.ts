@@ -1,4 +1,4 @@
-import { PLATFORM_SLUGS, PLATFORMS } from '../../../vocabulary/platforms.js';
+import { PLATFORM_SLUGS, PLATFORMS, textLengthOn } from '../../../vocabulary/platforms.js';
 import { html, type SafeHtml } from '../../../web/html.js';
 import type { FieldErrors } from '../../forms.js';
 import { number } from '../../layout.js';
@@ -39,7 +39,7 @@ export function overridesSection(values: ComposeValues, errors: FieldErrors, tex
     <div class="field${textError ? ' invalid' : ''}">
       <label for="${textId}">Text on ${info.name}</label>
       ${textarea({ id: textId, name: `override_text_${slug}`, rows: 4, value: typed?.text ?? '', maxlength: 100_000, aria: describe(textId, textError) })}
-      <output class="counter" id="${textId}-count" data-counter-for="${textId}" data-limit="${info.limits.textMaxChars}">${number(Array.from(typed?.text ?? '').length)} characters — of ${number(info.limits.textMaxChars)}</output>
+      <output class="counter" id="${textId}-count" data-counter-for="${textId}" data-limit="${info.limits.textMaxChars}" data-counting="${info.textCounting}">${number(textLengthOn(slug, typed?.text ?? ''))} characters — of ${number(info.limits.textMaxChars)}</output>
       ${textError ? html`<p class="field-error" id="${textId}-error">${textError}</p>` : ''}
     </div>
   </fieldset>`;

@@ -10,6 +10,7 @@ import { csrfField, errorBanner, field, number } from '../../layout.js';
 import type { PageContext, PageResult } from '../../page-router.js';
 import { bannerOf, errorsUnder, indexOf, type Outcome } from './errors.js';
 import { previewSection } from './preview.js';
+import { chars, COUNTINGS, networkCount } from './counter.js';
 import { type When, WHEN_CHOICES, whenErrorOf, whenFieldset } from '../../when-field.js';
 import { type Choices, chosenConnections, COMPOSE, type ComposeValues, emptyValues, MEDIA_URL_INPUTS, mediaItemsOf } from './form.js';
 
@@ -24,7 +25,6 @@ export const CONTENT_TYPE_LABELS: Record<ContentType, string> = {
   thread: 'Thread (a chain of posts, Threads only)',
 };
 
-const chars = (s: string) => Array.from(s).length;
 
 /** The submit button says what it will do; the script relabels it as the When choice changes. */
 const SUBMIT_LABELS: Record<When, string> = { now: 'Publish', schedule: 'Schedule', queue: 'Add to queue', draft: 'Save draft' };
@@ -43,13 +43,11 @@ ${options.value}</textarea>`;
 
 /** The counter's first text, as the script would write it for the networks ticked. */
 function counterText(text: string, platforms: string[]): SafeHtml {
-  const length = chars(text);
   const parts = PLATFORM_SLUGS.filter((slug) => platforms.includes(slug)).map((slug) => {
-    const limit = PLATFORMS[slug].limits.textMaxChars;
-    const label = `${PLATFORMS[slug].name} ${number(limit)}`;
-    return length > limit ? html`<span class="over">${label}: too long</span>` : html`${label}`;
+    const { label, over } = networkCount(slug, text);
+    return over ? html`<span class="over">${label}: too long</span>` : html`${label}`;
   });
-  return html`${number(length)} characters${parts.length > 0 ? html` — ${parts.map((p, i) => html`${i > 0 ? ', ' : ''}${p}`)}` : ''}`;
+  return html`${number(chars(text))} characters${parts.length > 0 ? html` — ${parts.map((p, i) => html`${i > 0 ? ', ' : ''}${p}`)}` : ''}`;
 }
 
 function threadPost(n: number | 'new', value: string, error: string | undefined): SafeHtml {
@@ -194,7 +192,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
     hint: 'The post text, caption or video description.',
     error: textError,
     control: html`${textarea({ id: 'text', name: 'text', rows: 8, value: values.text, maxlength: 100_000, aria: attrs(['text-hint', 'text-count', textError && 'text-error'], textError !== undefined) })}
-<output class="counter" id="text-count" data-counter-for="text" data-limits="${JSON.stringify(limits)}" data-names="${JSON.stringify(names)}">${counterText(values.text, values.platforms)}</output>`,
+<output class="counter" id="text-count" data-counter-for="text" data-limits="${JSON.stringify(limits)}" data-countings="${JSON.stringify(COUNTINGS)}" data-names="${JSON.stringify(names)}">${counterText(values.text, values.platforms)}</output>`,
   })}
   </div>
   ${overridesSection(values, errors, textarea)}
