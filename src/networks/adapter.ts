@@ -60,6 +60,11 @@ export interface NetworkFailure {
   message: string;
   /** Part of the publication is public despite the failure (a chain stopped half way): it is not refunded. */
   partlyLive?: boolean;
+  /**
+   * A retryable failure for which the network said when trying again can succeed (a rate limit's announced
+   * reset): the retry waits at least this long, instead of spending attempts before the reset.
+   */
+  retryAfterMs?: number;
 }
 
 /** The network is still processing (a container or an upload): ask again after `retryAfterMs`. */

@@ -11,6 +11,7 @@ import {
   expiresConnection,
   failed,
   type JobPolicySettings,
+  MAX_ANNOUNCED_WAIT_MS,
   nothingToPublish,
   publishDeadline,
   refunds,
@@ -88,6 +89,16 @@ describe('job policy: after a failed submit or publish', () => {
 
   it.each(table)('$name', ({ failure, attempts, want }) => {
     expect(afterNetworkFailure(failure, attempts, NOW, S)).toEqual(want);
+  });
+
+  it('a wait the network announced (a rate limit\'s reset) delays the retry past the schedule, up to an hour; a shorter one changes nothing', () => {
+    const limited = { ...transient, retryAfterMs: 600_000 };
+    expect(afterNetworkFailure(limited, 1, NOW, S)).toEqual({ next: 'queued', code: 'upstream_5xx', message: 'busy', runAt: NOW + 600_000 });
+    expect(afterNetworkFailure({ ...transient, retryAfterMs: 200 }, 2, NOW, S)).toMatchObject({ runAt: NOW + 5_000 });
+    expect(afterNetworkFailure({ ...transient, retryAfterMs: 86_400_000 }, 1, NOW, S)).toMatchObject({ runAt: NOW + MAX_ANNOUNCED_WAIT_MS });
+    // Past the last retry, waiting longer does not help: the job fails as before.
+    expect(afterNetworkFailure(limited, 4, NOW, S)).toEqual(failed(transient));
+    expect(MAX_ANNOUNCED_WAIT_MS).toBe(3_600_000);
   });
 
   it('with no retries configured, a retryable failure fails on the first attempt', () => {

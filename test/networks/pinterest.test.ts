@@ -371,6 +371,9 @@ describe('Pinterest error table (spec 7.4)', () => {
       fake.failNext({ method: 'POST', path: '/v5/pins', status: c.status, body: c.body, ...(c.headers ? { headers: c.headers } : {}) });
       const { result } = await drive(adapter, new Job());
       expect(result).toMatchObject({ ok: false, code: c.code, retryable: c.retryable });
+      // A retried rate limit carries its announced reset, so the worker's retry waits for it.
+      const announced = c.retryable && c.headers?.['retry-after'] !== undefined ? Number(c.headers['retry-after']) * 1000 : undefined;
+      expect(result.ok === false ? result.retryAfterMs : 'published').toBe(announced);
       // The network's text is logged, never returned; the deciding row is logged with it.
       const text = (c.body as { message: string }).message;
       if (result.ok === false) expect(result.message).not.toContain(text);

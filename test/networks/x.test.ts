@@ -492,6 +492,18 @@ describe('X error table (spec 7.4)', () => {
     expect(await adapter.publish(new Job().request(), 'text')).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
   });
 
+  it('a 429 in the 15-minute window says when the window resets (x-rate-limit-reset), which the failure carries for the worker\'s retry (job-policy waits for it)', async () => {
+    const resetAt = Math.floor(clock / 1000) + 600;
+    fake.failNext({ method: 'POST', path: '/2/tweets', status: 429, body: problem(429, 'Too Many Requests', 'Too Many Requests'), headers: { 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(resetAt) } });
+    const result = await createXAdapter(settings(), deps()).publish(new Job().request(), 'text');
+    expect(result).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true, retryAfterMs: resetAt * 1000 - clock });
+    // Without the header the schedule decides, as before.
+    fake.failNext({ method: 'POST', path: '/2/tweets', status: 429, body: problem(429, 'Too Many Requests', 'Too Many Requests'), headers: { 'x-rate-limit-remaining': '0' } });
+    const bare = await createXAdapter(settings(), deps()).publish(new Job().request(), 'text');
+    expect(bare).toMatchObject({ ok: false, retryable: true });
+    expect(bare).not.toHaveProperty('retryAfterMs');
+  });
+
   it('an expired token, as the fake itself answers it → token_expired', async () => {
     fake.expire(fake.token);
     expect(await createXAdapter(settings(), deps()).publish(new Job().request(), 'text')).toMatchObject({ ok: false, code: 'token_expired', retryable: false });

@@ -115,14 +115,25 @@ export function unknownSizeMediaRefused(tooLarge: boolean): Failed {
     : failed({ code: 'upstream_unknown', message: 'The media address could not be fetched.' });
 }
 
+/** The longest wait a network's announced reset may impose on one retry (X's rate-limit windows are 15 minutes). */
+export const MAX_ANNOUNCED_WAIT_MS = 3_600_000;
+
 /**
  * After a failed submit or publish that was attempt number `attempts` (1-based): a retryable failure is retried
- * after `retryDelaysMs[attempts - 1]` while that delay exists; after the last retry, or for a failure retrying
- * cannot fix, the job fails.
+ * after `retryDelaysMs[attempts - 1]` while that delay exists, or after the wait the network announced when that
+ * is longer (at most MAX_ANNOUNCED_WAIT_MS), so a rate limit's retries are not spent before it resets; after the
+ * last retry, or for a failure retrying cannot fix, the job fails.
  */
-export function afterNetworkFailure(failure: JobFailure & { retryable: boolean }, attempts: number, now: number, settings: JobPolicySettings): Retry | Failed {
+export function afterNetworkFailure(
+  failure: JobFailure & { retryable: boolean; retryAfterMs?: number | undefined },
+  attempts: number,
+  now: number,
+  settings: JobPolicySettings,
+): Retry | Failed {
   if (failure.retryable && attempts <= settings.retryDelaysMs.length) {
-    return { next: 'queued', code: failure.code, message: failure.message, runAt: now + (settings.retryDelaysMs[attempts - 1] ?? 0) };
+    const scheduled = settings.retryDelaysMs[attempts - 1] ?? 0;
+    const announced = Math.min(failure.retryAfterMs ?? 0, MAX_ANNOUNCED_WAIT_MS);
+    return { next: 'queued', code: failure.code, message: failure.message, runAt: now + Math.max(scheduled, announced) };
   }
   return failed(failure);
 }

@@ -10,6 +10,14 @@ export function failure(code: JobErrorCode, retryable = false, message: string =
 }
 
 /**
+ * `f` with the wait the network announced (a rate limit's reset, in ms from now), when `f` is retried and the
+ * wait is known; the worker's retry then comes no sooner.
+ */
+export function waitingFor(f: NetworkFailure, waitMs: number | null): NetworkFailure {
+  return f.retryable && waitMs !== null && waitMs > 0 ? { ...f, retryAfterMs: waitMs } : f;
+}
+
+/**
  * One row of a network's error table (spec 7.4): which failures it sorts, and into what. `E` is what the
  * network's parser reads out of an answer (a Graph error, a Google error, a LinkedIn error).
  */

@@ -1,5 +1,5 @@
 import type { NetworkFailure, PublishRequest } from '../adapter.js';
-import { classify, type ErrorRow, failure } from '../kit/failure.js';
+import { classify, type ErrorRow, failure, waitingFor } from '../kit/failure.js';
 import { logFailedAnswer, send } from '../kit/http.js';
 import { obj, parseJson, str } from '../kit/json.js';
 import type { MediaSource } from '../media-source.js';
@@ -50,7 +50,7 @@ export async function exchange(
   const info = pinterestErrorInfo(answer.status, answer.text, answer.headers, deps.now());
   const sorted = classify(table, info);
   logFailedAnswer(deps, { network: 'pinterest', call }, answer, { row: sorted.row, code: info.code });
-  return { ok: false, status: answer.status, info, failure: sorted.failure };
+  return { ok: false, status: answer.status, info, failure: waitingFor(sorted.failure, info.retryAfterMs) };
 }
 
 /** A bearer call on the v5 API; `path` starts with `/` and is relative to the configured base. */

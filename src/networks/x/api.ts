@@ -1,5 +1,5 @@
 import type { NetworkFailure, PublishRequest } from '../adapter.js';
-import { classify, type ErrorRow, failure, rowFor } from '../kit/failure.js';
+import { classify, type ErrorRow, failure, rowFor, waitingFor } from '../kit/failure.js';
 import { logFailedAnswer, send } from '../kit/http.js';
 import { isRecord, type Json, list, num, obj, parseJson, str } from '../kit/json.js';
 import type { MediaSource } from '../media-source.js';
@@ -58,10 +58,11 @@ export async function exchange(deps: NetworkDeps, call: string, url: string, ini
     const body = parseJson(answer.text);
     return { ok: true, status: answer.status, headers: answer.headers, body: isRecord(body) ? body : {} };
   }
-  const info = xErrorInfo(answer.status, answer.text, answer.headers);
+  const info = xErrorInfo(answer.status, answer.text, answer.headers, deps.now());
   const sorted = classify(table, info);
   logFailedAnswer(deps, { network: 'x', call }, answer, { row: sorted.row });
-  return { ok: false, status: answer.status, info, row: sorted.row, failure: sorted.failure };
+  // A 429 in the 15-minute window is retried once the window resets, not on the shorter retry schedule.
+  return { ok: false, status: answer.status, info, row: sorted.row, failure: waitingFor(sorted.failure, info.status === 429 ? info.resetInMs : null) };
 }
 
 /** A call on the API as the connected user: bearer token, JSON body when given. */

@@ -19,6 +19,8 @@ export interface XErrorInfo {
   reason: string;
   /** The 24-hour user or app limit is used up (`x-user-limit-24hour-remaining` / `x-app-limit-24hour-remaining` at 0). */
   dailyLimitUsed: boolean;
+  /** Ms until the 15-minute window resets (`x-rate-limit-reset`); null when not given. */
+  resetInMs: number | null;
 }
 
 const status = (...codes: number[]) => (e: XErrorInfo) => codes.includes(e.status);
@@ -48,7 +50,7 @@ export const X_ERROR_TABLE: readonly ErrorRow<XErrorInfo>[] = [
   },
   { name: '429 usage cap exceeded (usage-capped)', matches: (e) => e.status === 429 && (e.type === 'usage-capped' || says(/usage ?cap/i)(e)), code: 'quota_exceeded', retryable: false },
   { name: '429 with the 24-hour user or app limit used up', matches: (e) => e.status === 429 && e.dailyLimitUsed, code: 'quota_exceeded', retryable: false },
-  // The 15-minute windows reset within the retry schedule.
+  // The 15-minute window's reset (x-rate-limit-reset) is waited for: the retry comes after it (api.ts).
   { name: '429 rate limit (15-minute window)', matches: status(429), code: 'upstream_5xx', retryable: true },
   {
     name: '403 duplicate content',
@@ -107,11 +109,12 @@ export const X_OAUTH_ERROR_TABLE: readonly ErrorRow<XErrorInfo>[] = [
 ];
 
 /** Reads an answer into the fields the tables match on. */
-export function xErrorInfo(httpStatus: number, body: string, headers: Headers = new Headers()): XErrorInfo {
+export function xErrorInfo(httpStatus: number, body: string, headers: Headers = new Headers(), now = 0): XErrorInfo {
   const dailyLimitUsed = ['x-user-limit-24hour-remaining', 'x-app-limit-24hour-remaining'].some((h) => headers.get(h)?.trim() === '0');
+  const resetInMs = resetIn(headers, now);
   const o = jsonObject(body);
   // Not JSON (an HTML page from the edge): match on the raw text.
-  if (!o) return { status: httpStatus, type: '', title: '', text: body, reason: '', dailyLimitUsed };
+  if (!o) return { status: httpStatus, type: '', title: '', text: body, reason: '', dailyLimitUsed, resetInMs };
   const first = list(o.errors).find(isRecord) ?? {};
   const problemType = str(o.type) ?? str(first.type) ?? '';
   return {
@@ -121,7 +124,15 @@ export function xErrorInfo(httpStatus: number, body: string, headers: Headers = 
     text: str(o.detail) ?? str(o.error_description) ?? str(first.detail) ?? str(first.message) ?? str(o.message) ?? '',
     reason: str(o.reason) ?? str(obj(first).reason) ?? '',
     dailyLimitUsed,
+    resetInMs,
   };
+}
+
+/** `x-rate-limit-reset` (epoch seconds, the end of the 15-minute window) as ms from `now`; null when absent. */
+function resetIn(headers: Headers, now: number): number | null {
+  const raw = headers.get('x-rate-limit-reset')?.trim();
+  if (!raw || !/^\d+$/.test(raw)) return null;
+  return Math.max(0, Number(raw) * 1000 - now);
 }
 
 export const X_NETWORK_FAILURE: NetworkFailure = failure('upstream_5xx', true, 'X did not answer in time or the connection failed. The job is retried automatically.');
