@@ -555,7 +555,8 @@ describe('Mastodon error table (spec 7.4)', () => {
     {
       row: '429 rate limit that resets within minutes',
       arrange: () => statusesFail(429, { error: 'Too many requests' }, { 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': new Date(clock + 90_000).toISOString() })(),
-      expected: { ok: false, code: 'quota_exceeded', retryable: true },
+      // The retry waits for the announced reset.
+      expected: { ok: false, code: 'quota_exceeded', retryable: true, retryAfterMs: 90_000 },
     },
     {
       row: '429 rate limit that resets later (or says not when)',

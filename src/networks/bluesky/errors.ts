@@ -17,19 +17,26 @@ export interface XrpcErrorInfo {
   message: string;
   /** Epoch ms from the `ratelimit-reset` header (epoch seconds), when present. */
   resetAt: number | null;
+  /** Ms from now until `resetAt`; null when not given. */
+  resetInMs: number | null;
 }
 
-/** Reads status, body and headers into the fields the tables match on. */
-export function xrpcErrorInfo(status: number, body: string, headers: Headers = new Headers()): XrpcErrorInfo {
+/** Reads status, body and headers into the fields the tables match on; `now` places the reset. */
+export function xrpcErrorInfo(status: number, body: string, headers: Headers = new Headers(), now = 0): XrpcErrorInfo {
   const o = jsonObject(body);
   const reset = Number(headers.get('ratelimit-reset'));
+  const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : null;
   return {
     status,
     error: str(o?.error) ?? '',
     message: o ? (str(o.message) ?? '') : body,
-    resetAt: Number.isFinite(reset) && reset > 0 ? reset * 1000 : null,
+    resetAt,
+    resetInMs: resetAt === null ? null : Math.max(0, resetAt - now),
   };
 }
+
+/** Up to this long, a rate limit's announced reset is waited for and the job retried (the hourly write points). */
+const RESET_WORTH_WAITING_MS = 3_600_000;
 
 const named =
   (...names: string[]) =>
@@ -77,6 +84,14 @@ export const BLUESKY_ERROR_TABLE: readonly ErrorRow<XrpcErrorInfo>[] = [
   },
   { name: 'ExpiredToken / InvalidToken / AuthRequired (401)', matches: (e) => named(...TOKEN_REFUSED)(e) || e.status === 401, code: 'token_expired', retryable: false },
   // Per-account write points (5,000 an hour, 35,000 a day) or the per-IP request budget; RateLimit-Reset says when.
+  // A reset within the hour is waited for (the retry comes after it); a later one fails the job, saying when.
+  {
+    name: 'RateLimitExceeded (429) that resets within the hour',
+    matches: (e) => (e.status === 429 || e.error === 'RateLimitExceeded') && e.resetInMs !== null && e.resetInMs <= RESET_WORTH_WAITING_MS,
+    code: 'quota_exceeded',
+    retryable: true,
+    message: "Bluesky's rate limit for this account was reached; the job is retried once it resets.",
+  },
   { name: RATE_LIMIT_ROW, matches: (e) => e.status === 429 || e.error === 'RateLimitExceeded', code: 'quota_exceeded', retryable: false },
   // Before the daily-limit row: a refused account's limits answer carries our VideoUploadLimit name too.
   {

@@ -87,7 +87,7 @@ async function serviceToken(ctx: Ctx, aud: string, lxm: string, expSeconds?: num
 
 /** A refusal of the video service, sorted like any error (its `error` and `message` are matched, never shown). */
 function refusal(status: number, body: Json): NetworkFailure {
-  return classifyXrpc(BLUESKY_ERROR_TABLE, { status, error: str(body.error) ?? '', message: str(body.message) ?? '', resetAt: null }).failure;
+  return classifyXrpc(BLUESKY_ERROR_TABLE, { status, error: str(body.error) ?? '', message: str(body.message) ?? '', resetAt: null, resetInMs: null }).failure;
 }
 
 /** The job status of an answer: the lexicon wraps it in `jobStatus`; the live service sends it bare (atproto#3026). */

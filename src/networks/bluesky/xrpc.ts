@@ -1,7 +1,7 @@
 import type { NetworkFailure } from '../adapter.js';
 import { watchedUserHostFetch } from '../kit/user-host.js';
 import type { ErrorRow } from '../kit/failure.js';
-import { failure } from '../kit/failure.js';
+import { failure, waitingFor } from '../kit/failure.js';
 import { logFailedAnswer, send } from '../kit/http.js';
 import { type Json, jsonObject } from '../kit/json.js';
 import type { NetworkDeps } from '../network-deps.js';
@@ -76,12 +76,12 @@ export async function xrpc(deps: NetworkDeps, x: XrpcCall): Promise<XrpcReply> {
     const info = xrpcErrorInfo(502, '');
     return { ok: false, status: 502, info, row: 'unreadable success', failure: failure('upstream_5xx', true), body: null };
   }
-  const info = watched.blocked() ? { ...xrpcErrorInfo(0, ''), error: OUTBOUND_BLOCKED } : xrpcErrorInfo(answer.status, answer.text, answer.headers);
+  const info = watched.blocked() ? { ...xrpcErrorInfo(0, ''), error: OUTBOUND_BLOCKED } : xrpcErrorInfo(answer.status, answer.text, answer.headers, deps.now());
   const sorted = classifyXrpc(table, info);
   if (watched.blocked()) deps.log(`${NETWORK}: address refused`, { call, row: sorted.row });
   if (answer.status !== 0) logFailedAnswer({ fetch: deps.userHostFetch, log: deps.log }, { network: NETWORK, call }, answer, { row: sorted.row, error: info.error });
   // The parsed body goes back too: the video service answers a known video with an error that carries its job.
-  return { ok: false, status: answer.status, info, row: sorted.row, failure: sorted.failure, body: jsonObject(answer.text) };
+  return { ok: false, status: answer.status, info, row: sorted.row, failure: waitingFor(sorted.failure, info.resetInMs), body: jsonObject(answer.text) };
 }
 
 /** An answer without a field we need: logged, and our own sentence returned. */

@@ -1,6 +1,6 @@
 import type { NetworkFailure } from '../adapter.js';
 import { watchedUserHostFetch } from '../kit/user-host.js';
-import { classify, type ErrorRow, failure } from '../kit/failure.js';
+import { classify, type ErrorRow, failure, waitingFor } from '../kit/failure.js';
 import { logFailedAnswer, send } from '../kit/http.js';
 import { parseJson } from '../kit/json.js';
 import type { NetworkDeps } from '../network-deps.js';
@@ -78,7 +78,8 @@ export async function call(deps: NetworkDeps, c: Call): Promise<Reply> {
   const sorted = classify(c.table ?? MASTODON_ERROR_TABLE, info);
   if (answer.status !== 0) logFailedAnswer(deps, { network: 'mastodon', call: callName }, answer, { row: sorted.row });
   else deps.log('mastodon: no answer sorted', { call: callName, row: sorted.row });
-  return { ok: false, status: answer.status, info, failure: sorted.failure };
+  // A rate limit retried once it resets waits for the reset the server announced (X-RateLimit-Reset).
+  return { ok: false, status: answer.status, info, failure: waitingFor(sorted.failure, info.status === 429 ? info.resetInMs : null) };
 }
 
 /** A 2xx whose body lacks what the docs promise: logged, and failed in our words. */
