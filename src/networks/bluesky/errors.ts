@@ -35,6 +35,8 @@ export function xrpcErrorInfo(status: number, body: string, headers: Headers = n
   };
 }
 
+const rateLimited = (e: XrpcErrorInfo) => e.status === 429 || e.error === 'RateLimitExceeded';
+
 /** Up to this long, a rate limit's announced reset is waited for and the job retried (the hourly write points). */
 const RESET_WORTH_WAITING_MS = 3_600_000;
 
@@ -87,12 +89,12 @@ export const BLUESKY_ERROR_TABLE: readonly ErrorRow<XrpcErrorInfo>[] = [
   // A reset within the hour is waited for (the retry comes after it); a later one fails the job, saying when.
   {
     name: 'RateLimitExceeded (429) that resets within the hour',
-    matches: (e) => (e.status === 429 || e.error === 'RateLimitExceeded') && e.resetInMs !== null && e.resetInMs <= RESET_WORTH_WAITING_MS,
+    matches: (e) => rateLimited(e) && e.resetInMs !== null && e.resetInMs <= RESET_WORTH_WAITING_MS,
     code: 'quota_exceeded',
     retryable: true,
     message: "Bluesky's rate limit for this account was reached; the job is retried once it resets.",
   },
-  { name: RATE_LIMIT_ROW, matches: (e) => e.status === 429 || e.error === 'RateLimitExceeded', code: 'quota_exceeded', retryable: false },
+  { name: RATE_LIMIT_ROW, matches: rateLimited, code: 'quota_exceeded', retryable: false },
   // Before the daily-limit row: a refused account's limits answer carries our VideoUploadLimit name too.
   {
     name: 'video upload not allowed for the account (unconfirmed e-mail, too new)',
@@ -175,7 +177,7 @@ export const BLUESKY_SESSION_ERROR_TABLE: readonly ErrorRow<XrpcErrorInfo>[] = [
   },
   {
     name: 'RateLimitExceeded (429: 30 sign-ins per 5 minutes, 300 a day)',
-    matches: (e) => e.status === 429 || e.error === 'RateLimitExceeded',
+    matches: rateLimited,
     code: 'quota_exceeded',
     retryable: false,
     message: 'Bluesky limits sign-ins per account (30 per 5 minutes, 300 a day). Try again later.',
