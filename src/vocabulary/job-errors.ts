@@ -34,7 +34,7 @@ export const CONFIRMATION_ERROR_CODES: readonly JobErrorCode[] = ['confirmacao_e
 export const JOB_ERROR_MESSAGES: Record<JobErrorCode, string> = {
   token_expired: 'The connection to the network expired. Reconnect it; jobs on it fail until then.',
   permission_revoked: 'The account removed the permissions this service needs. Reconnect it.',
-  media_unsupported_format: 'The network refused the media format. Use JPEG or PNG for photos and MP4 for video (9:16 for reels and shorts).',
+  media_unsupported_format: 'The network refused the media format. Use JPEG for photos and MP4 (H.264) for video, which every network takes (9:16 for reels and shorts).',
   media_too_large: 'The file is over the network limit.',
   quota_exceeded: "The account reached the network's own publishing quota; it usually resets at midnight UTC.",
   upstream_5xx: 'The network kept failing on its side after automatic retries.',
