@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/core/principal.js';
 import { textLengthOn } from '../../src/vocabulary/platforms.js';
-import { CHROMIUM, openWatchedPage } from '../support/browser.js';
+import { CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -28,10 +28,7 @@ describe.runIf(existsSync(CHROMIUM))('live character counters count as each netw
       await services.connections.createSandbox(principal, ws.workspace_id, brand.id, { platform_slug, mode: 'sandbox', name: `Acme ${platform_slug}` });
     }
     ({ browser, page, problems } = await openWatchedPage({ width: 1280, height: 900 }));
-    await page.goto(`${server.service.baseUrl}/dashboard/sign-in`);
-    await page.getByLabel('API key').fill(ws.api_key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/dashboard$/);
+    await signIn(page, server.service.baseUrl, ws.api_key);
   }, 60_000);
 
   afterAll(async () => {

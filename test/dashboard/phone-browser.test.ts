@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Principal } from '../../src/core/principal.js';
-import { CHROMIUM, launchChromium } from '../support/browser.js';
+import { CHROMIUM, launchChromium, signIn } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -50,10 +50,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard at phone width', () => {
     await server.settle();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: WIDTH, height: 844 } });
-    await page.goto(`${server.service.baseUrl}/dashboard/sign-in`);
-    await page.getByLabel('API key').fill(ws.api_key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/dashboard$/);
+    await signIn(page, server.service.baseUrl, ws.api_key);
   }, 90_000);
 
   afterAll(async () => {

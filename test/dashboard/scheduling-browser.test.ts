@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Content } from '../../src/core/contents/contents.schema.js';
 import type { Principal } from '../../src/core/principal.js';
-import { auditPage, CHROMIUM, openWatchedPage } from '../support/browser.js';
+import { auditPage, CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -61,10 +61,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', (
   const day = (date: string) => page.locator('li.day', { has: page.locator(`h3#day-${date}`) });
 
   it('signs in', async () => {
-    await page.goto(`${base()}/dashboard/sign-in`);
-    await page.getByLabel('API key').fill(ws.api_key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/dashboard$/);
+    await signIn(page, base(), ws.api_key);
   });
 
   it('compose: Schedule shows the date and time in the brand’s zone and schedules the post', async () => {

@@ -39,6 +39,14 @@ export async function watchPage(browser: Browser, viewport: { width: number; hei
   return { page, problems };
 }
 
+/** Signs `page` in to the dashboard at `baseUrl` with an API key, as a person does, and waits for the overview. */
+export async function signIn(page: Page, baseUrl: string, apiKey: string): Promise<void> {
+  await page.goto(`${baseUrl}/dashboard/sign-in`);
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/dashboard$/);
+}
+
 /** A browser of its own with one watched page (see `watchPage`). */
 export async function openWatchedPage(viewport: { width: number; height: number }): Promise<{ browser: Browser; page: Page; problems: string[] }> {
   const browser = await launchChromium();
