@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findConnectionById } from '../../db/repositories/connections.repo.js';
+import { type ConnectionRow, findConnectionById } from '../../db/repositories/connections.repo.js';
 import { findContentById } from '../../db/repositories/contents.repo.js';
 import { type JobRow, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
@@ -18,19 +18,28 @@ export interface JobRequestDeps {
   publicMediaUrl(mediaId: string): string;
 }
 
+/** A run's request, and its connection as read for it (after its credentials were fetched). */
+export interface JobRequest {
+  request: PublishRequest;
+  connection: ConnectionRow;
+}
+
 /**
  * What the network adapter is given for one run of `job` under `lease`: its target's text from the content's
  * stored request, its media, the connection and its credentials (live and active only), and the progress an
  * earlier run saved. Null when the content or the connection is gone.
  */
-export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, lease: string): Promise<PublishRequest | null> {
+export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, lease: string): Promise<JobRequest | null> {
   const { db, clock } = deps;
-  const [content, conn] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
-  if (!content || !conn) return null;
+  const [content, found] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
+  if (!content || !found) return null;
+  let conn = found;
   const credentials = conn.mode === 'live' && conn.status === 'active' ? await deps.credentialsFor(conn.id) : null;
+  // No credentials for an active live connection: getting them may have just expired it (a refused refresh).
+  if (conn.mode === 'live' && conn.status === 'active' && credentials === null) conn = (await findConnectionById(db, job.connectionId)) ?? conn;
   const stored = parseStoredRequest(content.request);
   const target = stored.targets.find((t) => t.platform === job.platformSlug);
-  return {
+  const request: PublishRequest = {
     jobId: job.id,
     attempt: job.attempts,
     platform: job.platformSlug as PlatformSlug,
@@ -53,4 +62,5 @@ export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, lease: 
     saveProgress: (progress) =>
       updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), locked_until: clock.now() + deps.leaseMs, updated_at: clock.now() }),
   };
+  return { request, connection: conn };
 }

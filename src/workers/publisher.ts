@@ -17,7 +17,7 @@ import {
   publishDeadline,
   unknownSizeMediaRefused,
 } from '../core/jobs/job-policy.js';
-import { refreshContentOutcome } from '../core/jobs/outcome.js';
+import { keepContentPublishing, refreshContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
@@ -119,11 +119,16 @@ export function createPublisher(deps: PublisherDeps) {
     return q;
   };
 
-  async function write(job: JobRow, lease: string, changes: JobUpdate, refreshOutcome = false): Promise<boolean> {
+  /**
+   * Writes a step under the lease. `content` says what the step means for its content: `final`, the outcome is
+   * recomputed from every job; `unfinished`, this job is not final, so the content is simply publishing.
+   */
+  async function write(job: JobRow, lease: string, changes: JobUpdate, content?: 'final' | 'unfinished'): Promise<boolean> {
     const now = clock.now();
     return transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
-      if (ok && refreshOutcome) await refreshContentOutcome(tx, job.contentId, now);
+      if (ok && content === 'final') await refreshContentOutcome(tx, job.contentId, now);
+      else if (ok && content === 'unfinished') await keepContentPublishing(tx, job.contentId, now);
       return ok;
     });
   }
@@ -192,7 +197,7 @@ export function createPublisher(deps: PublisherDeps) {
             confirm_checks,
             ...release,
           },
-          true,
+          'final',
         );
         // Only a written outcome counts: a run whose lease was taken over wrote nothing (B-10).
         if (written) deps.onFinal?.(job.platformSlug, 'published', null);
@@ -211,11 +216,12 @@ export function createPublisher(deps: PublisherDeps) {
   }
 
   async function process(job: JobRow, lease: string): Promise<void> {
-    const req = await buildJobRequest(requestDeps, job, lease);
-    if (!req) {
+    const built = await buildJobRequest(requestDeps, job, lease);
+    if (!built) {
       await fail(job, lease, nothingToPublish());
       return;
     }
+    const req = built.request;
     const adapter = deps.adapterFor(req.connection.mode, req.platform);
     if (job.status === 'confirming' || job.status === 'failed') {
       await confirm(job, lease, req, adapter);
@@ -224,8 +230,7 @@ export function createPublisher(deps: PublisherDeps) {
 
     let containerId = job.externalContainerId;
     if (containerId === null) {
-      const conn = await findConnectionById(db, job.connectionId);
-      const refused = beforeSubmit(conn ?? null, req.credentials !== null);
+      const refused = beforeSubmit(built.connection, req.credentials !== null);
       if (refused) {
         await fail(job, lease, refused);
         return;
@@ -274,7 +279,7 @@ export function createPublisher(deps: PublisherDeps) {
       error_message: null,
       run_at: confirming.runAt,
       ...release,
-    }, true);
+    }, 'unfinished');
   }
 
   async function run(h: Held): Promise<void> {
