@@ -77,9 +77,11 @@ interface Held {
   lease: string;
   /** The row as claimed (the run starts from it). */
   job: JobRow;
+  /** When the claim's lease runs out, unless renewed. */
+  lockedUntil: number;
   started: boolean;
   /** A newer claim of the same job by this worker while it was running: run again after, from that row. */
-  next: { lease: string; job: JobRow } | null;
+  next: { lease: string; job: JobRow; lockedUntil: number } | null;
 }
 
 /**
@@ -288,7 +290,10 @@ export function createPublisher(deps: PublisherDeps) {
       // The lease covers the run, not the wait in the connection's queue (ARCHITECTURE decision 5, B-10): take it
       // now, conditionally on the claim token. If another worker re-claimed the job meanwhile, this claim is
       // stale and the run does nothing — no network call, no write.
-      const taken = await renewLease(db, h.id, h.lease, clock.now() + settings.leaseMs);
+      // A claim still fresh needs no take: no other worker can have claimed a job whose lease has not run out,
+      // and the first renewal comes before it does, with a third of a lease to spare.
+      const fresh = h.lockedUntil - clock.now() >= settings.leaseMs - renewEveryMs;
+      const taken = fresh || (await renewLease(db, h.id, h.lease, clock.now() + settings.leaseMs));
       if (!taken) {
         logger.debug({ job_id: h.id }, 'job was claimed by another worker while it waited; skipped');
         return;
@@ -303,7 +308,7 @@ export function createPublisher(deps: PublisherDeps) {
       logger.error({ err, job_id: h.id }, 'job run failed; it will be retried when its lease ends');
     } finally {
       held.delete(h.id);
-      if (h.next && !loop.stopping) enqueue({ id: h.id, lease: h.next.lease, job: h.next.job, started: false, next: null });
+      if (h.next && !loop.stopping) enqueue({ id: h.id, ...h.next, started: false, next: null });
       else if (h.next) await releaseLease(db, h.id, h.next.lease).catch(() => undefined);
       loop.refill();
     }
@@ -319,12 +324,13 @@ export function createPublisher(deps: PublisherDeps) {
     const jobs = await claimDueJobs(db, deps.dialect, c);
     for (const job of jobs) {
       const mine = held.get(job.id);
-      if (mine === undefined) enqueue({ id: job.id, lease: c.lease, job, started: false, next: null });
+      const claimed = { lease: c.lease, job, lockedUntil: c.lockedUntil };
+      if (mine === undefined) enqueue({ id: job.id, ...claimed, started: false, next: null });
       // Our own entry, still waiting, whose claim ran out: it keeps its place and runs under the new claim,
       // from the row as it is now (another worker may have moved the job on meanwhile).
-      else if (!mine.started) Object.assign(mine, { lease: c.lease, job });
+      else if (!mine.started) Object.assign(mine, claimed);
       // Running here with a lapsed lease (renewals failed): its writes now fail; run again once it has stopped.
-      else mine.next = { lease: c.lease, job };
+      else mine.next = claimed;
     }
     return jobs.length;
   }
