@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type ConnectionRow, findConnectionById } from '../../db/repositories/connections.repo.js';
-import { findContentById } from '../../db/repositories/contents.repo.js';
+import type { ContentRow } from '../../db/repositories/contents.repo.js';
 import { type JobRow, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -26,13 +26,16 @@ export interface JobRequest {
 
 /**
  * What the network adapter is given for one run of `job` under `lease`: its target's text from the content's
- * stored request, its media, the connection and its credentials (live and active only), and the progress an
- * earlier run saved. Null when the content or the connection is gone.
+ * stored request (`content`, read when the job was claimed: a publishing content's request no longer changes),
+ * its media, the connection and its credentials (live and active only), and the progress an earlier run saved.
+ * Null when the content or the connection is gone.
  */
-export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, lease: string): Promise<JobRequest | null> {
+export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, content: ContentRow | undefined, lease: string): Promise<JobRequest | null> {
   const { db, clock } = deps;
-  const [content, found] = await Promise.all([findContentById(db, job.contentId), findConnectionById(db, job.connectionId)]);
-  if (!content || !found) return null;
+  if (!content) return null;
+  // Read at every run: the connection may have been deactivated or expired since the job was claimed.
+  const found = await findConnectionById(db, job.connectionId);
+  if (!found) return null;
   let conn = found;
   const credentials = conn.mode === 'live' && conn.status === 'active' ? await deps.credentialsFor(conn.id) : null;
   // No credentials for an active live connection: getting them may have just expired it (a refused refresh).

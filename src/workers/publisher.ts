@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { findConnectionById, transitionConnection } from '../../db/repositories/connections.repo.js';
+import { type ContentRow, findContentsByIds } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -79,9 +80,11 @@ interface Held {
   job: JobRow;
   /** When the claim's lease runs out, unless renewed. */
   lockedUntil: number;
+  /** The job's content, read with the claim (undefined when it is gone). */
+  content: ContentRow | undefined;
   started: boolean;
   /** A newer claim of the same job by this worker while it was running: run again after, from that row. */
-  next: { lease: string; job: JobRow; lockedUntil: number } | null;
+  next: Pick<Held, 'lease' | 'job' | 'lockedUntil' | 'content'> | null;
 }
 
 /**
@@ -217,8 +220,8 @@ export function createPublisher(deps: PublisherDeps) {
     }
   }
 
-  async function process(job: JobRow, lease: string): Promise<void> {
-    const built = await buildJobRequest(requestDeps, job, lease);
+  async function process(job: JobRow, content: ContentRow | undefined, lease: string): Promise<void> {
+    const built = await buildJobRequest(requestDeps, job, content, lease);
     if (!built) {
       await fail(job, lease, nothingToPublish());
       return;
@@ -300,7 +303,7 @@ export function createPublisher(deps: PublisherDeps) {
       }
       const stopRenewing = keepJobLease({ db, clock, logger, leaseMs: settings.leaseMs, renewEveryMs, maxRunMs: settings.publishDeadlineMs }, h.id, h.lease);
       try {
-        await process(h.job, h.lease);
+        await process(h.job, h.content, h.lease);
       } finally {
         stopRenewing();
       }
@@ -322,9 +325,10 @@ export function createPublisher(deps: PublisherDeps) {
   /** Queues the jobs of one claim; returns how many were claimed. */
   async function claim(c: Claim): Promise<number> {
     const jobs = await claimDueJobs(db, deps.dialect, c);
+    const contents = await findContentsByIds(db, jobs.map((j) => j.contentId));
     for (const job of jobs) {
       const mine = held.get(job.id);
-      const claimed = { lease: c.lease, job, lockedUntil: c.lockedUntil };
+      const claimed = { lease: c.lease, job, lockedUntil: c.lockedUntil, content: contents.get(job.contentId) };
       if (mine === undefined) enqueue({ id: job.id, ...claimed, started: false, next: null });
       // Our own entry, still waiting, whose claim ran out: it keeps its place and runs under the new claim,
       // from the row as it is now (another worker may have moved the job on meanwhile).
