@@ -3,13 +3,15 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { namingStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export type DatabaseTarget =
   | { dialect: 'sqlite'; file: string }
-  | { dialect: 'postgres'; connectionString: string };
+  /** `preparedStatements: false` for a pooler in transaction mode that cannot keep them (default true). */
+  | { dialect: 'postgres'; connectionString: string; preparedStatements?: boolean };
 
 /**
  * better-sqlite3 with prepared statements kept for reuse. kysely calls `prepare` for
@@ -62,6 +64,6 @@ export function connect(target: DatabaseTarget, options: { poolSize?: number } =
   const pool = new pg.Pool({ connectionString: target.connectionString, max: options.poolSize ?? 10 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: target.preparedStatements === false ? pool : namingStatements(pool) }) });
   return { dialect: 'postgres', kysely, pool, close: () => kysely.destroy() };
 }

@@ -50,6 +50,7 @@ const envSchema = z.object({
       message: 'must start with sqlite:, file:, postgres:// or postgresql://',
     })
     .default('sqlite:./data/service.db'),
+  DATABASE_PREPARED_STATEMENTS: booleanText.default(true),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   SECRET_KEY: z
     .string()
@@ -330,9 +331,9 @@ export class ConfigError extends Error {
   }
 }
 
-function parseDatabaseUrl(url: string): DatabaseTarget {
+function parseDatabaseUrl(url: string, preparedStatements: boolean): DatabaseTarget {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return { dialect: 'postgres', connectionString: url };
+    return { dialect: 'postgres', connectionString: url, preparedStatements };
   }
   const file = url.replace(/^(sqlite|file):/, '');
   if (file.length === 0) {
@@ -385,7 +386,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(variable, `${variable} ${issue?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`);
   }
   const e = parsed.data;
-  const database = parseDatabaseUrl(e.DATABASE_URL);
+  const database = parseDatabaseUrl(e.DATABASE_URL, e.DATABASE_PREPARED_STATEMENTS);
   if (database.dialect === 'postgres' && e.SECRET_KEY === undefined) {
     throw new ConfigError('SECRET_KEY', 'SECRET_KEY is required when DATABASE_URL selects PostgreSQL');
   }
