@@ -33,8 +33,9 @@ export interface PublisherSettings extends JobPolicySettings {
   perConnection: number;
   /**
    * How long a claim holds a job. A run takes the lease when it starts (not when it was claimed: the wait in the
-   * per-connection queue is not covered) and renews it every `renewEveryMs` while it runs, so a run of any length
-   * keeps its job and a crashed worker's job is free again within this long.
+   * per-connection queue is not covered; a run starting within `renewEveryMs` of its claim still holds it) and
+   * renews it every `renewEveryMs` while it runs, so a run of any length keeps its job and a crashed worker's job
+   * is free again within this long.
    */
   leaseMs: number;
   /** How often a running job renews its lease; a third of `leaseMs` when unset. */
