@@ -80,14 +80,6 @@ export async function findContentsByIds(db: Kysely<Database>, ids: readonly stri
   return new Map(rows.map((r) => [r.id, toRow(r)]));
 }
 
-/** The outcome of a content's jobs reads it again, under its lock. */
-const byId = compiledOnce((db) => db.selectFrom('contents').selectAll().where('id', '=', ''));
-
-export async function findContentById(db: Kysely<Database>, id: string): Promise<ContentRow | undefined> {
-  const [r] = (await byId(db, [id])).rows;
-  return r && toRow(r);
-}
-
 export interface ContentPageQuery {
   status?: string | undefined;
   createdAfter?: number | undefined;
@@ -129,13 +121,16 @@ export async function markContentPublishing(db: Kysely<Database>, id: string, no
 }
 
 /**
- * Takes the content's row lock for the rest of the transaction (a no-op update works on both dialects), so
- * jobs finishing at the same time recompute the outcome one after another, each seeing the others' commits.
+ * Takes the content's row lock for the rest of the transaction (a no-op update works on both dialects) and
+ * returns the row as it is once locked, so jobs finishing at the same time recompute the outcome one after
+ * another, each seeing the others' commits. On PostgreSQL an update that waited for the lock returns the row
+ * as the other transaction committed it.
  */
-const lockById = compiledOnce((db) => db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', ''));
+const lockById = compiledOnce((db) => db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', '').returningAll());
 
-export async function lockContent(db: Kysely<Database>, id: string): Promise<void> {
-  await lockById(db, [id]);
+export async function lockContent(db: Kysely<Database>, id: string): Promise<ContentRow | undefined> {
+  const [r] = (await lockById(db, [id])).rows;
+  return r && toRow(r);
 }
 
 /** The statuses in which a content may still be edited, canceled or published now (issue 16). */

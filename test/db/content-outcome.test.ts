@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { findContentById } from '../../db/repositories/contents.repo.js';
+import { findContent } from '../../db/repositories/contents.repo.js';
 import { keepContentPublishing } from '../../src/core/jobs/outcome.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
@@ -12,25 +12,26 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
       body: { brand_id: brandId, content_type: 'text', text: 'hello', target_platforms: ['linkedin'] },
     });
     expect(res.status).toBe(201);
-    return res.body.content_id as string;
+    const id = res.body.content_id as string;
+    return { id, read: () => findContent(server().container.db.kysely, ws.workspace_id, id) };
   };
 
   it('a content already publishing is not written (updated_at unchanged)', async () => {
     const db = server().container.db.kysely;
-    const id = await created();
-    const before = await findContentById(db, id);
+    const { id, read } = await created();
+    const before = await read();
     expect(before?.status).toBe('publishing');
     await keepContentPublishing(db, id, (before?.updatedAt ?? 0) + 60_000);
-    expect(await findContentById(db, id)).toEqual(before);
+    expect(await read()).toEqual(before);
   });
 
   it('a content shown with a final outcome goes back to publishing, its completion cleared', async () => {
     const db = server().container.db.kysely;
-    const id = await created();
+    const { id, read } = await created();
     await db.updateTable('contents').set({ status: 'failed', completed_at: 5 }).where('id', '=', id).execute();
     const at = Date.now() + 60_000;
     await keepContentPublishing(db, id, at);
-    const after = await findContentById(db, id);
+    const after = await read();
     expect(after).toMatchObject({ status: 'publishing', completedAt: null, updatedAt: at });
   });
 });

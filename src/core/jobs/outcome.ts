@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findContentById, lockContent, markContentPublishing, updateContentStatus } from '../../../db/repositories/contents.repo.js';
+import { lockContent, markContentPublishing, updateContentStatus } from '../../../db/repositories/contents.repo.js';
 import { listJobsForContent } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { recordContentEvent } from '../events/events.js';
@@ -20,8 +20,7 @@ export function contentOutcome(jobStatuses: string[]): 'published' | 'partial' |
  * late correction (`corrected: true`, `previous_status`).
  */
 export async function refreshContentOutcome(tx: Kysely<Database>, contentId: string, now: number): Promise<void> {
-  await lockContent(tx, contentId);
-  const content = await findContentById(tx, contentId);
+  const content = await lockContent(tx, contentId);
   if (!content) return;
   const jobs = await listJobsForContent(tx, contentId);
   const outcome = contentOutcome(jobs.map((j) => j.status));
