@@ -25,7 +25,7 @@ import { keepJobLease } from './job-lease.js';
 import { buildJobRequest } from './job-request.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import type { PlatformSlug } from '../vocabulary/platforms.js';
-import type { Transact } from '../../db/transaction-batch.js';
+import { singleStatements, type Transact } from '../../db/transaction-batch.js';
 
 /** The worker's mechanics (concurrency, lease, polling) and the job policy's timings. */
 export interface PublisherSettings extends JobPolicySettings {
@@ -98,6 +98,7 @@ interface Held {
 export function createPublisher(deps: PublisherDeps) {
   const { db, clock, logger, settings } = deps;
   const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
+  const transactOne = singleStatements(db, deps.dialect, transact);
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
@@ -131,6 +132,7 @@ export function createPublisher(deps: PublisherDeps) {
    */
   async function write(job: JobRow, lease: string, changes: JobUpdate, content?: 'final' | 'unfinished'): Promise<boolean> {
     const now = clock.now();
+    if (content === undefined) return transactOne((tx) => updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now }));
     return transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
       if (ok && content === 'final') await refreshContentOutcome(tx, job.contentId, now);
