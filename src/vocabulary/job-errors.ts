@@ -1,3 +1,9 @@
+/**
+ * The longest wait a network's announced reset may impose on one retry (X's rate-limit windows are 15 minutes,
+ * Bluesky's write points reset hourly): a job waits for a reset up to this far off; a later one is not worth it.
+ */
+export const MAX_ANNOUNCED_WAIT_MS = 3_600_000;
+
 /** The spec's job error codes (7.4): what a network's answer can fail a job with. */
 export const NETWORK_ERROR_CODES = [
   'token_expired',

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { findConnectionById, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { type ContentRow, findContentsByIds } from '../../db/repositories/contents.repo.js';
+import { type ContentRow, findContentsByIds, markContentPublishing } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -18,7 +18,7 @@ import {
   publishDeadline,
   unknownSizeMediaRefused,
 } from '../core/jobs/job-policy.js';
-import { keepContentPublishing, refreshContentOutcome } from '../core/jobs/outcome.js';
+import { refreshContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
@@ -128,7 +128,8 @@ export function createPublisher(deps: PublisherDeps) {
 
   /**
    * Writes a step under the lease. `content` says what the step means for its content: `final`, the outcome is
-   * recomputed from every job; `unfinished`, this job is not final, so the content is simply publishing.
+   * recomputed from every job; `unfinished`, this job is not final, so the outcome can only be "publishing": one
+   * conditional update instead of the lock and the reads of the content and its jobs.
    */
   async function write(job: JobRow, lease: string, changes: JobUpdate, content?: 'final' | 'unfinished'): Promise<boolean> {
     const now = clock.now();
@@ -136,7 +137,7 @@ export function createPublisher(deps: PublisherDeps) {
     return transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
       if (ok && content === 'final') await refreshContentOutcome(tx, job.contentId, now);
-      else if (ok && content === 'unfinished') await keepContentPublishing(tx, job.contentId, now);
+      else if (ok && content === 'unfinished') await markContentPublishing(tx, job.contentId, now);
       return ok;
     });
   }

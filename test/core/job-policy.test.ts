@@ -11,13 +11,12 @@ import {
   expiresConnection,
   failed,
   type JobPolicySettings,
-  MAX_ANNOUNCED_WAIT_MS,
   nothingToPublish,
   publishDeadline,
   refunds,
   unknownSizeMediaRefused,
 } from '../../src/core/jobs/job-policy.js';
-import { JOB_ERROR_MESSAGES, type JobErrorCode, NETWORK_ERROR_CODES } from '../../src/vocabulary/job-errors.js';
+import { JOB_ERROR_MESSAGES, type JobErrorCode, MAX_ANNOUNCED_WAIT_MS, NETWORK_ERROR_CODES } from '../../src/vocabulary/job-errors.js';
 
 /**
  * The job policy as a table: inputs → decisions, with the edges (the last retry, a deadline exactly reached, the

@@ -1,6 +1,5 @@
 import { expect, it } from 'vitest';
-import { findContent } from '../../db/repositories/contents.repo.js';
-import { keepContentPublishing } from '../../src/core/jobs/outcome.js';
+import { findContent, markContentPublishing } from '../../db/repositories/contents.repo.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
 
@@ -21,7 +20,7 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const { id, read } = await created();
     const before = await read();
     expect(before?.status).toBe('publishing');
-    await keepContentPublishing(db, id, (before?.updatedAt ?? 0) + 60_000);
+    await markContentPublishing(db, id, (before?.updatedAt ?? 0) + 60_000);
     expect(await read()).toEqual(before);
   });
 
@@ -30,7 +29,7 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const { id, read } = await created();
     await db.updateTable('contents').set({ status: 'failed', completed_at: 5 }).where('id', '=', id).execute();
     const at = Date.now() + 60_000;
-    await keepContentPublishing(db, id, at);
+    await markContentPublishing(db, id, at);
     const after = await read();
     expect(after).toMatchObject({ status: 'publishing', completedAt: null, updatedAt: at });
   });

@@ -4,7 +4,7 @@
  * functions over values with the time passed in, as `core/webhooks/retry-policy.ts` is for deliveries: the
  * publisher worker claims, calls the network, asks here, and writes what it is told.
  */
-import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode, MAX_ANNOUNCED_WAIT_MS } from '../../vocabulary/job-errors.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../../vocabulary/platforms.js';
 
 /** The timings the policy works with (configuration: CONFIRM_*, LATE_CHECK_*, JOB_RETRY_DELAYS_MS, PUBLISH_DEADLINE_MS). */
@@ -114,9 +114,6 @@ export function unknownSizeMediaRefused(tooLarge: boolean): Failed {
       })
     : failed({ code: 'upstream_unknown', message: 'The media address could not be fetched.' });
 }
-
-/** The longest wait a network's announced reset may impose on one retry (X's rate-limit windows are 15 minutes). */
-export const MAX_ANNOUNCED_WAIT_MS = 3_600_000;
 
 /**
  * After a failed submit or publish that was attempt number `attempts` (1-based): a retryable failure is retried

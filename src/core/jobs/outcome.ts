@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { lockContent, markContentPublishing, updateContentStatus } from '../../../db/repositories/contents.repo.js';
+import { lockContent, updateContentStatus } from '../../../db/repositories/contents.repo.js';
 import { listJobsForContent } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { recordContentEvent } from '../events/events.js';
@@ -32,13 +32,4 @@ export async function refreshContentOutcome(tx: Kysely<Database>, contentId: str
   const previous = FINAL_CONTENT.has(content.status) ? content.status : null;
   await updateContentStatus(tx, contentId, outcome, now, now);
   await recordContentEvent(tx, { workspaceId: content.workspaceId, contentId, outcome, jobs, previousStatus: previous, now });
-}
-
-/**
- * `refreshContentOutcome` after a job moved to a status that is not final (queued, publishing, confirming): with
- * that job unfinished the outcome is null whatever the others are, so the content is publishing. One conditional
- * update instead of the lock, the content and its jobs read.
- */
-export async function keepContentPublishing(tx: Kysely<Database>, contentId: string, now: number): Promise<void> {
-  await markContentPublishing(tx, contentId, now);
 }

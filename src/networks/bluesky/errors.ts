@@ -1,6 +1,7 @@
 import type { NetworkFailure } from '../adapter.js';
 import { type Classified, classify, type ErrorRow, failure } from '../kit/failure.js';
 import { jsonObject, str } from '../kit/json.js';
+import { MAX_ANNOUNCED_WAIT_MS } from '../../vocabulary/job-errors.js';
 
 /**
  * A failed XRPC answer as the tables read it. Every atproto service answers errors as `{error, message}`
@@ -36,9 +37,6 @@ export function xrpcErrorInfo(status: number, body: string, headers: Headers = n
 }
 
 const rateLimited = (e: XrpcErrorInfo) => e.status === 429 || e.error === 'RateLimitExceeded';
-
-/** Up to this long, a rate limit's announced reset is waited for and the job retried (the hourly write points). */
-const RESET_WORTH_WAITING_MS = 3_600_000;
 
 const named =
   (...names: string[]) =>
@@ -89,7 +87,7 @@ export const BLUESKY_ERROR_TABLE: readonly ErrorRow<XrpcErrorInfo>[] = [
   // A reset within the hour is waited for (the retry comes after it); a later one fails the job, saying when.
   {
     name: 'RateLimitExceeded (429) that resets within the hour',
-    matches: (e) => rateLimited(e) && e.resetInMs !== null && e.resetInMs <= RESET_WORTH_WAITING_MS,
+    matches: (e) => rateLimited(e) && e.resetInMs !== null && e.resetInMs <= MAX_ANNOUNCED_WAIT_MS,
     code: 'quota_exceeded',
     retryable: true,
     message: "Bluesky's rate limit for this account was reached; the job is retried once it resets.",
