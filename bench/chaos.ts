@@ -155,6 +155,8 @@ export async function runChaos(options: {
     CONFIRM_INTERVAL_MS: '100',
     WORKER_POLL_MS: '25',
     JOB_LEASE_MS: '3000',
+    // The requests in flight in the killed process hold their keys this long before a retry may take them over.
+    IDEMPOTENCY_LEASE_MS: '3000',
     JOB_RETRY_DELAYS_MS: '100',
     RATE_LIMIT_PER_MINUTE: '1000000',
     WEBHOOK_TIMEOUT_MS: '3000',
@@ -166,13 +168,21 @@ export async function runChaos(options: {
   const db = connect({ dialect: 'postgres', connectionString: options.databaseUrl }, { poolSize: 2 });
   const procs: Proc[] = [];
   try {
+    // The first process migrates the database alone; the other two start while the workspace is set up.
     procs.push(await startProcess(envOf(0)));
-    procs.push(await startProcess(envOf(1)), await startProcess(envOf(2)));
-    const ws = JSON.parse(await cli(['workspace', 'create', '--name', 'chaos', '--json'], env)) as { workspace_id: string; api_key: string };
-    // The plan covers the first publications, credits the rest (modo automatico): both paths run under the kill.
-    await cli(['workspace', 'plan', '--workspace', ws.workspace_id, '--plan', 'free'], env);
-    // Enough for everything beyond the plan at the default prices (2 a publication, 1 a content).
-    await cli(['credits', 'grant', '--workspace', ws.workspace_id, '--amount', String((options.contents + scheduled) * (PLATFORMS.length * 2 + 1))], env);
+    const others = Promise.allSettled([startProcess(envOf(1)), startProcess(envOf(2))]);
+    let ws: { workspace_id: string; api_key: string };
+    try {
+      ws = JSON.parse(await cli(['workspace', 'create', '--name', 'chaos', '--json'], env)) as { workspace_id: string; api_key: string };
+      // The plan covers the first publications, credits the rest (modo automatico): both paths run under the kill.
+      await cli(['workspace', 'plan', '--workspace', ws.workspace_id, '--plan', 'free'], env);
+      // Enough for everything beyond the plan at the default prices (2 a publication, 1 a content).
+      await cli(['credits', 'grant', '--workspace', ws.workspace_id, '--amount', String((options.contents + scheduled) * (PLATFORMS.length * 2 + 1))], env);
+    } finally {
+      // Every process started is in `procs`, so the cleanup below stops it whatever failed.
+      for (const started of await others) if (started.status === 'fulfilled') procs.push(started.value);
+    }
+    for (const started of await others) if (started.status === 'rejected') throw started.reason;
     const call = async (p: Proc, method: string, path: string, body?: unknown, idempotencyKey?: string) => {
       const res = await fetch(`${p.url}/api/v1/workspaces/${ws.workspace_id}${path}`, {
         method,

@@ -69,6 +69,7 @@ const envSchema = z.object({
   LATE_CHECK_INTERVAL_MS: ms(600_000),
   LATE_CHECK_WINDOW_MS: ms(86_400_000),
   JOB_LEASE_MS: ms(60_000),
+  IDEMPOTENCY_LEASE_MS: ms(60_000),
   PUBLISH_DEADLINE_MS: ms(7_200_000),
   JOB_RETRY_DELAYS_MS: z
     .string()
@@ -137,6 +138,11 @@ export interface Config {
   /** Requests per minute per client address on the endpoints that take no credential. */
   openRateLimitPerMinute: number;
   bodyLimit: string;
+  /**
+   * How long an Idempotency-Key stays blocked after the process running its first request died: the holder
+   * renews it every quarter of this while it runs.
+   */
+  idempotencyLeaseMs: number;
   publisher: PublisherSettings;
   /** Scheduled contents: how late a due one may still start (SCHEDULE_GRACE_MS), and the worker's mechanics. */
   scheduler: SchedulerSettings & { graceMs: number };
@@ -369,6 +375,19 @@ function checkJobLease(leaseMs: number, sandboxDelayMs: number): void {
   }
 }
 
+const MIN_IDEMPOTENCY_LEASE_MS = 2_000;
+
+/** @throws ConfigError naming IDEMPOTENCY_LEASE_MS */
+function checkIdempotencyLease(leaseMs: number): number {
+  if (leaseMs < MIN_IDEMPOTENCY_LEASE_MS) {
+    throw new ConfigError(
+      'IDEMPOTENCY_LEASE_MS',
+      `IDEMPOTENCY_LEASE_MS must be at least ${MIN_IDEMPOTENCY_LEASE_MS} ms: a running request renews its key every quarter of it, and a shorter lease is lost to an ordinary pause (got ${leaseMs})`,
+    );
+  }
+  return leaseMs;
+}
+
 /**
  * Parses the environment into a `Config`.
  * @throws ConfigError naming the first variable whose value is unusable.
@@ -410,6 +429,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     openRateLimitPerMinute: e.OPEN_RATE_LIMIT_PER_MINUTE,
     bodyLimit: e.BODY_LIMIT.toLowerCase(),
+    idempotencyLeaseMs: checkIdempotencyLease(e.IDEMPOTENCY_LEASE_MS),
     publisher: {
       concurrency: e.WORKER_CONCURRENCY,
       perConnection: e.WORKER_PER_CONNECTION,

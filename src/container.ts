@@ -235,7 +235,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
         contents: createContentsService({
           ...deps,
           meters,
-          idempotency: createIdempotencyService({ ...deps, ...(options.idempotency ? { settings: options.idempotency } : {}) }),
+          idempotency: createIdempotencyService({
+            ...deps,
+            settings: { lockMs: config.idempotencyLeaseMs, heartbeatMs: config.idempotencyLeaseMs / 4, ...options.idempotency },
+          }),
           probeMedia: (url, signal) => probeMedia(url, net.policy, { dispatcher: net.dispatcher, signal }),
           wallet,
           transact,

@@ -402,7 +402,33 @@ describeEachDb('Idempotency claims in the database: fenced by the owner token, a
   });
 });
 
+describeEachDb(
+  'IDEMPOTENCY_LEASE_MS sets how long a key stays blocked after its holder died',
+  (server) => {
+    it('a request claims its key for the configured lease', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads']);
+      const body = { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'leased' };
+      const res = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, { key: ws.api_key, body, headers: { 'idempotency-key': 'L1' } });
+      expect(res.status).toBe(201);
+      // The clock stands still, so the claim's lease is exactly the setting past it.
+      expect(await lockedUntil(server().container.db.kysely, ws.workspace_id, 'L1')).toBe(server().container.clock.now() + 5_000);
+    });
+  },
+  { IDEMPOTENCY_LEASE_MS: '5000' },
+  () => ({ clock: new ManualClock(Date.UTC(2026, 10, 24, 9)) }),
+);
+
 describe('Idempotency settings', () => {
+  it('IDEMPOTENCY_LEASE_MS is 60 s by default, and under 2 s is a configuration error naming it', () => {
+    const base = { DATABASE_URL: 'sqlite::memory:', SECRET_KEY: TEST_SECRET_KEY };
+    expect(parseConfig(base).idempotencyLeaseMs).toBe(60_000);
+    expect(parseConfig({ ...base, IDEMPOTENCY_LEASE_MS: '2000' }).idempotencyLeaseMs).toBe(2_000);
+    expect(() => parseConfig({ ...base, IDEMPOTENCY_LEASE_MS: '1999' })).toThrow(
+      expect.objectContaining({ variable: 'IDEMPOTENCY_LEASE_MS', message: expect.stringMatching(/^IDEMPOTENCY_LEASE_MS must be at least 2000 ms/) }),
+    );
+  });
+
+
   it('the lease outlasts the media probe deadline several times over, and a few heartbeats fit in one lease', async () => {
     const { DEFAULT_IDEMPOTENCY_SETTINGS } = await import('../../src/core/idempotency/idempotency.service.js');
     const { MEDIA_PROBE_DEADLINE_MS } = await import('../../src/core/contents/content-plan.js');
