@@ -268,8 +268,10 @@ async function dispatcher(): Promise<void> {
     db.transaction(() => {
       for (let i = 0; i < n; i++) {
         const body = JSON.stringify({ id: `evt_${i}`, type: 'content.published', data: { content_id: `c${i}` } });
-        insert.run(`del_f${i}`, svc.ws, fast.id, `evt_${i}`, body, now, now, now);
-        if (slow) insert.run(`del_s${i}`, svc.ws, slow.id, `evt_${i}`, body, now, now, now);
+        // Ids that sort in the order they were made, as the service's own delivery ids do.
+        const seq = String(i).padStart(6, '0');
+        insert.run(`del_${seq}f`, svc.ws, fast.id, `evt_${i}`, body, now, now, now);
+        if (slow) insert.run(`del_${seq}s`, svc.ws, slow.id, `evt_${i}`, body, now, now, now);
       }
     })();
     db.close();

@@ -109,6 +109,21 @@ describeEachDb(
       expect(excerpt.startsWith('é0123456789')).toBe(true);
       expect(excerpt.length).toBeGreaterThan(2000);
     });
+
+    it('delivery ids lead with their creation time, so an endpoint\'s deliveries are stored in the order they were made', async () => {
+      const ws = await s().workspace();
+      const hook = await endpoint(s(), ws.api_key, ws.workspace_id, P('/ok'), ['content.published']);
+      const clock = s().container.clock as ManualClock;
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const sent = await s().request('POST', `/api/v1/workspaces/${ws.workspace_id}/webhooks/${hook.id}/test`, { key: ws.api_key });
+        expect(sent.body.id).toMatch(/^del_[0-9a-z]{20}$/);
+        ids.push(sent.body.id as string);
+        clock.advance(1);
+      }
+      expect([...ids].sort()).toEqual(ids);
+      expect(new Set(ids.map((id) => id.slice(0, 14))).size).toBe(5); // del_ and ten characters of time
+    });
   },
   { ALLOW_LOCAL_URLS: 'true' },
   () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),

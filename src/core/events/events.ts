@@ -5,7 +5,7 @@ import { subscribedWebhooks } from '../../../db/repositories/webhooks.repo.js';
 import type { JobRow } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { toIso } from '../clock.js';
-import { newId } from '../ids.js';
+import { newId, newTimeOrderedId } from '../ids.js';
 
 /** Spec 6.1. */
 export const EVENT_TYPES = ['content.published', 'content.partial', 'content.failed', 'connection.expired'] as const;
@@ -37,7 +37,7 @@ async function appendEvent(
   const endpoints = await subscribedWebhooks(tx, args.workspaceId, args.type);
   await insertDeliveries(
     tx,
-    endpoints.map((w) => ({ id: newId('del_'), workspaceId: args.workspaceId, webhookId: w.id, eventId: args.id, eventType: args.type, body, now: args.now })),
+    endpoints.map((w) => ({ id: newTimeOrderedId('del_', args.now), workspaceId: args.workspaceId, webhookId: w.id, eventId: args.id, eventType: args.type, body, now: args.now })),
   );
 }
 

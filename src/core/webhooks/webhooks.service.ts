@@ -13,7 +13,7 @@ import { checkSignature, type SignatureVerdict } from '../../webhooks/verify.js'
 import { type Clock, toIso } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ServiceError } from '../errors.js';
-import { newId, newSecret } from '../ids.js';
+import { newId, newSecret, newTimeOrderedId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { seal } from '../secret-box.js';
@@ -213,7 +213,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
       const type = input.event_type ?? (hook.enabledEvents[0] as Delivery['event_type'] | undefined) ?? 'content.published';
       const now = clock.now();
       const payload = testEventPayload({ eventId: newId('evt_'), type, workspaceId, now });
-      const id = newId('del_');
+      const id = newTimeOrderedId('del_', now);
       await insertDeliveries(db, [{ id, workspaceId, webhookId, eventId: payload.id, eventType: type, body: JSON.stringify(payload), now }]);
       return this.delivery(principal, workspaceId, id);
     },
