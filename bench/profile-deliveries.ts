@@ -71,7 +71,7 @@ async function run(upTo: string, beside: boolean): Promise<{ framesPerDelivery: 
       const records: AttemptRecord[] = claimed.map((d) => ({
         id: d.id,
         lease,
-        attemptId: newId('att_'),
+        attemptId: newTimeOrderedId('att_', now + done), // attempts are made one after another
         attempt: { deliveryId: d.id, number: 1, manual: false, at: now, httpStatus: 204, latencyMs: 1, error: null, responseExcerpt: null },
         status: 'delivered',
         nextAttemptAt: null,

@@ -2,9 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Identifiers and secrets. Ids are a prefix plus random base32-ish text, so they sort nowhere and reveal
- * nothing, except those of contents, their jobs and webhook deliveries, which lead with their creation time (it
- * is in every answer about them anyway) so that rows written together are stored together (deliveries: in their
- * endpoint's slice of the table, migration 0016); secrets are a prefix plus hex from
+ * nothing, except those of contents, their jobs, webhook deliveries and their attempts, which lead with their
+ * creation time (it is in every answer about them anyway) so that rows written together are stored together and
+ * an insert writes the last page of the id index rather than a random one; secrets are a prefix plus hex from
  * `crypto.randomBytes`.
  */
 

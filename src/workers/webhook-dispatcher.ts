@@ -4,7 +4,7 @@ import { type AttemptRecord, claimDueDeliveries, type DeliveryRow, endpointsWith
 import { findWebhookById } from '../../db/repositories/webhooks.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
-import { newId } from '../core/ids.js';
+import { newTimeOrderedId } from '../core/ids.js';
 import { open } from '../core/secret-box.js';
 import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from '../core/webhooks/response-excerpt.js';
 import { type AttemptResult, type TransportError, afterAttempt, classify, describeAttempt } from '../core/webhooks/retry-policy.js';
@@ -153,7 +153,7 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     const { webhook, secret } = await endpoint(delivery.webhookId);
     const number = delivery.attemptCount + 1;
     const at = clock.now();
-    const base = { id: delivery.id, lease, attemptId: newId('att_') };
+    const base = { id: delivery.id, lease, attemptId: newTimeOrderedId('att_', at) };
     if (!webhook || !webhook.active) {
       // A deleted or paused endpoint: nothing is sent; the record says why.
       return {

@@ -123,6 +123,24 @@ describeEachDb(
       }
       expect([...ids].sort()).toEqual(ids);
       expect(new Set(ids.map((id) => id.slice(0, 14))).size).toBe(5); // del_ and ten characters of time
+
+      // Their attempts' ids too, each made when its attempt is.
+      for (let i = 0; i < 3; i++) {
+        await s().request('POST', `/api/v1/workspaces/${ws.workspace_id}/webhooks/${hook.id}/test`, { key: ws.api_key });
+        await s().container.dispatcher.drain();
+        clock.advance(1);
+      }
+      const attempts = await s()
+        .container.db.kysely.selectFrom('delivery_attempts')
+        .innerJoin('deliveries', 'deliveries.id', 'delivery_attempts.delivery_id')
+        .select(['delivery_attempts.id', 'delivery_attempts.at'])
+        .where('deliveries.webhook_id', '=', hook.id)
+        .orderBy('delivery_attempts.at')
+        .execute();
+      expect(new Set(attempts.map((a) => Number(a.at))).size).toBeGreaterThan(2);
+      // In id order, their times never go back (attempts made in one millisecond may sort either way).
+      const times = [...attempts].sort((a, b) => (a.id < b.id ? -1 : 1)).map((a) => Number(a.at));
+      expect(times).toEqual([...times].sort((a, b) => a - b));
     });
   },
   { ALLOW_LOCAL_URLS: 'true' },
