@@ -3,10 +3,12 @@
  * deliveries are claimed eight at a time and recorded, as the dispatcher does, through the repository's own
  * statements, with another endpoint's backlog interleaved in the table ("beside") or absent ("alone"). Every
  * commit writes each page it dirtied to the WAL once, so the WAL's frames per delivery are the pages a delivery
- * costs; row (d)'s time went mostly to the claim's and the record's commits (bench/PROFILE.md).
+ * costs; row (d)'s time went mostly to the claim's and the record's commits (bench/PROFILE.md). The process's CPU
+ * time per delivery over the same loop is printed beside it (the writes to the WAL are the process's own).
  *
  *   npx tsx bench/profile-deliveries.ts            (20,000 deliveries per endpoint)
  *   PROFILE_DELIVERIES=5000 npx tsx bench/profile-deliveries.ts
+ *   PROFILE_ATTEMPT_IDS=random npx tsx bench/profile-deliveries.ts   (attempt ids as they were before 8be4f87)
  *
  * Each layout runs on a fresh SQLite file: the schema as migrated up to 0015, and as migration 0016 leaves it (the
  * index of every delivery by status and due time dropped), with delivery ids in creation order as the service makes
@@ -24,11 +26,12 @@ import { newId, newTimeOrderedId } from '../src/core/ids.js';
 
 const N = Number(process.env.PROFILE_DELIVERIES ?? 20_000);
 const BATCH = 8;
+const RANDOM_ATTEMPT_IDS = process.env.PROFILE_ATTEMPT_IDS === 'random';
 const PAGE = 4096;
 // WAL header, then a 24-byte header before each frame's page.
 const frames = (file: string) => Math.max(0, (statSync(`${file}-wal`).size - 32) / (PAGE + 24));
 
-async function run(upTo: string, beside: boolean): Promise<{ framesPerDelivery: number }> {
+async function run(upTo: string, beside: boolean, N: number): Promise<{ framesPerDelivery: number; usPerDelivery: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'profile-deliveries-'));
   const file = join(dir, 'db.sqlite');
   const db = connect({ dialect: 'sqlite', file });
@@ -64,6 +67,7 @@ async function run(upTo: string, beside: boolean): Promise<{ framesPerDelivery: 
     const before = frames(file);
     const now = start + N;
     let done = 0;
+    const t0 = process.cpuUsage();
     for (;;) {
       const lease = newId('lease_');
       const claimed = await claimDueDeliveries(kdb, 'sqlite', { now, lease, lockedUntil: now + 60_000, endpoints: [{ webhookId: 'wh_fast', limit: BATCH }] });
@@ -71,7 +75,8 @@ async function run(upTo: string, beside: boolean): Promise<{ framesPerDelivery: 
       const records: AttemptRecord[] = claimed.map((d) => ({
         id: d.id,
         lease,
-        attemptId: newTimeOrderedId('att_', now + done), // attempts are made one after another
+        // Attempts are made one after another; PROFILE_ATTEMPT_IDS=random gives them the random ids they had before.
+        attemptId: RANDOM_ATTEMPT_IDS ? newId('att_') : newTimeOrderedId('att_', now + done),
         attempt: { deliveryId: d.id, number: 1, manual: false, at: now, httpStatus: 204, latencyMs: 1, error: null, responseExcerpt: null },
         status: 'delivered',
         nextAttemptAt: null,
@@ -81,7 +86,8 @@ async function run(upTo: string, beside: boolean): Promise<{ framesPerDelivery: 
       done += claimed.length;
     }
     if (done !== N) throw new Error(`delivered ${done} of ${N}`);
-    return { framesPerDelivery: (frames(file) - before) / N };
+    const cpu = process.cpuUsage(t0);
+    return { framesPerDelivery: (frames(file) - before) / N, usPerDelivery: (cpu.user + cpu.system) / N };
   } finally {
     await db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -93,10 +99,16 @@ const layouts = [
   { name: 'without it (0016)', upTo: '0016_delivery_due_index_dropped' },
 ];
 console.log(`${N} deliveries of one endpoint, claimed ${BATCH} at a time and recorded; WAL pages written per delivery`);
-console.log('| layout | alone | beside a backlog of as many | beside ÷ alone |');
-console.log('|---|---:|---:|---:|');
+console.log('| layout | pages alone | pages beside a backlog of as many | beside ÷ alone | CPU µs alone | CPU µs beside | beside ÷ alone |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+// A short run of each first, so that neither measured run pays for compiling the code and the statements.
+for (const layout of layouts) for (const beside of [false, true]) await run(layout.upTo, beside, 2_000);
 for (const layout of layouts) {
-  const alone = await run(layout.upTo, false);
-  const beside = await run(layout.upTo, true);
-  console.log(`| ${layout.name} | ${alone.framesPerDelivery.toFixed(2)} | ${beside.framesPerDelivery.toFixed(2)} | ${(beside.framesPerDelivery / alone.framesPerDelivery).toFixed(2)} |`);
+  const alone = await run(layout.upTo, false, N);
+  const beside = await run(layout.upTo, true, N);
+  const ratio = (a: number, b: number) => (b / a).toFixed(2);
+  console.log(
+    `| ${layout.name} | ${alone.framesPerDelivery.toFixed(2)} | ${beside.framesPerDelivery.toFixed(2)} | ${ratio(alone.framesPerDelivery, beside.framesPerDelivery)} | ` +
+      `${alone.usPerDelivery.toFixed(0)} | ${beside.usPerDelivery.toFixed(0)} | ${ratio(alone.usPerDelivery, beside.usPerDelivery)} |`,
+  );
 }
