@@ -17,9 +17,9 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { connect } from '../db/connect.js';
-import { migrations } from '../db/migrations/index.js';
+import { migrateUpTo } from '../db/migrate.js';
 import { type AttemptRecord, claimDueDeliveries, insertDeliveries, recordAttempts } from '../db/repositories/deliveries.repo.js';
 import type { Database } from '../db/schema.js';
 import { newId, newTimeOrderedId } from '../src/core/ids.js';
@@ -31,18 +31,12 @@ const PAGE = 4096;
 // WAL header, then a 24-byte header before each frame's page.
 const frames = (file: string) => Math.max(0, (statSync(`${file}-wal`).size - 32) / (PAGE + 24));
 
-async function run(upTo: string, beside: boolean, N: number): Promise<{ framesPerDelivery: number; usPerDelivery: number }> {
+async function run(upTo: string, beside: boolean, n: number): Promise<{ framesPerDelivery: number; usPerDelivery: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'profile-deliveries-'));
   const file = join(dir, 'db.sqlite');
   const db = connect({ dialect: 'sqlite', file });
   try {
-    const k = db.kysely as unknown as Kysely<unknown>;
-    const migrator = new Migrator({
-      db: k,
-      provider: { getMigrations: async () => Object.fromEntries(migrations.map((m): [string, Migration] => [m.name, { up: (tx) => m.up(tx, 'sqlite') }])) },
-    });
-    const migrated = await migrator.migrateTo(upTo);
-    if (migrated.error) throw migrated.error;
+    await migrateUpTo(db.kysely as unknown as Kysely<unknown>, 'sqlite', upTo);
     const kdb = db.kysely as Kysely<Database>;
     await sql`insert into workspaces (id, name, created_at) values ('ws_1', 'one', 1)`.execute(kdb);
     for (const hook of ['wh_fast', 'wh_silent']) {
@@ -52,9 +46,9 @@ async function run(upTo: string, beside: boolean, N: number): Promise<{ framesPe
     const start = Date.UTC(2026, 10, 24);
     const body = JSON.stringify({ id: 'evt_x', type: 'content.published', data: { content_id: 'cnt_x', status: 'published' } });
     // An event's fan-out: one delivery to each endpoint, event after event, as the service writes them.
-    for (let i = 0; i < N; i += 500) {
+    for (let i = 0; i < n; i += 500) {
       const rows = [];
-      for (let j = i; j < Math.min(N, i + 500); j++) {
+      for (let j = i; j < Math.min(n, i + 500); j++) {
         const now = start + j;
         for (const hook of beside ? ['wh_fast', 'wh_silent'] : ['wh_fast']) {
           rows.push({ id: newTimeOrderedId('del_', now), workspaceId: 'ws_1', webhookId: hook, eventId: `evt_${j}`, eventType: 'content.published', body, now });
@@ -65,7 +59,7 @@ async function run(upTo: string, beside: boolean, N: number): Promise<{ framesPe
     await sql`pragma wal_checkpoint(truncate)`.execute(kdb);
     await sql`pragma wal_autocheckpoint = 0`.execute(kdb);
     const before = frames(file);
-    const now = start + N;
+    const now = start + n;
     let done = 0;
     const t0 = process.cpuUsage();
     for (;;) {
@@ -85,9 +79,9 @@ async function run(upTo: string, beside: boolean, N: number): Promise<{ framesPe
       await recordAttempts(kdb, records);
       done += claimed.length;
     }
-    if (done !== N) throw new Error(`delivered ${done} of ${N}`);
+    if (done !== n) throw new Error(`delivered ${done} of ${n}`);
     const cpu = process.cpuUsage(t0);
-    return { framesPerDelivery: (frames(file) - before) / N, usPerDelivery: (cpu.user + cpu.system) / N };
+    return { framesPerDelivery: (frames(file) - before) / n, usPerDelivery: (cpu.user + cpu.system) / n };
   } finally {
     await db.close();
     rmSync(dir, { recursive: true, force: true });
