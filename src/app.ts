@@ -66,6 +66,18 @@ function paymentProvider(container: Container) {
 }
 
 /** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */
+/**
+ * API keys for every door. On PostgreSQL the lookup also counts the request on its workspace's budget, one
+ * statement instead of two; SQLite cannot write from a lookup, so there the rate limit counts on its own.
+ */
+function apiKeyAuth(container: Container): Authenticators {
+  const { apiKeys } = container.services;
+  return {
+    apiKey: (token) => apiKeys.authenticate(token),
+    ...(container.db.dialect === 'postgres' && { apiKeyCounting: (token, hit) => apiKeys.authenticateCounting(token, hit) }),
+  };
+}
+
 export async function buildApp(container: Container, baseUrl: string): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
@@ -100,7 +112,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   });
 
   if (worker) {
-    app.use(mountRoutes(routes, { auth: { apiKey: (token) => container.services.apiKeys.authenticate(token) }, limiter: container.limiter, bodyLimit: container.config.bodyLimit }));
+    app.use(mountRoutes(routes, { auth: apiKeyAuth(container), limiter: container.limiter, bodyLimit: container.config.bodyLimit }));
     app.use((req, _res, next) => next(new ServiceError('not_found', `No route for ${req.method} ${req.path.slice(0, 200)} on a worker process.`)));
     app.use(errorHandler({ challenge: { realm: baseUrl } }));
     return app;
@@ -121,10 +133,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
 
   const oauth = await createOAuth(container, baseUrl);
   // One Authenticators object for every door: API keys and OAuth access tokens, for REST and MCP alike.
-  const auth: Authenticators = {
-    apiKey: (token) => container.services.apiKeys.authenticate(token),
-    oauthToken: (token) => oauth.verifyToken(token),
-  };
+  const auth: Authenticators = { ...apiKeyAuth(container), oauthToken: (token) => oauth.verifyToken(token) };
 
   // The MCP door comes before the other routers: a request to /mcp then walks none of their routes.
   app.use(

@@ -27,11 +27,27 @@ ON CONFLICT (key) DO UPDATE SET
   expire = CASE WHEN coalesce(rate_limits.expire, 0) <= @now THEN @expire ELSE rate_limits.expire END
 RETURNING points, expire`;
 
-const POSTGRES_HIT = `INSERT INTO rate_limits (key, points, expire) VALUES ($1, $2, $3)
-ON CONFLICT (key) DO UPDATE SET
+/**
+ * PostgreSQL's counting clause, for an `INSERT INTO rate_limits (key, points, expire)` whose row gives `$2` points
+ * and the end `$3` of a window starting now (`$4`). Shared by the plain hit and the API key lookup that counts its
+ * workspace's hit in the same statement (api-keys.repo.ts).
+ */
+export const POSTGRES_HIT_ON_CONFLICT = `ON CONFLICT (key) DO UPDATE SET
   points = CASE WHEN coalesce(rate_limits.expire, 0) <= $4 THEN $2 ELSE rate_limits.points + $2 END,
   expire = CASE WHEN coalesce(rate_limits.expire, 0) <= $4 THEN $3 ELSE rate_limits.expire END
 RETURNING points, expire`;
+
+const POSTGRES_HIT = `INSERT INTO rate_limits (key, points, expire) VALUES ($1, $2, $3)
+${POSTGRES_HIT_ON_CONFLICT}`;
+
+/** A hit on a workspace's window, to be counted by a statement that first finds the workspace (an API key lookup). */
+export interface WorkspaceHit {
+  /** The window's key is this prefix followed by the workspace id. */
+  keyPrefix: string;
+  points: number;
+  windowMs: number;
+  now: number;
+}
 
 /**
  * The rate limit's counters in the service's own table. Written against the drivers, not kysely: this runs

@@ -91,7 +91,7 @@ function pathPattern(openapiPath: string): { pattern: RegExp; names: string[] } 
  * answers HEAD, OPTIONS lists the path's methods, a method the path does not have gets the spec's error body.
  */
 export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Handler {
-  const auth = authenticate(deps.auth);
+  const auth = authenticate(deps.auth, deps.limiter);
   const limit = rateLimit(deps.limiter);
   const body = jsonBody(deps.bodyLimit);
   const workspaceCheck: Handler = (req, res, next) => {

@@ -143,7 +143,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Handler {
     { legacy: 'reject' },
   );
 
-  const pipeline = [authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter)];
+  const pipeline = [authenticate(deps.auth, deps.limiter), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter)];
   const serve = async (req: Request, res: Response): Promise<void> => {
     const principal = principalOf(res);
     if (principal === null) throw new Error('authenticate() let a request through without a principal');

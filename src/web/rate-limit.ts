@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../core/errors.js';
-import { principalOf } from './bearer-auth.js';
+import { takeDecidedRate, principalOf } from './bearer-auth.js';
 import type { RateDecision, RateLimiter } from './rate-limiter.js';
 
 /** Anything headers can be set on (an express Response). */
@@ -40,14 +40,15 @@ export function applyRateLimitHeaders(res: HeaderSink, decision: RateDecision, n
 }
 
 /** Spec 4.7 and 8: the three headers on every authenticated response; 429 with Retry-After past the limit. */
-export function rateLimit(limiter: RateLimiter) {
+export function rateLimit(limiter: Pick<RateLimiter, 'consume'>) {
   return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
     const principal = principalOf(res);
     if (principal === null) {
       next();
       return;
     }
-    const decision = await limiter.consume(principal.workspaceId);
+    // Counted already when the API key lookup did it in the same statement (`authenticate` with this limiter).
+    const decision = takeDecidedRate(res) ?? (await limiter.consume(principal.workspaceId));
     const seconds = applyRateLimitHeaders(res, decision, Date.now());
     if (seconds !== null) {
       throw new ServiceError('rate_limited', `More than ${decision.limit} requests per minute for this workspace. Retry after ${seconds} s.`);

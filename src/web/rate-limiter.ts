@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { rateCounter } from '../../db/repositories/rate-limits.repo.js';
+import { rateCounter, type WindowCount, type WorkspaceHit } from '../../db/repositories/rate-limits.repo.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -15,6 +15,12 @@ export interface RateLimiter {
    * and says whether they fit in the current window.
    */
   consume(workspaceId: string, points?: number): Promise<RateDecision>;
+  /**
+   * The same count of one request, for a statement that finds the workspace and counts in one go (the API key
+   * lookup on PostgreSQL); `decide` then reads the window it returns.
+   */
+  hit(): WorkspaceHit;
+  decide(window: WindowCount): RateDecision;
 }
 
 const WINDOW_MS = 60_000;
@@ -32,17 +38,28 @@ export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): 
   const counter = rateCounter(db);
   let nextSweep = Date.now() + SWEEP_MS;
 
+  const sweepIfDue = (now: number) => {
+    if (now < nextSweep) return;
+    nextSweep = now + SWEEP_MS;
+    // Housekeeping must not fail the request that happened to trigger it.
+    counter.sweep(now).catch(() => undefined);
+  };
+  const decide = (window: WindowCount): RateDecision => {
+    const allowed = window.points <= perMinute;
+    return { allowed, limit: perMinute, remaining: allowed ? perMinute - window.points : 0, resetAt: window.expire };
+  };
+
   return {
     async consume(workspaceId, points = 1) {
       const now = Date.now();
-      if (now >= nextSweep) {
-        nextSweep = now + SWEEP_MS;
-        // Housekeeping must not fail the request that happened to trigger it.
-        counter.sweep(now).catch(() => undefined);
-      }
-      const window = await counter.hit(`${keyPrefix}:${workspaceId}`, points, WINDOW_MS, now);
-      const allowed = window.points <= perMinute;
-      return { allowed, limit: perMinute, remaining: allowed ? perMinute - window.points : 0, resetAt: window.expire };
+      sweepIfDue(now);
+      return decide(await counter.hit(`${keyPrefix}:${workspaceId}`, points, WINDOW_MS, now));
     },
+    hit() {
+      const now = Date.now();
+      sweepIfDue(now);
+      return { keyPrefix: `${keyPrefix}:`, points: 1, windowMs: WINDOW_MS, now };
+    },
+    decide,
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import {
   findApiKey,
   findApiKeyByDigest,
+  findApiKeyByDigestCounting,
   insertApiKey,
   listApiKeys,
   revokeApiKey,
@@ -9,6 +10,7 @@ import {
   touchApiKey,
   type ApiKeyRow,
 } from '../../../db/repositories/api-keys.repo.js';
+import type { WindowCount, WorkspaceHit } from '../../../db/repositories/rate-limits.repo.js';
 import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
 import { lockWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
@@ -18,6 +20,8 @@ import { API_KEY_PATTERN, newApiKey, newId, sha256Hex } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import type { ApiKey, ApiKeyList, CreateApiKeyInput, CreatedApiKey } from './api-keys.schema.js';
+
+type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
 
 /** `last_used_at` is kept to the minute so that authentication is not a write on every request. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -94,6 +98,18 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
   const { db, clock } = deps;
   const lastTouched = new Map<string, number>();
 
+  /** A looked-up key as a principal if it is active; `last_used_at` written at most once a minute per key. */
+  async function accept(row: ApiKeyRow | undefined): Promise<ApiKeyPrincipal> {
+    if (!row || row.revokedAt !== null) throw invalidKey();
+    const now = clock.now();
+    const last = Math.max(lastTouched.get(row.id) ?? 0, row.lastUsedAt ?? 0);
+    if (now - last >= LAST_USED_GRANULARITY_MS) {
+      lastTouched.set(row.id, now);
+      await touchApiKey(db, row.id, now);
+    }
+    return { kind: 'api_key', workspaceId: row.workspaceId, keyId: row.id };
+  }
+
   return {
     /**
      * Spec 4.1: creates a key; with `revoke_others` every other key of the workspace is revoked in the same
@@ -158,17 +174,23 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
      * the answer does not tell a prober whether a key exists or was revoked.
      * @throws ServiceError `invalid_api_key`.
      */
-    async authenticate(presented: string): Promise<Extract<Principal, { kind: 'api_key' }>> {
+    async authenticate(presented: string): Promise<ApiKeyPrincipal> {
       if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
-      const row = await findApiKeyByDigest(db, sha256Hex(presented));
-      if (!row || row.revokedAt !== null) throw invalidKey();
-      const now = clock.now();
-      const last = Math.max(lastTouched.get(row.id) ?? 0, row.lastUsedAt ?? 0);
-      if (now - last >= LAST_USED_GRANULARITY_MS) {
-        lastTouched.set(row.id, now);
-        await touchApiKey(db, row.id, now);
-      }
-      return { kind: 'api_key', workspaceId: row.workspaceId, keyId: row.id };
+      return accept(await findApiKeyByDigest(db, sha256Hex(presented)));
+    },
+
+    /**
+     * `authenticate`, counting `hit` on the key's workspace rate window in the same statement (PostgreSQL; see
+     * `findApiKeyByDigestCounting`). The window is returned with the principal; nothing is counted on failure.
+     * @throws ServiceError `invalid_api_key`.
+     */
+    async authenticateCounting(presented: string, hit: WorkspaceHit): Promise<{ principal: ApiKeyPrincipal; window: WindowCount }> {
+      if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
+      const found = await findApiKeyByDigestCounting(db, sha256Hex(presented), hit);
+      const principal = await accept(found?.row);
+      // An active key always has its hit counted; a missing window would mean the statement changed.
+      if (found === undefined || found.window === null) throw new Error('the API key lookup counted no rate-limit hit for an active key');
+      return { principal, window: found.window };
     },
   };
 }
