@@ -1,12 +1,18 @@
-import type { ControlledTransaction, Kysely } from 'kysely';
+import { type ControlledTransaction, CompiledQuery, type Kysely } from 'kysely';
 import type { Dialect } from './connect.js';
 import type { Database } from './schema.js';
 
 /** Runs `work` in a transaction and settles once that transaction has committed (or with `work`'s error). */
 export type Transact = <T>(work: (tx: Kysely<Database>) => Promise<T>) => Promise<T>;
 
-/** One name serves every piece of work: each savepoint is released before the next is taken. */
-const SAVEPOINT = 'batched_work';
+/**
+ * One name serves every piece of work: each savepoint is released before the next is taken. The statements are
+ * sent as compiled text: kysely's savepoint builders make a transaction object per savepoint, which cost several
+ * times the statements themselves, three times per job step (bench/PROFILE.md, the job path).
+ */
+const SAVEPOINT = CompiledQuery.raw('savepoint "batched_work"');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to "batched_work"');
+const RELEASE = CompiledQuery.raw('release "batched_work"');
 
 interface Pending {
   work: (tx: Kysely<Database>) => Promise<unknown>;
@@ -48,19 +54,19 @@ export function transactionBatches(db: Kysely<Database>, dialect: Dialect, maxBa
     try {
       trx = await db.startTransaction().execute();
       for (const p of batch) {
-        const inside = await trx.savepoint(SAVEPOINT).execute();
+        await trx.executeQuery(SAVEPOINT);
         let value: unknown;
         try {
-          value = await p.work(inside);
+          value = await p.work(trx);
         } catch (err) {
           // Throws in turn when SQLite has ended the whole transaction (I/O error, full disk): handled below.
-          await inside.rollbackToSavepoint(SAVEPOINT).execute();
-          await inside.releaseSavepoint(SAVEPOINT).execute();
+          await trx.executeQuery(ROLLBACK_TO);
+          await trx.executeQuery(RELEASE);
           failed.add(p);
           p.reject(err);
           continue;
         }
-        await inside.releaseSavepoint(SAVEPOINT).execute();
+        await trx.executeQuery(RELEASE);
         succeeded.push([p, value]);
       }
       await trx.commit().execute();

@@ -116,26 +116,32 @@ export async function listJobsForContents(db: Kysely<Database>, contentIds: stri
  * statement. On PostgreSQL the inner select skips rows other workers are claiming (`FOR UPDATE SKIP LOCKED`);
  * SQLite has a single writer, so the statement is atomic by itself.
  */
+/** The claim's statement, built with placeholder values; parameters: lease, lease end, 1, now, now, limit. */
+function claimQuery(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
+  let due = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('active', '=', 1)
+    .where('run_at', '<=', 0)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', 0)]))
+    .orderBy('run_at', 'asc')
+    .limit(0);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  return db.updateTable('jobs').set({ locked_by: '', locked_until: 0 }).where('id', 'in', due).returningAll();
+}
+
+// Compiled once per dialect: every poll and every freed slot claims, most often finding nothing, and building
+// this nested statement cost several times what running it did.
+const claimSqlite = compiledOnce((db) => claimQuery(db, 'sqlite'));
+const claimPostgres = compiledOnce((db) => claimQuery(db, 'postgres'));
+
 export async function claimDueJobs(
   db: Kysely<Database>,
   dialect: 'sqlite' | 'postgres',
   args: { now: number; limit: number; lease: string; lockedUntil: number },
 ): Promise<JobRow[]> {
-  let due = db
-    .selectFrom('jobs')
-    .select('id')
-    .where('active', '=', 1)
-    .where('run_at', '<=', args.now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', args.now)]))
-    .orderBy('run_at', 'asc')
-    .limit(args.limit);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  const rows = await db
-    .updateTable('jobs')
-    .set({ locked_by: args.lease, locked_until: args.lockedUntil })
-    .where('id', 'in', due)
-    .returningAll()
-    .execute();
+  const claim = dialect === 'postgres' ? claimPostgres : claimSqlite;
+  const { rows } = await claim(db, [args.lease, args.lockedUntil, 1, args.now, args.now, args.limit]);
   return rows.map(toRow);
 }
 
