@@ -65,7 +65,6 @@ function paymentProvider(container: Container) {
   return hmacPaymentProvider(config.paymentWebhookSecret ?? (config.sandboxPayments ? sandboxPaymentSecret(container.secretKey) : undefined), container.clock);
 }
 
-/** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */
 /**
  * API keys for every door. On PostgreSQL the lookup also counts the request on its workspace's budget, one
  * statement instead of two; SQLite cannot write from a lookup, so there the rate limit counts on its own.
@@ -78,6 +77,7 @@ function apiKeyAuth(container: Container): Authenticators {
   };
 }
 
+/** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */
 export async function buildApp(container: Container, baseUrl: string): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');

@@ -155,7 +155,8 @@ function claimQuery(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', count:
  * Compiled once per dialect and number of endpoints (a claim names at most the dispatcher's endpoints with room,
  * a few dozen shapes): building the union cost more than running it, on every claim.
  */
-const claims = { sqlite: new Map<number, ReturnType<typeof compiledOnce<Selectable<DeliveriesTable>>>>(), postgres: new Map<number, ReturnType<typeof compiledOnce<Selectable<DeliveriesTable>>>>() };
+type CompiledClaim = ReturnType<typeof compiledOnce<Selectable<DeliveriesTable>>>;
+const claims = { sqlite: new Map<number, CompiledClaim>(), postgres: new Map<number, CompiledClaim>() };
 
 function claimFor(dialect: 'sqlite' | 'postgres', count: number) {
   let claim = claims[dialect].get(count);

@@ -111,11 +111,6 @@ export async function listJobsForContents(db: Kysely<Database>, contentIds: stri
   return rows.map(toRow);
 }
 
-/**
- * Claims up to `limit` due jobs for `lease` (a token unique to this claim) until `lockedUntil`, in one
- * statement. On PostgreSQL the inner select skips rows other workers are claiming (`FOR UPDATE SKIP LOCKED`);
- * SQLite has a single writer, so the statement is atomic by itself.
- */
 /** The claim's statement, built with placeholder values; parameters: lease, lease end, 1, now, now, limit. */
 function claimQuery(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
   let due = db
@@ -135,6 +130,11 @@ function claimQuery(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
 const claimSqlite = compiledOnce((db) => claimQuery(db, 'sqlite'));
 const claimPostgres = compiledOnce((db) => claimQuery(db, 'postgres'));
 
+/**
+ * Claims up to `limit` due jobs for `lease` (a token unique to this claim) until `lockedUntil`, in one
+ * statement. On PostgreSQL the inner select skips rows other workers are claiming (`FOR UPDATE SKIP LOCKED`);
+ * SQLite has a single writer, so the statement is atomic by itself.
+ */
 export async function claimDueJobs(
   db: Kysely<Database>,
   dialect: 'sqlite' | 'postgres',
