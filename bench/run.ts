@@ -278,8 +278,13 @@ async function dispatcher(): Promise<void> {
     const worker = await start('src/main.ts', benchEnv(url, { ALLOW_LOCAL_URLS: 'true', SERVICE_ROLE: 'worker', WORKER_POLL_MS: '10', WEBHOOK_TIMEOUT_MS: '1000' }));
     const t0 = performance.now();
     const check = new BetterSqlite3(url.replace(/^sqlite:/, ''), { readonly: true });
-    const count = check.prepare("select count(*) as n from deliveries where webhook_id = ? and status = 'delivered'");
-    while ((count.get(fast.id) as { n: number }).n < n && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 25));
+    // Done when the fast endpoint has nothing pending: a delivery stays pending, claimed or not, until its attempt
+    // is recorded. Counted in the partial index of pending deliveries, which shrinks as the run goes. (Counting the
+    // delivered rows read every row of the endpoint from the table on each poll: 2 ms alone and 7 ms beside the
+    // other endpoint's interleaved backlog, every 25 ms, in the process that also runs the receiver, so the
+    // measurement itself slowed the side it was compared against.)
+    const pending = check.prepare("select count(*) as n from deliveries indexed by deliveries_endpoint_due_idx where webhook_id = ? and status = 'pending'");
+    while ((pending.get(fast.id) as { n: number }).n > 0 && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 25));
     const seconds = (performance.now() - t0) / 1000;
     check.close();
     await done(worker);
