@@ -28,18 +28,28 @@ function invalidKey(): ServiceError {
   return new ServiceError('invalid_api_key', 'The API key is missing, malformed, revoked or unknown. Send Authorization: Bearer <API_KEY>.');
 }
 
+/** The bearer token of an `Authorization` header; `invalid_api_key` when there is none. */
 function bearerToken(authorization: string | undefined): string {
   const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
   if (token === undefined) throw invalidKey();
   return token;
 }
 
-export async function resolvePrincipal(authorization: string | undefined, auth: Authenticators): Promise<Principal> {
-  const token = bearerToken(authorization);
-  if (token.startsWith('svc_live_') || auth.oauthToken === undefined) return auth.apiKey(token);
-  const principal = await auth.oauthToken(token);
+/** Whether a token goes to the API key authenticator: it has a key's shape, or no OAuth verifier is offered. */
+function isApiKeyFor(token: string, auth: Authenticators): boolean {
+  return token.startsWith('svc_live_') || auth.oauthToken === undefined;
+}
+
+async function principalOfToken(token: string, auth: Authenticators): Promise<Principal> {
+  const verify = auth.oauthToken;
+  if (verify === undefined || isApiKeyFor(token, auth)) return auth.apiKey(token);
+  const principal = await verify(token);
   if (principal === null) throw invalidKey();
   return principal;
+}
+
+export async function resolvePrincipal(authorization: string | undefined, auth: Authenticators): Promise<Principal> {
+  return principalOfToken(bearerToken(authorization), auth);
 }
 
 /**
@@ -48,20 +58,17 @@ export async function resolvePrincipal(authorization: string | undefined, auth: 
  * is left for `rateLimit` to apply (one statement fewer on every request made with a key).
  */
 export function authenticate(auth: Authenticators, limiter?: RateLimiter) {
-  const counting = limiter === undefined ? undefined : auth.apiKeyCounting;
+  const count = auth.apiKeyCounting;
+  const counting = limiter === undefined || count === undefined ? undefined : { limiter, count };
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const authorization = req.get('authorization');
-    if (counting !== undefined && limiter !== undefined) {
-      const token = bearerToken(authorization);
-      if (token.startsWith('svc_live_')) {
-        const { principal, window } = await counting(token, limiter.hit());
-        res.locals.principal = principal;
-        res.locals.rateDecision = limiter.decide(window);
-        next();
-        return;
-      }
+    const token = bearerToken(req.get('authorization'));
+    if (counting !== undefined && isApiKeyFor(token, auth)) {
+      const { principal, window } = await counting.count(token, counting.limiter.hit());
+      res.locals.principal = principal;
+      res.locals.rateDecision = counting.limiter.decide(window);
+    } else {
+      res.locals.principal = await principalOfToken(token, auth);
     }
-    res.locals.principal = await resolvePrincipal(authorization, auth);
     next();
   };
 }
