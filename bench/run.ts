@@ -402,9 +402,13 @@ async function mcpVsRest(): Promise<void> {
   rows.push(latencyRow('SDK v1 client (2025-11-25) vs REST', 'sdkLegacy'), latencyRow('SDK v2 client (2026-07-28) vs REST', 'sdkModern'));
 }
 
-/** A read's mean latency with 10,000 vs 1,000,000 contents in the database (SQLite). */
+/**
+ * A read's mean latency with 10,000 vs 1,000,000 contents in the database (SQLite). Both services run at once and
+ * are loaded in turns, alternating which goes first: measured one after the other, the machine's drift between
+ * the two halves (its speed moves by half within minutes here) showed as growth that was not there.
+ */
 async function growth(): Promise<void> {
-  const measure = async (n: number): Promise<number> => {
+  const seeded = async (n: number) => {
     const url = sqliteUrl();
     const svc = await service(url, { SERVICE_ROLE: 'api' });
     const created = await api<{ content_id: string }>(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/contents`, svc.content);
@@ -417,16 +421,30 @@ async function growth(): Promise<void> {
     })();
     db.close();
     const get = `${svc.base}/contents/${created.content_id}`;
+    const list = `${svc.base}/contents?limit=20`;
     await load(get, { seconds: 2, connections: 8, headers: svc.auth });
-    const r = await load(get, { seconds: SECONDS / 2, connections: 8, headers: svc.auth });
-    const list = await load(`${svc.base}/contents?limit=20`, { seconds: SECONDS / 2, connections: 8, headers: svc.auth });
-    await done(svc.s);
-    return (r.mean + list.mean) / 2;
+    await load(list, { seconds: 1, connections: 8, headers: svc.auth });
+    const means: number[] = [];
+    return {
+      svc,
+      means,
+      async round(seconds: number) {
+        means.push((await load(get, { seconds, connections: 8, headers: svc.auth })).mean);
+        means.push((await load(list, { seconds, connections: 8, headers: svc.auth })).mean);
+      },
+    };
   };
-  const small = await measure(10_000);
-  const big = await measure(1_000_000);
-  const ratio = big / small;
-  rows.push({ name: '(f) read latency (GET content, first page of list), 1,000,000 vs 10,000 contents', figure: `mean ${big.toFixed(2)} ms vs ${small.toFixed(2)} ms = ${ratio.toFixed(2)}×`, target: '≤ 1.2×', met: ratio <= 1.2 });
+  const small = await seeded(10_000);
+  const big = await seeded(1_000_000);
+  const ROUNDS = Math.max(2, Math.round(SECONDS / 2));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const side of r % 2 === 0 ? [small, big] : [big, small]) await side.round(1);
+  }
+  await done(small.svc.s);
+  await done(big.svc.s);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const ratio = mean(big.means) / mean(small.means);
+  rows.push({ name: '(f) read latency (GET content, first page of list), 1,000,000 vs 10,000 contents', figure: `mean ${mean(big.means).toFixed(2)} ms vs ${mean(small.means).toFixed(2)} ms = ${ratio.toFixed(2)}× (both loaded in ${ROUNDS} alternating rounds)`, target: '≤ 1.2×', met: ratio <= 1.2 });
 }
 
 /** (i) top-of-the-hour bursts on SQLite (one process) and PostgreSQL (three); (j) the calendar feed at 1,000,000. */
