@@ -105,6 +105,8 @@ export async function startFakeX() {
       /** STATUS checks that answer in_progress after a finalize (and for GIFs). */
       processingPolls: 0,
       processingFails: false,
+      /** What a failed processing says in `processing_info.error.message` (X words each cause its own way). */
+      processingError: 'Unsupported video format',
       checkAfterSecs: 1,
       /** Timeline reads that still miss every post (X's timeline lags behind a POST). */
       timelineLag: 0,
@@ -356,7 +358,7 @@ export async function startFakeX() {
         }
       }
       const info: Record<string, unknown> = m.state === 'failed'
-        ? { state: 'failed', progress_percent: 100, error: { code: 1, name: 'InvalidMedia', message: 'Unsupported video format' } }
+        ? { state: 'failed', progress_percent: 100, error: { code: 1, name: 'InvalidMedia', message: fake.knobs.processingError } }
         : m.state === 'succeeded' || m.state === null ? { state: 'succeeded', progress_percent: 100 } : { state: m.state, check_after_secs: fake.knobs.checkAfterSecs, progress_percent: 50 };
       return reply(200, { data: { id: m.id, media_key: `${m.kind === 'video' ? 7 : 3}_${m.id}`, expires_after_secs: 86_000, processing_info: info } });
     }

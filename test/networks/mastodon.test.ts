@@ -343,6 +343,77 @@ describe('Mastodon publishing', () => {
     expect(fake.requests.some((r) => r.path.endsWith('/source'))).toBe(true);
   });
 
+  /** A POST whose answer is lost, then over an hour: the server forgot the key, so only a lookup can tell. */
+  async function lostPastTheKey(job: Job): Promise<string> {
+    const containerId = await submitOk(adapter(), job);
+    fake.dropNext('POST', '/api/v1/statuses');
+    expect(await adapter().publish(job.request(), containerId)).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
+    fake.expireIdempotencyKeys();
+    clock += 2 * 3_600_000;
+    return containerId;
+  }
+  const inconclusive = { ok: false, code: 'upstream_unknown', retryable: false, message: expect.stringMatching(/could not be checked/) };
+  /** Statuses of the account made after the lost POST, each read as newer than it. */
+  const postedMeanwhile = (n: number, replyTo: string | null) => {
+    for (let i = 0; i < n; i++) {
+      const id = `${fake.account.id}${i}`;
+      fake.statuses.push({ id, accountId: fake.account.id, text: `Meanwhile ${i}`, mediaIds: [], inReplyToId: replyTo, visibility: 'public', createdAt: Date.now(), url: `${fake.origin}/@ada/${id}` });
+    }
+  };
+
+  it('a lookup the server refuses (token without read:statuses) is inconclusive: not posted again, the attempt stays on record', async () => {
+    const narrow = fake.issueToken(['read:accounts', 'write:statuses', 'write:media']);
+    const job = new Job({ credentials: { accessToken: narrow, accountId: accountId() } });
+    const containerId = await lostPastTheKey(job);
+    expect(await adapter().publish(job.request(), containerId)).toMatchObject(inconclusive);
+    expect(logs.find((l) => l.details.status === 403)?.details).toMatchObject({ row: '403 scope missing, or login disabled, unconfirmed or unapproved' });
+    expect(fake.statusRequests).toHaveLength(1);
+    expect(fake.statuses).toHaveLength(1);
+    expect(job.progress).toMatchObject({ index: 0, sending: { index: 0 } });
+  });
+
+  it('a lookup that fails on the server side (5xx) is retried, never posted meanwhile; the next run finds the status', async () => {
+    const job = new Job();
+    const containerId = await lostPastTheKey(job);
+    fake.failNext({ method: 'GET', path: '/api/v1/accounts/', status: 503, body: '<html>Service Unavailable</html>' });
+    expect(await adapter().publish(job.request(), containerId)).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
+    expect(fake.statusRequests).toHaveLength(1);
+    expect(job.progress).toMatchObject({ sending: { index: 0 } });
+    expect(await adapter().publish(job.request(), containerId)).toMatchObject({ ok: true, postId: fake.statuses[0]?.id });
+    expect(fake.statusRequests).toHaveLength(1);
+    expect(fake.statuses).toHaveLength(1);
+  });
+
+  it("a candidate's source that cannot be read is inconclusive: not posted again", async () => {
+    const job = new Job();
+    const containerId = await lostPastTheKey(job);
+    fake.failNext({ method: 'GET', path: '/api/v1/statuses/', status: 404, body: { error: 'Record not found' } });
+    expect(await adapter().publish(job.request(), containerId)).toMatchObject(inconclusive);
+    expect(fake.requests.filter((r) => r.path.endsWith('/source'))).toHaveLength(1);
+    expect(fake.statusRequests).toHaveLength(1);
+    expect(fake.statuses).toHaveLength(1);
+  });
+
+  it('more look-alike candidates than are read is inconclusive: not posted again', async () => {
+    // Six newer statuses like ours but for the text: the five read are not it, and ours may be the sixth.
+    const job = new Job();
+    const containerId = await lostPastTheKey(job);
+    postedMeanwhile(6, null);
+    expect(await adapter().publish(job.request(), containerId)).toMatchObject(inconclusive);
+    expect(fake.requests.filter((r) => r.path.endsWith('/source'))).toHaveLength(5);
+    expect(fake.statusRequests).toHaveLength(1);
+  });
+
+  it('a full page of statuses all newer than the attempt is inconclusive: not posted again', async () => {
+    // Forty newer replies (no candidate at all): ours may be on the next page.
+    const job = new Job();
+    const containerId = await lostPastTheKey(job);
+    postedMeanwhile(40, fake.statuses[0]?.id ?? null);
+    expect(await adapter().publish(job.request(), containerId)).toMatchObject(inconclusive);
+    expect(fake.requests.filter((r) => r.path.endsWith('/source'))).toHaveLength(0);
+    expect(fake.statusRequests).toHaveLength(1);
+  });
+
   it('after a 5xx that created nothing and over an hour, the lookup finds nothing and the status is posted once', async () => {
     const job = new Job();
     const containerId = await submitOk(adapter(), job);
@@ -519,6 +590,17 @@ describe('Mastodon confirmation', () => {
     await fake.close();
     expect(await a.confirm(job.request(), result.postId, { late: false })).toEqual({ state: 'unavailable' });
     fake = await startFakeMastodon(); // for afterEach
+  });
+
+  it('pending while the server answers the status without a public address yet, found once it has one', async () => {
+    const a = adapter();
+    const job = new Job();
+    const { result } = await drive(a, job);
+    if (result.ok !== true || !('postId' in result)) throw new Error('not published');
+    const status = { id: result.postId, created_at: new Date(clock).toISOString(), visibility: 'public', content: '<p>Hello, fediverse</p>', url: null, uri: null };
+    fake.failNext({ method: 'GET', path: `/api/v1/statuses/${result.postId}`, status: 200, body: status });
+    expect(await a.confirm(job.request(), result.postId, { late: false })).toEqual({ state: 'pending' });
+    expect(await a.confirm(job.request(), result.postId, { late: false })).toEqual({ state: 'found', url: fake.statuses[0]?.url });
   });
 });
 

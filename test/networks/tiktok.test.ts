@@ -3,6 +3,7 @@ import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { MediaRef, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { bufferSource, type MediaSource } from '../../src/networks/media-source.js';
+import { REFRESH_BEFORE_PUBLISH_MS, refreshDue } from '../../src/core/connections/token-refresh.js';
 import { createTiktokAdapter, type TiktokAdapterOptions } from '../../src/networks/tiktok/adapter.js';
 import { createTiktokOAuth } from '../../src/networks/tiktok/oauth.js';
 import { TIKTOK_ERROR_TABLE, TIKTOK_OAUTH_ERROR_TABLE, UNAUDITED_MESSAGE } from '../../src/networks/tiktok/errors.js';
@@ -432,6 +433,8 @@ describe('TikTok error table (spec 7.4)', () => {
     if (result.ok === false) expect(result.message).not.toContain(c.raw);
     expect(JSON.stringify(logs)).toContain(c.raw);
     expect(JSON.stringify(logs)).not.toContain(fake.token);
+    // Several rows give the fallback's result: only the logged row shows which one decided.
+    expect(logs.filter((l) => typeof l.details.row === 'string').at(-1)?.details.row).toBe(c.row);
   });
 
   it('no answer (network error or timeout) → upstream_5xx, retryable', async () => {
@@ -439,9 +442,9 @@ describe('TikTok error table (spec 7.4)', () => {
     expect(await adapter({}, { fetch: impatientFetch() }).submit(new Job().request())).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
   });
 
-  it('every row of the table is exercised', () => {
+  it('every row of the table has a case and every case names a row', () => {
     const covered = new Set([...ERROR_CASES.map((c) => c.row), 'no answer (network error or timeout)']);
-    expect(TIKTOK_ERROR_TABLE.map((r) => r.name).filter((n) => !covered.has(n))).toEqual([]);
+    expect([...covered].sort()).toEqual(TIKTOK_ERROR_TABLE.map((r) => r.name).sort());
   });
 
   it('the unaudited-app rule has its own sentence', async () => {
@@ -493,6 +496,25 @@ describe('TikTok Login Kit (OAuth v2)', () => {
     expect(await oauth().refresh?.({ ...first.tokens, refreshToken: null })).toMatchObject({ ok: false, code: 'token_expired', retryable: false });
   });
 
+  it('a connection whose access token is about to lapse is renewed on use: the renewed token publishes, the lapsed one is refused', async () => {
+    const connected = await oauth().exchangeCode({ code: await approve(oauth().authorizationUrl({ state: 's', redirectUri })), state: 's', redirectUri });
+    if (!connected.ok) throw new Error(`exchange failed: ${connected.code}`);
+    // The maintenance sweep leaves such tokens alone: only a publish renews them (credentialsFor).
+    expect(oauth().refreshOnUse).toBe(true);
+    clock = (connected.tokens.expiresAt ?? 0) - 60_000;
+    expect(refreshDue(connected.tokens.expiresAt, clock, REFRESH_BEFORE_PUBLISH_MS)).toBe(true);
+    const renewed = await oauth().refresh?.(connected.tokens);
+    if (!renewed?.ok) throw new Error('refresh on use failed');
+    expect(renewed.tokens).toMatchObject({ accountId: fake.account.openId, accountName: 'acme.studio', expiresAt: clock + 86_400_000 });
+    expect(refreshDue(renewed.tokens.expiresAt, clock, REFRESH_BEFORE_PUBLISH_MS)).toBe(false);
+    fake.revokeToken(connected.tokens.accessToken);
+    const lapsed = new Job({ credentials: { accessToken: connected.tokens.accessToken, accountId: connected.tokens.accountId } });
+    expect(await adapter().submit(lapsed.request())).toMatchObject({ ok: false, code: 'token_expired', retryable: false });
+    const job = new Job({ credentials: { accessToken: renewed.tokens.accessToken, accountId: renewed.tokens.accountId } });
+    expect((await drive(adapter(), job)).result.ok).toBe(true);
+    expect(fake.posts).toHaveLength(1);
+  });
+
   it('refuses a consent without a publishing scope, and labels the account by display name when creator_info fails', async () => {
     const narrow = await approve(oauth().authorizationUrl({ state: 's', redirectUri }), 'user.info.basic');
     expect(await oauth().exchangeCode({ code: narrow, state: 's', redirectUri })).toMatchObject({ ok: false, code: 'permission_revoked' });
@@ -521,10 +543,13 @@ describe('TikTok Login Kit (OAuth v2)', () => {
 
   it.each(OAUTH_CASES)('token endpoint: $row → $code', async (c) => {
     expect(await c.run()).toMatchObject({ ok: false, code: c.code, retryable: c.retryable });
+    // The refused client gives the catch-all's result by design, so the logged row is what tells them apart.
+    const decided = logs.find((l) => typeof l.details.row === 'string')?.details.row;
+    expect(decided).toBe(c.row === 'no answer (network error or timeout)' ? undefined : c.row);
   });
 
   it('every row of the OAuth table is exercised; a missing configuration is refused without a request', async () => {
-    expect(TIKTOK_OAUTH_ERROR_TABLE.map((r) => r.name).filter((n) => !OAUTH_CASES.some((c) => c.row === n))).toEqual([]);
+    expect(OAUTH_CASES.map((c) => c.row).sort()).toEqual(TIKTOK_OAUTH_ERROR_TABLE.map((r) => r.name).sort());
     const unconfigured = createTiktokOAuth(settings({ clientSecret: undefined }), deps());
     expect(await unconfigured.exchangeCode({ code: 'c', state: 's', redirectUri })).toMatchObject({ ok: false, code: 'upstream_unknown' });
     expect(calls(on.token)).toHaveLength(0);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobErrorCode } from '../../src/vocabulary/job-errors.js';
 import type { MediaRef, NetworkAdapter, PublishRequest, Published } from '../../src/networks/adapter.js';
+import { REFRESH_BEFORE_PUBLISH_MS, refreshDue } from '../../src/core/connections/token-refresh.js';
 import { pkceFor } from '../../src/networks/kit/pkce.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { createXAdapter } from '../../src/networks/x/adapter.js';
@@ -103,6 +104,28 @@ describe('X OAuth 2.0 (authorization code with PKCE, confidential client)', () =
     fake.failNext({ method: 'POST', path: '/2/oauth2/token', status: 503, body: { title: 'Service Unavailable', detail: 'Service Unavailable', type: 'about:blank', status: 503 } });
     expect(await oauth.refresh?.(again?.ok ? again.tokens : first)).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(await oauth.refresh?.({ ...first, refreshToken: null })).toMatchObject({ ok: false, code: 'token_expired', retryable: false });
+  });
+
+  it('a connection whose two-hour token is about to lapse is renewed on use: the renewed token publishes, the lapsed one is refused', async () => {
+    const oauth = createXOAuth(settings(), deps());
+    const code = await consent(oauth.authorizationUrl({ state: 'st_1', redirectUri }));
+    const connected = await oauth.exchangeCode({ code, state: 'st_1', redirectUri });
+    if (!connected.ok) throw new Error(`exchange failed: ${connected.code}`);
+    const expiresAt = connected.tokens.expiresAt ?? 0;
+    // The maintenance sweep leaves such tokens alone: only a publish renews them (credentialsFor).
+    expect(oauth.refreshOnUse).toBe(true);
+    clock = expiresAt - 60_000;
+    expect(refreshDue(connected.tokens.expiresAt, clock, REFRESH_BEFORE_PUBLISH_MS)).toBe(true);
+    const renewed = await oauth.refresh?.(connected.tokens);
+    if (!renewed?.ok) throw new Error('refresh on use failed');
+    expect(renewed.tokens).toMatchObject({ accountId: fake.user.id, accountName: '@acme', expiresAt: clock + 7_200_000 });
+    expect(refreshDue(renewed.tokens.expiresAt, clock, REFRESH_BEFORE_PUBLISH_MS)).toBe(false);
+    fake.expire(connected.tokens.accessToken);
+    const lapsed = new Job({ credentials: { accessToken: connected.tokens.accessToken, accountId: fake.user.id } });
+    expect(await createXAdapter(settings(), deps()).publish(lapsed.request(), 'text')).toMatchObject({ ok: false, code: 'token_expired', retryable: false });
+    const job = new Job({ credentials: { accessToken: renewed.tokens.accessToken, accountId: renewed.tokens.accountId } });
+    expect((await drive(createXAdapter(settings(), deps()), job)).result.ok).toBe(true);
+    expect(fake.tweets).toHaveLength(1);
   });
 
   const OAUTH_CASES: { row: string; arrange: () => void; settings?: Partial<NetworkSettings>; code: JobErrorCode; retryable: boolean }[] = [
@@ -237,6 +260,15 @@ describe('X publishing', () => {
     expect(fake.tweets).toHaveLength(0);
   });
 
+  it('fails a video X could not process for its size or duration with media_too_large', async () => {
+    fake.knobs.processingFails = true;
+    fake.knobs.processingError = 'Invalid or Unsupported media, Reason: Duration too long: 150.2s, maximum is 140s.';
+    const { result } = await drive(createXAdapter(settings(), deps()), new Job({ contentType: 'video', media: [video] }));
+    expect(result).toMatchObject({ ok: false, code: 'media_too_large', retryable: false });
+    if (result.ok === false) expect(result.message).not.toContain('150.2s');
+    expect(fake.tweets).toHaveLength(0);
+  });
+
   it('resumes a video upload where it stopped: only the missing segments are sent again', async () => {
     file = Buffer.alloc(2 * SEGMENT_BYTES + 5, 1);
     let appends = 0;
@@ -273,6 +305,25 @@ describe('X publishing', () => {
     expect(fake.postAttempts).toBe(1);
     const lookup = requestsTo('GET', `/2/users/${fake.user.id}/tweets`)[0];
     expect(lookup?.query).toMatchObject({ 'tweet.fields': 'created_at,referenced_tweets,attachments', max_results: '20', start_time: new Date(clock - 600_000).toISOString().replace(/\.\d{3}Z$/, 'Z') });
+  });
+
+  it('a lost POST /2/tweets answer whose timeline lookup is refused (403) is not posted again, even once the timeline had time', async () => {
+    const job = new Job();
+    fake.hangNext('POST', '/2/tweets');
+    await createXAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), 'text');
+    expect(fake.postAttempts).toBe(1);
+    // Past the settle time, an absent post would be posted again: only the refused lookup stands in the way.
+    clock += 31_000;
+    fake.failNext({ method: 'GET', path: `/2/users/${fake.user.id}/tweets`, status: 403, body: { title: 'Forbidden', detail: 'You are not permitted to perform this action.', type: 'about:blank', status: 403 } });
+    const result = await createXAdapter(settings(), deps()).publish(job.request(), 'text');
+    // Not permission_revoked: a reconnect and a retry would start afresh, without the attempt's record.
+    expect(result).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false });
+    expect(result.ok === false && result.message).toMatch(/could not be checked.*Check the profile before republishing/);
+    expect(logs.find((l) => l.message === 'x: error answer')?.details).toMatchObject({ call: expect.stringMatching(/^GET \/2\/users\//), row: '403 not permitted (scope missing, account locked or suspended)' });
+    expect(fake.postAttempts).toBe(1);
+    expect(fake.tweets).toHaveLength(1);
+    // The unanswered attempt stays on record, so a later run (after reconnecting) still looks before posting.
+    expect(job.progress).toMatchObject({ index: 0, attempt: { index: 0 } });
   });
 
   it('when the timeline lags, waits, posts again and takes X\'s duplicate refusal as "already posted": exactly one post', async () => {
