@@ -153,7 +153,9 @@ describe('Pinterest OAuth', () => {
       c.arrange();
       const result = await createPinterestOAuth(settings(c.settings), deps()).exchangeCode({ state: 's', code: 'never-issued', redirectUri });
       expect(result).toMatchObject({ ok: false, code: c.code, retryable: c.retryable });
-      expect(logs.some((l) => l.details.call === 'POST /v5/oauth/token' && l.details.status !== undefined)).toBe(true);
+      // The refused client gives the catch-all's result, so only the logged row tells which decided.
+      const logged = logs.filter((l) => l.details.call === 'POST /v5/oauth/token' && l.details.row !== undefined);
+      expect(logged.map((l) => l.details.row)).toEqual([c.why]);
     });
   }
 });
@@ -287,6 +289,18 @@ describe('Pinterest publishing', () => {
     expect(await createPinterestAdapter(settings(), deps()).publish(job.request(), containerId)).toMatchObject({ ok: false, code: 'upstream_5xx', retryable: true });
     expect(fake.pinAttempts).toBe(1);
     expect(job.progress).toMatchObject({ creating: { attemptedAt: clock } });
+  });
+
+  it('when the lookup is refused for good (403), stops as "may be live" rather than as a refusal a retry would answer with a second pin', async () => {
+    const job = new Job();
+    const containerId = await submitOk(createPinterestAdapter(settings(), deps()), job);
+    fake.hangNext('POST', '/v5/pins');
+    await createPinterestAdapter(settings(), deps({ fetch: impatientFetch() })).publish(job.request(), containerId);
+    fake.failNext({ method: 'GET', path: `/v5/boards/${board.id}/pins`, status: 403, body: { code: 3, message: 'Not authorized to access board or Pin.' } });
+    const result = await createPinterestAdapter(settings(), deps()).publish(job.request(), containerId);
+    expect(result).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false });
+    expect(result.ok === false && result.message).toMatch(/could not be checked.*Check the board before republishing/);
+    expect(fake.pinAttempts).toBe(1);
   });
 
   it('after a 4xx refusal (nothing created), the next attempt creates without a lookup', async () => {

@@ -81,6 +81,16 @@ export async function mediaSource(ctx: Ctx, kind: 'photo' | 'video', containerId
     : { ok: true, source: { source_type: 'multiple_image_base64', items: encoded } };
 }
 
+/**
+ * A lookup refused for good cannot tell whether the lost attempt pinned. Failing with the refusal's own code would
+ * invite a reconnect and a retry, and a retry starts the job afresh, without the attempt's record: a second pin.
+ */
+const LOOKUP_INCONCLUSIVE = failure(
+  'upstream_unknown',
+  false,
+  'An interrupted attempt may have pinned on Pinterest and it could not be checked, so nothing was pinned again. Check the board before republishing.',
+);
+
 export type Lookup = { state: 'found'; pinId: string } | { state: 'absent' } | { state: 'too_soon'; retryAfterMs: number } | { state: 'failed'; failure: NetworkFailure };
 
 const same = (a: unknown, b: string | null) => (str(a) ?? '').trim() === (b ?? '').trim();
@@ -95,7 +105,7 @@ export async function findEarlierPin(ctx: Ctx, texts: PinTexts, video: boolean, 
   for (let page = 0; page < LOOKUP_PAGES; page++) {
     const query = new URLSearchParams({ page_size: String(LOOKUP_PAGE_SIZE), ...(bookmark ? { bookmark } : {}) });
     const res = await v5(ctx, 'GET', `/boards/${enc(ctx.boardId)}/pins?${query.toString()}`);
-    if (!res.ok) return { state: 'failed', failure: res.failure };
+    if (!res.ok) return { state: 'failed', failure: res.failure.retryable ? res.failure : LOOKUP_INCONCLUSIVE };
     const body = bodyOf(res);
     const match = list(body.items)
       .map(obj)

@@ -1,4 +1,5 @@
 import type { NetworkFailure } from '../adapter.js';
+import { failure } from '../kit/failure.js';
 import { isRecord, list, obj, str } from '../kit/json.js';
 import { api, type Ctx } from './api.js';
 
@@ -12,6 +13,17 @@ import { api, type Ctx } from './api.js';
 const CLOCK_SLACK_MS = 10 * 60_000;
 /** Posts read per lookup (5–100). Pay-per-use bills reads per post, so only a page of the newest. */
 const LOOKUP_PAGE = 20;
+
+/**
+ * A lookup refused for good (a token without tweet.read, a suspended account) cannot tell whether the lost
+ * attempt posted. Failing with the refusal's own code would invite a reconnect and a retry, and a retry starts the
+ * job afresh, without the attempt's record: a second post. So it stops as "may be live", as the other networks do.
+ */
+const LOOKUP_INCONCLUSIVE = failure(
+  'upstream_unknown',
+  false,
+  'An interrupted attempt may have posted on X and it could not be checked, so nothing was posted again. Check the profile before republishing.',
+);
 
 export type Lookup = { state: 'found'; id: string } | { state: 'absent' } | { state: 'failed'; failure: NetworkFailure };
 
@@ -49,7 +61,7 @@ export async function findEarlierPost(ctx: Ctx, wanted: Wanted, since: number): 
     'tweet.fields': 'created_at,referenced_tweets,attachments',
   });
   const res = await api(ctx, 'GET', `/2/users/${encodeURIComponent(ctx.userId)}/tweets?${query.toString()}`);
-  if (!res.ok) return { state: 'failed', failure: res.failure };
+  if (!res.ok) return { state: 'failed', failure: res.failure.retryable ? res.failure : LOOKUP_INCONCLUSIVE };
   const found = list(res.body.data).filter(isRecord).find((p) => str(p.id) !== null && matches(p, wanted));
   const id = found ? str(found.id) : null;
   return id ? { state: 'found', id } : { state: 'absent' };
