@@ -10,6 +10,7 @@ import { draftPages } from './pages/drafts.js';
 import { queuePages } from './pages/queue.js';
 import { composePages } from './pages/compose/index.js';
 import { connectedAppPages } from './pages/connected-apps.js';
+import { connectionBoardPages } from './pages/connection-board.js';
 import { contentPages } from './pages/contents.js';
 import { mediaPages } from './pages/media.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
@@ -38,6 +39,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   contentPages(pages);
   mediaPages(pages);
   brandPages(pages);
+  connectionBoardPages(pages);
   queuePages(pages);
   webhookPages(pages);
   apiKeyPages(pages);

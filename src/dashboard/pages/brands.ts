@@ -7,6 +7,7 @@ import { PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../../vocabulary/p
 import { handleOf } from '../names.js';
 import { explainJobError, explainServiceError, meterLabel, platformName } from '../explain.js';
 import { check, errorAt, type FieldErrors } from '../forms.js';
+import { boardOf, boardUrl, choosesBoard } from './connection-board.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
@@ -129,14 +130,17 @@ ${
       const open = c.status !== 'inactive';
       const reconnect = c.mode === 'live' && c.status === 'expired';
       const byPassword = PLATFORMS[c.platform_slug].connect === 'app_password';
+      const board = choosesBoard(c) ? boardOf(c) : null;
       return html`<tr>
-  <th scope="row">${c.name}${handleOf(c) && handleOf(c) !== c.name ? html`<span class="row-meta">${handleOf(c)}</span>` : ''}</th>
+  <th scope="row">${c.name}${handleOf(c) && handleOf(c) !== c.name ? html`<span class="row-meta">${handleOf(c)}</span>` : ''}${board !== null ? html`<span class="row-meta">Board: ${board}</span>` : ''}</th>
   <td>${platformName(c.platform_slug)}</td>
   <td>${c.mode === 'live' ? 'Live' : 'Sandbox'}</td>
   <td>${badge(c.status)}</td>
   <td>${reasonInWords(c.status_reason)}</td>
   <td>${isoDate(c.created_at)}</td>
   <td><div class="actions">${
+    choosesBoard(c) ? html`<a class="button" href="${boardUrl(c.id)}">Choose board<span class="vh"> for ${c.name}</span></a>` : ''
+  }${
     reconnect && byPassword
       ? html`<form method="post" action="/dashboard/connections/${c.id}/app-password" class="inline">
   ${csrfField(ctx.csrf)}

@@ -1,0 +1,95 @@
+import { expect, it } from 'vitest';
+import type { Principal } from '../../src/core/principal.js';
+import { PLATFORMS, type PlatformSlug } from '../../src/vocabulary/platforms.js';
+import { DashboardClient, textOf } from '../support/dashboard.js';
+import { describeEachDb, type TestServer } from '../support/server.js';
+
+/**
+ * The later networks' limits at compose (src/vocabulary/platforms.ts), each refused next to the control it
+ * concerns with 422 and nothing created, as compose.test.ts checks X's and Threads'.
+ */
+
+async function composer(server: TestServer, connections: [PlatformSlug, string][]) {
+  const ws = await server.workspace();
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const { services } = server.container;
+  const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
+  for (const [platform_slug, name] of connections) await services.connections.createSandbox(principal, ws.workspace_id, brand.id, { platform_slug, mode: 'sandbox', name });
+  const client = new DashboardClient(server.url);
+  await client.signIn(ws.api_key);
+
+  /** Sends the form as a browser would: the CSRF token first, then the key the page rendered. */
+  const send = async (fields: Record<string, string>): Promise<{ status: number; html: string }> => {
+    const page = await client.get('/dashboard/compose');
+    const form = new FormData();
+    form.append('csrf', client.csrf!);
+    form.append('idempotency_key', /name="idempotency_key" value="([^"]+)"/.exec(page.html)![1]!);
+    form.append('brand_id', brand.id);
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    const res = await client.raw('/dashboard/compose', { method: 'POST', body: form });
+    const html = await res.text();
+    expect(html).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+    return { status: res.status, html };
+  };
+  const contents = async () => (await services.contents.list(principal, ws.workspace_id, { limit: 100 })).data;
+  return { send, contents };
+}
+
+/** The text of the element with this id (an error paragraph, a counter). */
+function byId(html: string, id: string): string | undefined {
+  const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</(p|output|div)>`).exec(html);
+  return match ? textOf(match[1]!) : undefined;
+}
+
+describeEachDb('dashboard compose: the later networks’ limits', (server) => {
+  it('TikTok: a text-only post is refused next to Networks, and a caption over 2,200 characters next to Text', async () => {
+    expect(PLATFORMS.tiktok.limits.textMaxChars).toBe(2200);
+    const { send, contents } = await composer(server(), [['tiktok', 'Acme on TikTok']]);
+    const textOnly = await send({ target_platforms: 'tiktok', content_type: 'text', text: 'Words alone' });
+    expect(textOnly.status).toBe(422);
+    expect(byId(textOnly.html, 'networks-error')).toMatch(/TikTok .*does not publish content_type text/);
+    expect(textOnly.html).toMatch(/id="platform-tiktok" name="target_platforms" value="tiktok" checked[^>]*aria-invalid="true"/);
+
+    const caption = 'c'.repeat(2201);
+    const long = await send({ target_platforms: 'tiktok', content_type: 'video', media_url: 'https://cdn.example.com/clip.mp4', text: caption });
+    expect(long.status).toBe(422);
+    expect(byId(long.html, 'text-error')).toBe('Too long for TikTok: 2,201 characters, the limit is 2,200. Shorten it, or untick this network.');
+    expect(long.html).toMatch(/<textarea id="text" name="text"[^>]* aria-invalid="true">/);
+    expect(long.html).toContain(caption);
+    expect(await contents()).toHaveLength(0);
+  });
+
+  it('Pinterest: a description over 500 characters and a video pin’s title over 100 are each refused next to their field', async () => {
+    expect([PLATFORMS.pinterest.limits.textMaxChars, PLATFORMS.pinterest.limits.titleMaxChars]).toEqual([500, 100]);
+    const { send, contents } = await composer(server(), [['pinterest', 'Acme on Pinterest']]);
+    const pin = { target_platforms: 'pinterest', content_type: 'photo', media_url: 'https://cdn.example.com/pin.jpg' };
+
+    const description = await send({ ...pin, text: 'd'.repeat(501), title: 'A fine pin' });
+    expect(description.status).toBe(422);
+    expect(byId(description.html, 'text-error')).toBe('Too long for Pinterest: 501 characters, the limit is 500. Shorten it, or untick this network.');
+    expect(byId(description.html, 'title-error')).toBeUndefined();
+
+    // The form sends a title with video and reel only.
+    const title = await send({ ...pin, content_type: 'video', media_url: 'https://cdn.example.com/pin.mp4', text: 'Fits', title: 't'.repeat(101) });
+    expect(title.status).toBe(422);
+    expect(byId(title.html, 'title-error')).toBe('The title is too long for Pinterest: 101 characters, the limit is 100.');
+    expect(title.html).toMatch(/<input id="title" name="title"[^>]* aria-invalid="true">/);
+    expect(byId(title.html, 'text-error')).toBeUndefined();
+    expect(await contents()).toHaveLength(0);
+  });
+
+  it('Mastodon on a sandbox connection: over 500 characters is refused next to Text, counted as Mastodon counts a link', async () => {
+    expect(PLATFORMS.mastodon.limits.textMaxChars).toBe(500);
+    const { send, contents } = await composer(server(), [['mastodon', 'Acme on Mastodon']]);
+    const plain = await send({ target_platforms: 'mastodon', content_type: 'text', text: 'm'.repeat(501) });
+    expect(plain.status).toBe(422);
+    expect(byId(plain.html, 'text-error')).toMatch(/^Too long for Mastodon: 501 characters, the limit is 500\./);
+
+    // A link counts as 23 characters whatever its length: 478 + 1 + 23 = 502.
+    const linked = await send({ target_platforms: 'mastodon', content_type: 'text', text: `${'m'.repeat(478)} https://example.com/${'a'.repeat(100)}` });
+    expect(linked.status).toBe(422);
+    expect(byId(linked.html, 'text-error')).toMatch(/^Too long for Mastodon: 502 characters as Mastodon counts them, the limit is 500\./);
+    expect(byId(linked.html, 'text-count')).toContain('Mastodon counts 502 of 500: too long');
+    expect(await contents()).toHaveLength(0);
+  });
+});
