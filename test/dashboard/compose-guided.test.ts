@@ -78,7 +78,7 @@ describeEachDb('dashboard guided composer', (server) => {
   it('fields follow the content type, and what another type would use is not sent', async () => {
     const { brand, send, contents, client } = await composer(server(), [['threads', '@acme']]);
     const page = await client.get('/dashboard/compose');
-    expect(page.html).toMatch(/<div data-show-when-type="video reel" data-show-when-network="youtube">\s*<div class="field">\s*<label for="title">/);
+    expect(page.html).toMatch(/<div data-show-when-type="photo video reel" data-show-when-network="youtube tiktok pinterest">\s*<div class="field">\s*<label for="title">/);
     expect(page.html).toMatch(/<div data-show-when-type="photo video reel">\s*<fieldset class="field"[^>]*>\s*<legend>Media<\/legend>/);
     expect(page.html).toMatch(/<div data-show-when-type="text photo video reel">\s*<div class="field">\s*<label for="text">/);
     expect(page.html).toMatch(/<div data-show-when-type="thread">/);

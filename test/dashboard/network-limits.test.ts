@@ -69,12 +69,14 @@ describeEachDb('dashboard compose: the later networks’ limits', (server) => {
     expect(byId(description.html, 'text-error')).toBe('Too long for Pinterest: 501 characters, the limit is 500. Shorten it, or untick this network.');
     expect(byId(description.html, 'title-error')).toBeUndefined();
 
-    // The form sends a title with video and reel only.
-    const title = await send({ ...pin, content_type: 'video', media_url: 'https://cdn.example.com/pin.mp4', text: 'Fits', title: 't'.repeat(101) });
-    expect(title.status).toBe(422);
-    expect(byId(title.html, 'title-error')).toBe('The title is too long for Pinterest: 101 characters, the limit is 100.');
-    expect(title.html).toMatch(/<input id="title" name="title"[^>]* aria-invalid="true">/);
-    expect(byId(title.html, 'text-error')).toBeUndefined();
+    // A photo pin's title is sent and checked too, as a video pin's is.
+    for (const kind of [pin, { ...pin, content_type: 'video', media_url: 'https://cdn.example.com/pin.mp4' }]) {
+      const title = await send({ ...kind, text: 'Fits', title: 't'.repeat(101) });
+      expect(title.status).toBe(422);
+      expect(byId(title.html, 'title-error')).toBe('The title is too long for Pinterest: 101 characters, the limit is 100.');
+      expect(title.html).toMatch(/<input id="title" name="title"[^>]* aria-invalid="true">/);
+      expect(byId(title.html, 'text-error')).toBeUndefined();
+    }
     expect(await contents()).toHaveLength(0);
   });
 

@@ -84,7 +84,7 @@ function counters() {
 
 /**
  * `[data-show-when-type="video reel"]`: shown only while the content type select has one of those values; with
- * `data-show-when-network="youtube"` also only while that network is ticked.
+ * `data-show-when-network="youtube tiktok"` also only while one of those networks is ticked.
  */
 function typeSections() {
   const select = document.getElementById('content_type');
@@ -93,7 +93,7 @@ function typeSections() {
     const ticked = $$('input[name=target_platforms]:checked').map((i) => i.value);
     for (const section of $$('[data-show-when-type]')) {
       const network = section.dataset.showWhenNetwork;
-      section.hidden = !section.dataset.showWhenType.split(' ').includes(select.value) || (network !== undefined && !ticked.includes(network));
+      section.hidden = !section.dataset.showWhenType.split(' ').includes(select.value) || (network !== undefined && !network.split(' ').some((n) => ticked.includes(n)));
     }
   };
   select.addEventListener('change', apply);

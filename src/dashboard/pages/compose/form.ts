@@ -127,9 +127,11 @@ export function chosenConnections(values: ComposeValues, choices: Choices): stri
   });
 }
 
-/** Content types that carry media, and those whose video network takes a title. */
+/** Content types that carry media, and those a network may title (YouTube's videos, TikTok's posts, Pinterest's pins). */
 export const MEDIA_TYPES: readonly string[] = ['photo', 'video', 'reel'];
-export const TITLE_TYPES: readonly string[] = ['video', 'reel'];
+export const TITLE_TYPES: readonly string[] = ['photo', 'video', 'reel'];
+/** The networks that take a title, with its limit. */
+export const TITLED_NETWORKS = PLATFORM_SLUGS.filter((slug) => PLATFORMS[slug].limits.titleMaxChars !== null);
 
 /** The overrides to send: only for networks chosen, only what was typed (the API's `overrides`). */
 function overridesOf(values: ComposeValues): Record<string, { text?: string; title?: string }> {

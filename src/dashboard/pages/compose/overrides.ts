@@ -2,7 +2,7 @@ import { PLATFORM_SLUGS, PLATFORMS, textLengthOn } from '../../../vocabulary/pla
 import { html, type SafeHtml } from '../../../web/html.js';
 import type { FieldErrors } from '../../forms.js';
 import { number } from '../../layout.js';
-import type { ComposeValues } from './form.js';
+import { type ComposeValues, TITLE_TYPES } from './form.js';
 
 /**
  * Per-network text and title (the API's `overrides`, issue 17 point 5). Without scripts each network is a
@@ -28,7 +28,7 @@ export function overridesSection(values: ComposeValues, errors: FieldErrors, tex
     <legend>${info.name}</legend>
     ${
       info.limits.titleMaxChars !== null
-        ? html`<div class="field${titleError ? ' invalid' : ''}" data-show-when-type="video reel">
+        ? html`<div class="field${titleError ? ' invalid' : ''}" data-show-when-type="${TITLE_TYPES.join(' ')}">
       <label for="${titleId}">Title on ${info.name}</label>
       <input id="${titleId}" name="override_title_${slug}" type="text" maxlength="1000" value="${typed?.title ?? ''}"${describe(titleId, titleError)}>
       <output class="counter" id="${titleId}-count" data-counter-for="${titleId}" data-limit="${info.limits.titleMaxChars}">${number(Array.from(typed?.title ?? '').length)} characters — of ${number(info.limits.titleMaxChars)}</output>

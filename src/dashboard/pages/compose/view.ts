@@ -12,7 +12,15 @@ import { bannerOf, errorsUnder, indexOf, type Outcome } from './errors.js';
 import { previewSection } from './preview.js';
 import { chars, COUNTINGS, networkCount } from './counter.js';
 import { type When, WHEN_CHOICES, whenErrorOf, whenFieldset } from '../../when-field.js';
-import { type Choices, chosenConnections, COMPOSE, type ComposeValues, emptyValues, MEDIA_URL_INPUTS, mediaItemsOf } from './form.js';
+import { type Choices, chosenConnections, COMPOSE, type ComposeValues, emptyValues, MEDIA_URL_INPUTS, mediaItemsOf, TITLE_TYPES, TITLED_NETWORKS } from './form.js';
+
+/** The title's hint: each network that takes one, whether it must, and its limit. */
+const TITLE_HINT = `For ${TITLED_NETWORKS.map((slug) => {
+  const info = PLATFORMS[slug];
+  return `${info.name} (${info.titleRequired ? 'required, ' : ''}at most ${info.limits.titleMaxChars ?? 0} characters)`;
+})
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' and $1')}.`;
 
 const THREAD_MAX_POSTS = PLATFORMS.threads.limits.threadMaxPosts ?? 25;
 const THREAD_POST_CHARS = PLATFORMS.threads.limits.textMaxChars;
@@ -176,11 +184,11 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   ${CONTENT_TYPES.map((t) => html`<option value="${t}"${t === values.contentType ? html` selected` : ''}>${CONTENT_TYPE_LABELS[t]}</option>`)}
 </select>`,
   })}
-  <div data-show-when-type="video reel" data-show-when-network="youtube">
+  <div data-show-when-type="${TITLE_TYPES.join(' ')}" data-show-when-network="${TITLED_NETWORKS.join(' ')}">
   ${field({
     id: 'title',
     label: 'Title',
-    hint: 'For YouTube, where it is required: at most 100 characters.',
+    hint: TITLE_HINT,
     error: titleError,
     control: html`<input id="title" name="title" type="text" maxlength="1000" value="${values.title}"${attrs(['title-hint', titleError && 'title-error'], titleError !== undefined)}>`,
   })}
