@@ -1,6 +1,7 @@
 import type { AnyTool } from './define-tool.js';
 import { addSandboxConnectionTool } from './add-sandbox-connection.js';
 import { cancelContentTool } from './cancel-content.js';
+import { choosePublishTargetTool } from './choose-publish-target.js';
 import { createBrandTool } from './create-brand.js';
 import { createWebhookTool } from './create-webhook.js';
 import { deleteWebhookTool } from './delete-webhook.js';
@@ -16,6 +17,7 @@ import { listContentsTool } from './list-contents.js';
 import { listDeliveriesTool } from './list-deliveries.js';
 import { listMediaTool } from './list-media.js';
 import { listPlatformsTool } from './list-platforms.js';
+import { listPublishTargetsTool } from './list-publish-targets.js';
 import { listWalletOffersTool } from './list-wallet-offers.js';
 import { listWebhooksTool } from './list-webhooks.js';
 import { previewContentTool } from './preview-content.js';
@@ -53,6 +55,8 @@ export const tools: readonly AnyTool[] = [
   listConnectionsTool,
   addSandboxConnectionTool,
   startConnectionOauthTool,
+  listPublishTargetsTool,
+  choosePublishTargetTool,
   createWebhookTool,
   listWebhooksTool,
   updateWebhookTool,

@@ -62,6 +62,8 @@ function failingCalls(brandId: string): Record<string, { args: Record<string, un
     set_queue: { args: { brand_id: 'brand_unknown', time_zone: 'Mars/Olympus', slots: [] }, error: 'validation_failed' },
     list_connections: { args: { status: 'sleeping' }, error: 'validation_failed' },
     start_connection_oauth: { args: { connection_id: 'conn_unknown' }, error: 'not_found' },
+    list_publish_targets: { args: { connection_id: 'conn_unknown' }, error: 'not_found' },
+    choose_publish_target: { args: { connection_id: 'conn_unknown', target_id: '' }, error: 'validation_failed' },
     create_webhook: { args: { url: 'not a url', enabled_events: ['content.published'] }, error: 'validation_failed' },
     list_webhooks: { args: { unexpected: true }, error: 'validation_failed' },
     list_deliveries: { args: { webhook_id: 'wh_unknown' }, error: 'not_found' },

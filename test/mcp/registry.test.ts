@@ -37,6 +37,8 @@ const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
   list_brands: [true, false, true, false],
   get_queue: [true, false, true, false],
   list_connections: [true, false, true, false],
+  // Read from the network at each call.
+  list_publish_targets: [true, false, true, true],
   list_webhooks: [true, false, true, false],
   list_deliveries: [true, false, true, false],
   list_media: [true, false, true, false],
@@ -61,6 +63,8 @@ const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
   create_brand: [false, false, false, false],
   add_sandbox_connection: [false, false, false, false],
   start_connection_oauth: [false, false, false, true],
+  // The same choice twice leaves what the first left; the board is checked with the network.
+  choose_publish_target: [false, false, true, true],
   create_webhook: [false, false, false, true],
   import_media_from_url: [false, false, false, true],
   // Sends: each call makes a new attempt to an outside receiver.
@@ -149,6 +153,8 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   set_queue: QUEUE,
   list_connections: { data: [CONNECTION, { ...CONNECTION, id: 'conn_2', status: 'expired', mode: 'live' }] },
   add_sandbox_connection: CONNECTION,
+  list_publish_targets: { data: [{ id: '5001', name: 'Recipes', current: true }, { id: '5002', name: 'Travel', current: false }] },
+  choose_publish_target: { ...CONNECTION, platform_slug: 'pinterest', mode: 'live', name: 'acme · Travel' },
   start_connection_oauth: { authorization_url: 'https://threads.example/oauth/authorize?state=st_1', state: 'st_1', expires_at: AT },
   create_webhook: { ...WEBHOOK, secret: 'whsec_3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a1c3e5b7d' },
   list_webhooks: { data: [WEBHOOK, { ...WEBHOOK, id: 'wh_2', active: false }] },

@@ -170,6 +170,8 @@ export const TOOL_ARGS: Record<string, ((ids: Ids) => Record<string, unknown>)[]
   set_queue: [(ids) => ({ brand_id: ids.brandId, time_zone: 'America/New_York', slots: [{ days: ['mon'], time: '09:30' }] })],
   list_connections: [(ids) => ({ brand_id: ids.brandId })],
   start_connection_oauth: [(ids) => ({ brand_id: ids.brandId, platform_slug: 'linkedin' }), (ids) => ({ connection_id: ids.connId })],
+  list_publish_targets: [(ids) => ({ connection_id: ids.connId })],
+  choose_publish_target: [(ids) => ({ connection_id: ids.connId, target_id: '1234567890' })],
   create_webhook: [() => ({ url: 'http://127.0.0.1:9/matrix', enabled_events: ['content.published'] })],
   list_webhooks: [() => ({})],
   list_deliveries: [(ids) => ({ webhook_id: ids.whId })],
