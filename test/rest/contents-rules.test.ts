@@ -58,6 +58,60 @@ describeEachDb(
       expect(linked.status, JSON.stringify(linked.body)).toBe(201);
     });
 
+    it('Mastodon counts 500 with links as 23 and another server\'s account by its local part; a longer text is refused', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['mastodon']);
+      const body = (text: string) => ({ brand_id: brandId, target_platforms: ['mastodon'], content_type: 'text', text });
+      // 23 for the link, 8 for " @alice ", 469 letters: 500, though 600 code points.
+      const prefix = `https://example.com/${'p'.repeat(100)} @alice@example.social `;
+      const fits = await post(ws.api_key, ws.workspace_id, body(`${prefix}${'m'.repeat(469)}`));
+      expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+      const over = await post(ws.api_key, ws.workspace_id, body(`${prefix}${'m'.repeat(470)}`));
+      expectError(over, 422, 'caption_too_long', {
+        platform_slug: 'mastodon',
+        limit: 500,
+        fields: [{ path: 'text', message: 'has 501 characters; the limit for Mastodon (mastodon) is 500. Reduce it, or send thread_split: "auto" to publish it as a thread.' }],
+      });
+      expect(await countContents(server(), ws.workspace_id)).toBe(1);
+    });
+
+    it('TikTok: caption 2,200 and title 90 on a video or photos; a post without media is refused before anything is stored', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['tiktok']);
+      const video = { brand_id: brandId, target_platforms: ['tiktok'], content_type: 'video', media: [{ url: `${media.url}/video.mp4` }] };
+      const photos = { ...video, content_type: 'photo', media: [{ url: `${media.url}/photo.jpg` }, { url: `${media.url}/photo.jpg` }] };
+      const fits = await post(ws.api_key, ws.workspace_id, { ...video, text: 'c'.repeat(2200), title: 't'.repeat(90) });
+      expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+      expect((await post(ws.api_key, ws.workspace_id, { ...photos, text: 'c'.repeat(2200), title: 't'.repeat(90) })).status).toBe(201);
+
+      const caption = await post(ws.api_key, ws.workspace_id, { ...video, text: 'c'.repeat(2201) });
+      expectError(caption, 422, 'caption_too_long', { platform_slug: 'tiktok', limit: 2200, fields: [{ path: 'text', message: 'has 2201 characters; the limit for TikTok (tiktok) is 2200. Reduce it.' }] });
+      const title = await post(ws.api_key, ws.workspace_id, { ...photos, title: 't'.repeat(91) });
+      expectError(title, 422, 'caption_too_long', { platform_slug: 'tiktok', limit: 90, fields: [{ path: 'title', message: 'has 91 characters; the limit for TikTok (tiktok) is 90.' }] });
+      for (const type of ['text', 'thread']) {
+        const words = type === 'thread' ? { thread: ['one', 'two'] } : { text: 'words only' };
+        const textOnly = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['tiktok'], content_type: type, ...words });
+        expectError(textOnly, 422, 'platform_not_supported', { platform_slug: 'tiktok' });
+        expect(textOnly.body.message).toBe(`TikTok (tiktok) does not publish content_type ${type}; it accepts video, reel, photo.`);
+      }
+      expect(await countContents(server(), ws.workspace_id)).toBe(2);
+    });
+
+    it('Pinterest: description 500 and title 100 on a pin; a text post is refused', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['pinterest']);
+      const pin = { brand_id: brandId, target_platforms: ['pinterest'], content_type: 'photo', media: [{ url: `${media.url}/photo.jpg` }] };
+      const fits = await post(ws.api_key, ws.workspace_id, { ...pin, text: 'd'.repeat(500), title: 't'.repeat(100) });
+      expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+
+      const description = await post(ws.api_key, ws.workspace_id, { ...pin, text: 'd'.repeat(501) });
+      expectError(description, 422, 'caption_too_long', { platform_slug: 'pinterest', limit: 500, fields: [{ path: 'text', message: 'has 501 characters; the limit for Pinterest (pinterest) is 500. Reduce it.' }] });
+      const title = await post(ws.api_key, ws.workspace_id, { ...pin, content_type: 'video', media: [{ url: `${media.url}/video.mp4` }], title: 't'.repeat(101) });
+      expectError(title, 422, 'caption_too_long', { platform_slug: 'pinterest', limit: 100, fields: [{ path: 'title', message: 'has 101 characters; the limit for Pinterest (pinterest) is 100.' }] });
+      const overridden = await post(ws.api_key, ws.workspace_id, { ...pin, overrides: { pinterest: { title: 'o'.repeat(101) } } });
+      expectError(overridden, 422, 'caption_too_long', { platform_slug: 'pinterest', limit: 100, fields: [{ path: 'overrides.pinterest.title', message: 'has 101 characters; the limit for Pinterest (pinterest) is 100.' }] });
+      const text = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['pinterest'], content_type: 'text', text: 'words only' });
+      expectError(text, 422, 'platform_not_supported', { platform_slug: 'pinterest' });
+      expect(await countContents(server(), ws.workspace_id)).toBe(1);
+    });
+
     it('422 caption_too_long names the platform, its limit and the field path in fields', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
       const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'x'.repeat(501) });

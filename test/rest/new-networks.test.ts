@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { startFakeBluesky } from '../fakes/bluesky.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
 import { startFakePinterest } from '../fakes/pinterest.js';
+import { startFakeTiktok, tiktokEnv } from '../fakes/tiktok.js';
 import { startFakeX } from '../fakes/x.js';
 import { call, callFailing, closeClientsAfterEach, connect } from '../mcp/tool-calls.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
@@ -18,11 +19,12 @@ let mastodon: FakeMastodon;
 let bluesky: Awaited<ReturnType<typeof startFakeBluesky>>;
 let x: Awaited<ReturnType<typeof startFakeX>>;
 let pinterest: Awaited<ReturnType<typeof startFakePinterest>>;
+let tiktok: Awaited<ReturnType<typeof startFakeTiktok>>;
 let mediaHost: Awaited<ReturnType<typeof startMediaHost>>;
 const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 
 beforeAll(async () => {
-  [mastodon, bluesky, x, pinterest, mediaHost] = await Promise.all([startFakeMastodon(), startFakeBluesky(), startFakeX(), startFakePinterest(), startMediaHost()]);
+  [mastodon, bluesky, x, pinterest, tiktok, mediaHost] = await Promise.all([startFakeMastodon(), startFakeBluesky(), startFakeX(), startFakePinterest(), startFakeTiktok(), startMediaHost()]);
   pinterest.boards.push(
     { id: '5001', name: 'Recipes', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
     { id: '5002', name: 'Travel', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
@@ -40,10 +42,11 @@ beforeAll(async () => {
     PINTEREST_API_URL: pinterest.apiBaseUrl,
     PINTEREST_AUTHORIZE_URL: pinterest.authorizeUrl,
     PINTEREST_TOKEN_URL: pinterest.tokenUrl,
+    ...tiktokEnv(tiktok),
   });
 });
 afterAll(async () => {
-  await Promise.all([mastodon.close(), bluesky.close(), x.close(), pinterest.close(), mediaHost.close()]);
+  await Promise.all([mastodon.close(), bluesky.close(), x.close(), pinterest.close(), tiktok.close(), mediaHost.close()]);
 });
 closeClientsAfterEach();
 
@@ -259,6 +262,33 @@ describeEachDb(
       const sandbox = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands/${brandId}/connections`, { key: ws.api_key, body: { platform_slug: 'threads', mode: 'sandbox', name: '@t' } });
       const none = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/connections/${sandbox.body.id as string}/targets`, { key: ws.api_key });
       expect([none.status, none.body.error]).toEqual([422, 'platform_not_supported']);
+    });
+
+    it('TikTok: OAuth connects the creator; a video is posted once, private to the creator while the app is unaudited', async () => {
+      const { ws, brandId, base } = await brand('Clips');
+      const started = await server().request('POST', `${base}/connections/oauth`, { key: ws.api_key, body: { platform_slug: 'tiktok' } });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      expect(new URL(started.body.authorization_url as string).searchParams.get('client_key')).toBe(tiktok.clientKey);
+      const connected = await approve(server(), started.body.authorization_url as string);
+      expect(connected.status, JSON.stringify(connected.body)).toBe(200);
+      expect(connected.body).toMatchObject({ platform_slug: 'tiktok', mode: 'live', status: 'active', name: tiktok.account.username });
+
+      const before = tiktok.posts.length;
+      const content = await publish(server(), ws.api_key, ws.workspace_id, {
+        brand_id: brandId,
+        target_platforms: ['tiktok'],
+        content_type: 'video',
+        media: [{ url: `${mediaHost.url}/video.mp4` }],
+        text: `A clip from ${ws.workspace_id} #launch`,
+      });
+      expect(content.status, JSON.stringify(content.jobs)).toBe('published');
+      expect(tiktok.posts.length).toBe(before + 1);
+      const post = tiktok.posts.at(-1)!;
+      // Whatever privacy the service asks for, the unaudited app's post is the creator's alone (README, TikTok).
+      expect(post).toMatchObject({ kind: 'video', mode: 'direct', source: 'FILE_UPLOAD', total: 2048, visibility: 'SELF_ONLY' });
+      expect(post.postInfo).toMatchObject({ title: `A clip from ${ws.workspace_id} #launch`, privacy_level: 'SELF_ONLY' });
+      // A private post has no public address: the job points at the creator's profile.
+      expect(content.jobs[0]).toMatchObject({ status: 'published', external_post_url: `https://www.tiktok.com/@${tiktok.account.username}`, error_message: null });
     });
   },
   env,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { sandboxPostsPerJob } from '../../db/repositories/sandbox.repo.js';
+import { PLATFORMS, type PlatformSlug } from '../../src/vocabulary/platforms.js';
 import { ALL_PLATFORMS, brandWithConnections, startMediaHost } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
@@ -55,7 +56,10 @@ describeEachDb(
       for (const job of content.jobs) expect(posts.find((p) => p.jobId === job.job_id)?.posts).toBe(1);
     });
 
-    it('publishes one content to all five platforms: five published jobs with post URLs, content published, one event', async () => {
+    it('publishes one video to all ten platforms: ten published jobs, each with a post URL on its network, content published, one event', async () => {
+      // A video is the one content type every network takes (TikTok and Pinterest take no text-only post); the
+      // title is YouTube's requirement and within TikTok's 90 and Pinterest's 100.
+      expect(ALL_PLATFORMS.filter((p) => !PLATFORMS[p].contentTypes.includes('video'))).toEqual([]);
       const { ws, brandId } = await brandWithConnections(server());
       const contentId = await publish(server(), ws.api_key, ws.workspace_id, {
         brand_id: brandId,
@@ -68,18 +72,35 @@ describeEachDb(
       await server().settle();
       const content = await read(server(), ws.api_key, ws.workspace_id, contentId);
       expect(content.status).toBe('published');
-      expect(content.jobs).toHaveLength(5);
+      expect(content.jobs.map((j) => j.platform_slug).sort()).toEqual([...ALL_PLATFORMS].sort());
       for (const job of content.jobs) {
-        expect(job.status).toBe('published');
-        expect(job.external_post_url).toMatch(/^https:\/\/www\.(instagram|facebook|threads|youtube|linkedin)\.(com|net)\//);
-        expect(job.error_code).toBeNull();
+        expect(job, job.platform_slug).toMatchObject({ status: 'published', error_code: null });
+        expect(job.external_post_url?.startsWith(PLATFORMS[job.platform_slug as PlatformSlug].postUrlBase), `${job.platform_slug}: ${job.external_post_url}`).toBe(true);
       }
       const posts = await sandboxPostsPerJob(server().container.db.kysely);
       for (const job of content.jobs) expect(posts.find((p) => p.jobId === job.job_id)?.posts).toBe(1);
       const evts = await events(server(), contentId);
       expect(evts.map((e) => e.type)).toEqual(['content.published']);
       expect(evts[0]).toMatchObject({ id: expect.stringMatching(/^evt_/), data: { content_id: contentId, workspace_id: ws.workspace_id } });
-      expect((evts[0]!.data.jobs as unknown[]).length).toBe(5);
+      expect((evts[0]!.data.jobs as unknown[]).length).toBe(10);
+    });
+
+    it('a text post cannot target all ten: TikTok and Pinterest refuse it by name; the six networks that take text publish it', async () => {
+      const { ws, brandId } = await brandWithConnections(server());
+      const textual = ALL_PLATFORMS.filter((p) => PLATFORMS[p].contentTypes.includes('text'));
+      expect(ALL_PLATFORMS.filter((p) => !textual.includes(p))).toEqual(['instagram', 'youtube', 'tiktok', 'pinterest']);
+      for (const p of ['tiktok', 'pinterest'] as const) {
+        const refused = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+          key: ws.api_key,
+          body: { brand_id: brandId, target_platforms: [...textual, p], content_type: 'text', text: 'Words only.' },
+        });
+        expect([refused.status, refused.body.error, refused.body.platform_slug]).toEqual([422, 'platform_not_supported', p]);
+      }
+      const contentId = await publish(server(), ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: textual, content_type: 'text', text: 'Words only.' });
+      await server().settle();
+      const content = await read(server(), ws.api_key, ws.workspace_id, contentId);
+      expect(content.status).toBe('published');
+      expect(content.jobs.map((j) => j.platform_slug).sort()).toEqual([...textual].sort());
     });
 
     const failures = [

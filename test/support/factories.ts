@@ -1,9 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.js';
+import { PLATFORM_SLUGS } from '../../src/vocabulary/platforms.js';
 import type { TestServer } from './server.js';
 
-export const ALL_PLATFORMS = ['instagram', 'facebook', 'threads', 'youtube', 'linkedin'] as const;
+/** Every network the service publishes to, in the platform table's order: a network added there is covered here. */
+export const ALL_PLATFORMS = PLATFORM_SLUGS;
 
 /** A workspace with one brand and one sandbox connection per listed platform. */
 export async function brandWithConnections(
