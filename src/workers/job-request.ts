@@ -62,8 +62,12 @@ export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, content
     sandboxOutcome: job.sandboxOutcome,
     progress: job.networkState,
     // Saving progress also renews the lease: long uploads keep their job as long as they make progress.
-    saveProgress: (progress) =>
-      updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), locked_until: clock.now() + deps.leaseMs, updated_at: clock.now() }),
+    async saveProgress(progress) {
+      const saved = await updateJobUnderLease(db, job.id, lease, { network_state: JSON.stringify(progress), locked_until: clock.now() + deps.leaseMs, updated_at: clock.now() });
+      // The run's next step (publish after submit) starts from what was saved, as a run taking over would.
+      if (saved) request.progress = progress;
+      return saved;
+    },
   };
   return { request, connection: conn };
 }
