@@ -20,7 +20,7 @@ export const platformSchema = z
     text_counting: z
       .enum(TEXT_COUNTINGS)
       .describe(
-        "How the network counts text: Unicode code points; graphemes (what a reader sees as one character); X's weighting (most scripts outside Latin and every emoji count 2, every link 23); or Mastodon's (graphemes, every link 23, a mention of another server's account by its local part).",
+        "How the network counts text: Unicode code points; graphemes (what a reader sees as one character); X's weighting (most scripts outside Latin and every emoji count 2, every link 23); Mastodon's (graphemes, every link 23, a mention of another server's account by its local part); or UTF-16 code units (TikTok: an emoji outside the basic plane counts 2). Titles are counted the same way.",
       ),
     connect: z
       .enum(['oauth', 'instance_oauth', 'app_password'])

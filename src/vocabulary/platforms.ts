@@ -38,7 +38,7 @@ export interface PlatformInfo {
   titleRequired: boolean;
   /** Base of public post URLs. */
   postUrlBase: string;
-  /** How the network counts `textMaxChars` (see text-length.ts). */
+  /** How the network counts `textMaxChars` and `titleMaxChars` (see text-length.ts). */
   textCounting: TextCounting;
   /**
    * How a live connection is made: the network's OAuth with this installation's client id (`oauth`), OAuth
@@ -148,11 +148,11 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     name: 'TikTok',
     kind: 'video',
     contentTypes: ['video', 'reel', 'photo'],
-    // The caption is 2,200 characters; about 15 posts per creator per day through the API.
+    // The caption is 2,200 UTF-16 code units, a photo post's title 90; about 15 posts per creator per day through the API.
     limits: { textMaxChars: 2200, titleMaxChars: 90, threadMaxPosts: null, mediaMaxBytes: { photo: 20 * MB, video: 4 * GB }, dailyPosts: 15 },
     titleRequired: false,
     postUrlBase: 'https://www.tiktok.com/@',
-    textCounting: 'code_points',
+    textCounting: 'utf16',
     connect: 'oauth',
   },
   pinterest: {

@@ -2,10 +2,11 @@
  * How each network counts the length of a post's text. Most count Unicode code points; Bluesky counts
  * graphemes (what a reader sees as one character); X weighs characters (most scripts outside Latin count twice)
  * and counts every link as 23, whatever its length; Mastodon counts graphemes, every link as 23 and a mention of
- * another server's account by its local part only (its StatusLengthValidator).
+ * another server's account by its local part only (its StatusLengthValidator); TikTok counts UTF-16 code units
+ * (its "runes": an emoji outside the basic plane counts 2).
  */
-export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted' | 'mastodon';
-export const TEXT_COUNTINGS: readonly TextCounting[] = ['code_points', 'graphemes', 'x_weighted', 'mastodon'];
+export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted' | 'mastodon' | 'utf16';
+export const TEXT_COUNTINGS: readonly TextCounting[] = ['code_points', 'graphemes', 'x_weighted', 'mastodon', 'utf16'];
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -62,5 +63,7 @@ export function measureText(counting: TextCounting, text: string): number {
       return xWeight(text);
     case 'mastodon':
       return mastodonLength(text);
+    case 'utf16':
+      return text.length;
   }
 }

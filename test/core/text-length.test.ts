@@ -17,6 +17,10 @@ describe('text length as each network counts it', () => {
     expect(measureText('mastodon', `hi @alice@example.social see https://example.com/${'a'.repeat(100)}`)).toBe('hi @alice see '.length + 23);
     expect(measureText('mastodon', family)).toBe(1);
     expect(textLengthOn('threads', 'é'.normalize('NFD'))).toBe(2);
+    // TikTok counts UTF-16 code units: an emoji outside the basic plane is 2, a letter with its accent is 1 or 2.
+    expect(measureText('utf16', family)).toBe(8);
+    expect(textLengthOn('tiktok', '😀')).toBe(2);
+    expect(textLengthOn('tiktok', 'é')).toBe(1);
   });
 
   it('a text split for X keeps every post within 280 weighted characters, cutting inside long CJK runs', () => {

@@ -86,13 +86,19 @@ describeEachDb(
       expectError(caption, 422, 'caption_too_long', { platform_slug: 'tiktok', limit: 2200, fields: [{ path: 'text', message: 'has 2201 characters; the limit for TikTok (tiktok) is 2200. Reduce it.' }] });
       const title = await post(ws.api_key, ws.workspace_id, { ...photos, title: 't'.repeat(91) });
       expectError(title, 422, 'caption_too_long', { platform_slug: 'tiktok', limit: 90, fields: [{ path: 'title', message: 'has 91 characters; the limit for TikTok (tiktok) is 90.' }] });
+      // TikTok counts UTF-16 code units, as its API clips them: 1,100 emoji fit the caption, 1,101 do not (2,202).
+      expect((await post(ws.api_key, ws.workspace_id, { ...video, text: '😀'.repeat(1100) })).status).toBe(201);
+      const emoji = await post(ws.api_key, ws.workspace_id, { ...video, text: '😀'.repeat(1101) });
+      expectError(emoji, 422, 'caption_too_long', { platform_slug: 'tiktok', limit: 2200, fields: [{ path: 'text', message: 'has 2202 characters; the limit for TikTok (tiktok) is 2200. Reduce it.' }] });
+      const emojiTitle = await post(ws.api_key, ws.workspace_id, { ...photos, title: '😀'.repeat(46) });
+      expectError(emojiTitle, 422, 'caption_too_long', { platform_slug: 'tiktok', limit: 90, fields: [{ path: 'title', message: 'has 92 characters; the limit for TikTok (tiktok) is 90.' }] });
       for (const type of ['text', 'thread']) {
         const words = type === 'thread' ? { thread: ['one', 'two'] } : { text: 'words only' };
         const textOnly = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['tiktok'], content_type: type, ...words });
         expectError(textOnly, 422, 'platform_not_supported', { platform_slug: 'tiktok' });
         expect(textOnly.body.message).toBe(`TikTok (tiktok) does not publish content_type ${type}; it accepts video, reel, photo.`);
       }
-      expect(await countContents(server(), ws.workspace_id)).toBe(2);
+      expect(await countContents(server(), ws.workspace_id)).toBe(3);
     });
 
     it('Pinterest: description 500 and title 100 on a pin; a text post is refused', async () => {

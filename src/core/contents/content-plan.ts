@@ -56,8 +56,6 @@ export interface ContentPlan {
   targets: PlannedTarget[];
 }
 
-const chars = (s: string) => Array.from(s).length;
-
 /**
  * Spec 7.2 `caption_too_long`. The offending field's path goes in `fields`, as `validation_failed` and
  * `media_too_large` name theirs, so a client places the refusal without reading the message: `text`, `title`,
@@ -139,8 +137,9 @@ function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: s
     }
   }
   if (info.titleRequired && (title === null || title.trim() === '')) throw invalid('title', `${info.name} needs a title`);
-  if (info.limits.titleMaxChars !== null && title !== null && chars(title) > info.limits.titleMaxChars) {
-    throw tooLong(platform, 'title', titlePath, info.limits.titleMaxChars, chars(title));
+  // A title is counted as the network counts its text (TikTok's in UTF-16 code units).
+  if (info.limits.titleMaxChars !== null && title !== null && length(title) > info.limits.titleMaxChars) {
+    throw tooLong(platform, 'title', titlePath, info.limits.titleMaxChars, length(title));
   }
   return { text, title, thread };
 }

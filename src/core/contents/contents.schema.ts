@@ -107,7 +107,7 @@ const contentFields = {
       .describe(
         'Post text, caption or description. Required for content_type text (unless every target platform has its own in overrides), and for thread with thread_split auto and no `thread`; there it must not be blank (empty or only whitespace).',
       ),
-    title: z.string().max(1000).optional().describe('Title, for the networks that take one: YouTube (required, at most 100 characters), TikTok (at most 90) and Pinterest (at most 100).'),
+    title: z.string().max(1000).optional().describe("Title, for the networks that take one: YouTube (required, at most 100 characters), TikTok (a photo post's, at most 90; a video's caption is the text) and Pinterest (at most 100)."),
     media: z.array(mediaItemSchema).max(10).optional().describe('Media files; photo, video and reel need at least one.'),
     thread: z
       .array(threadPostSchema)

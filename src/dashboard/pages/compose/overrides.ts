@@ -31,7 +31,7 @@ export function overridesSection(values: ComposeValues, errors: FieldErrors, tex
         ? html`<div class="field${titleError ? ' invalid' : ''}" data-show-when-type="${TITLE_TYPES.join(' ')}">
       <label for="${titleId}">Title on ${info.name}</label>
       <input id="${titleId}" name="override_title_${slug}" type="text" maxlength="1000" value="${typed?.title ?? ''}"${describe(titleId, titleError)}>
-      <output class="counter" id="${titleId}-count" data-counter-for="${titleId}" data-limit="${info.limits.titleMaxChars}">${number(Array.from(typed?.title ?? '').length)} characters — of ${number(info.limits.titleMaxChars)}</output>
+      <output class="counter" id="${titleId}-count" data-counter-for="${titleId}" data-limit="${info.limits.titleMaxChars}" data-counting="${info.textCounting}">${number(textLengthOn(slug, typed?.title ?? ''))} characters — of ${number(info.limits.titleMaxChars)}</output>
       ${titleError ? html`<p class="field-error" id="${titleId}-error">${titleError}</p>` : ''}
     </div>`
         : ''
