@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { transactionBatches } from '../db/transaction-batch.js';
+import { singleStatements, transactionBatches } from '../db/transaction-batch.js';
 import type { Config } from './config.js';
 import { createApiKeysService } from './core/api-keys/api-keys.service.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -149,11 +149,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
       openMedia: (url) =>
         url.startsWith('file://') ? media.store.open(url.slice('file://'.length)) : openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
     };
-    // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids.
+    // One batcher for the service's hot writes: creations, job steps and the sandbox's posts of the same moment
+    // commit together on SQLite.
+    const transact = transactionBatches(db.kysely, db.dialect);
+    // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids. Its writes
+    // join the batch (on SQLite each was a commit of its own, two per job); on PostgreSQL each runs by itself.
+    const sandboxWrite = singleStatements(db.kysely, db.dialect, transact);
     const sandbox = createSandboxAdapter(networkDeps, {
       store: {
-        insertContainer: (id, jobId, now) => insertSandboxContainer(db.kysely, id, jobId, now),
-        publishContainer: (row) => publishSandboxContainer(db.kysely, row),
+        insertContainer: (id, jobId, now) => sandboxWrite((tx) => insertSandboxContainer(tx, id, jobId, now)),
+        publishContainer: (row) => sandboxWrite((tx) => publishSandboxContainer(tx, row)),
         postExists: (id) => sandboxPostExists(db.kysely, id),
       },
       newId,
@@ -169,8 +174,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
       liveAvailable: (platform) => networks.liveAvailable(platform),
       redirectUriFor: (platform) => `${config.baseUrl ?? ''}/api/v1/oauth/networks/${platform}/callback`,
     });
-    // One batcher for the service's hot writes: creations and job steps of the same moment commit together on SQLite.
-    const transact = transactionBatches(db.kysely, db.dialect);
     const publisher = createPublisher({
       ...deps,
       transact,

@@ -10,7 +10,8 @@ const insertPost = compiledOnce((db) =>
   db
     .insertInto('sandbox_posts')
     .values({ id: '', container_id: '', job_id: '', connection_id: '', platform_slug: '', created_at: 0 })
-    .onConflict((oc) => oc.column('container_id').doNothing()),
+    .onConflict((oc) => oc.column('container_id').doNothing())
+    .returning('id'),
 );
 const postOfContainer = compiledOnce((db) => db.selectFrom('sandbox_posts').select('id').where('container_id', '=', ''));
 const postById = compiledOnce((db) => db.selectFrom('sandbox_posts').select('id').where('id', '=', ''));
@@ -19,12 +20,16 @@ export async function insertSandboxContainer(db: Kysely<Database>, id: string, j
   await insertContainer(db, [id, jobId, now]);
 }
 
-/** Publishes a container at most once: a second call returns the post made by the first. */
+/**
+ * Publishes a container at most once: a second call returns the post made by the first. The insert names the post
+ * it made; only a container already published is read back. Its first statement writes, so it may join a batch.
+ */
 export async function publishSandboxContainer(
   db: Kysely<Database>,
   row: { id: string; containerId: string; jobId: string; connectionId: string; platformSlug: string; now: number },
 ): Promise<string> {
-  await insertPost(db, [row.id, row.containerId, row.jobId, row.connectionId, row.platformSlug, row.now]);
+  const [inserted] = (await insertPost(db, [row.id, row.containerId, row.jobId, row.connectionId, row.platformSlug, row.now])).rows;
+  if (inserted !== undefined) return inserted.id;
   const [existing] = (await postOfContainer(db, [row.containerId])).rows;
   if (existing === undefined) throw new Error(`sandbox container ${row.containerId} has no post after publishing`);
   return existing.id;
