@@ -1,6 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -339,6 +341,66 @@ async function publishMain(kind: string): Promise<void> {
   process.stdout.write(render(title, cpuLine, counts, jobs, 'job', profileFile));
 }
 
+/**
+ * `PROFILE_READ=flow`: row (c)'s path as a whole. With the service set as row (c) sets it, 16 clients create
+ * PROFILE_READS / 3 contents to publish now (three sandbox networks each) back to back, and each content's
+ * `content.published` reaches a local receiver; counts and profile cover the creations, the claims, the three
+ * steps of every job, the outcomes and the deliveries, until the last webhook arrives. Figures are per content.
+ */
+async function flowMain(kind: string): Promise<void> {
+  const profiled = await startProfiled(kind, {
+    SERVICE_ROLE: 'all',
+    ALLOW_LOCAL_URLS: 'true',
+    SANDBOX_DELAY_MS: '0',
+    CONFIRM_INTERVAL_MS: '20',
+    WORKER_POLL_MS: '10',
+    WORKER_CONCURRENCY: '32',
+    WORKER_PER_CONNECTION: '32',
+  });
+  const { child, url, ws, key, brand } = profiled;
+  let arrived = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      arrived += 1;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  await api(url, key, 'POST', `/api/v1/workspaces/${ws}/webhooks`, {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    enabled_events: ['content.published'],
+  });
+  const contents = Math.ceil(READS / PLATFORMS.length);
+  const body = JSON.stringify({ brand_id: brand.id, target_platforms: PLATFORMS, content_type: 'text', text: 'profile' });
+  const post = { url: `${url}/api/v1/workspaces/${ws}/contents`, method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body };
+  const untilArrived = async (n: number) => {
+    const started = performance.now();
+    while (arrived < n) {
+      await new Promise((r) => setTimeout(r, 20));
+      if (performance.now() - started > 300_000) throw new Error(`${arrived} of ${n} webhooks arrived within 5 minutes`);
+    }
+  };
+  // Warm up (JIT, statement caches) on the same path.
+  await autocannon({ ...post, connections: 16, amount: 300 });
+  await untilArrived(300);
+  child.send({ reset: true } satisfies ToChild);
+  await next(child);
+  const cpuBefore = cpuMs(child);
+  const started = performance.now();
+  const made = await autocannon({ ...post, connections: 16, amount: contents });
+  if (made.non2xx > 0) throw new Error(`${made.non2xx} creations failed`);
+  await untilArrived(300 + contents);
+  const wallS = (performance.now() - started) / 1000;
+  const cpuUsPerContent = ((cpuMs(child) - cpuBefore) * 1000) / contents;
+  const { counts, profileFile } = await finishProfiled(profiled, 'flow');
+  receiver.close();
+  const title = `## ${kind}, flow: ${contents} contents × ${PLATFORMS.length} sandbox networks, created by 16 clients, until each content.published arrived`;
+  const cpuLine = `CPU per content (process user + system time, creation to webhook, including idle polling): ${cpuUsPerContent.toFixed(0)} µs; ${contents} contents in ${wallS.toFixed(1)} s = ${(contents / wallS).toFixed(0)} contents/s`;
+  process.stdout.write(render(title, cpuLine, counts, contents, 'content', profileFile));
+}
+
 if (process.env.PROFILE_CHILD === '1') await serve();
 else if (READ === 'publish') await publishMain(process.argv[2] ?? 'sqlite');
+else if (READ === 'flow') await flowMain(process.argv[2] ?? 'sqlite');
 else await main();
