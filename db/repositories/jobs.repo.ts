@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce } from './compiled-once.js';
@@ -170,6 +170,47 @@ export async function updateJobUnderLease(db: Kysely<Database>, id: string, leas
 }
 
 const underLeaseByColumns = new Map<string, ReturnType<typeof compiledOnce>>();
+
+/**
+ * PostgreSQL only: `updateJobUnderLease` for a step that leaves its job unfinished, and the job's content set back
+ * to publishing unless it already is (`markContentPublishing`), in one writing CTE. One statement is atomic by
+ * itself: one round trip where a transaction took four (`begin`, the two updates, `commit`). It locks the job's
+ * row, then the content's, as the transaction did. Returns whether the job's write happened (the content is left
+ * alone when it did not). SQLite has no writing CTE; there the two updates share the write batch's commit.
+ */
+export async function updateUnfinishedJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate, now: number): Promise<boolean> {
+  const columns = (Object.keys(changes) as (keyof JobUpdate)[]).filter((c) => changes[c] !== undefined);
+  const shape = columns.join(',');
+  let update = unfinishedByColumns.get(shape);
+  if (update === undefined) {
+    update = compiledOnce((d) =>
+      d
+        .with('job', (q) =>
+          q
+            .updateTable('jobs')
+            .set(Object.fromEntries(columns.map((c) => [c, 0])))
+            .where('id', '=', '')
+            .where('locked_by', '=', '')
+            .returning('content_id'),
+        )
+        .with('content', (q) =>
+          q
+            .updateTable('contents')
+            .set({ status: 'publishing', updated_at: 0, completed_at: null })
+            .where('id', 'in', q.selectFrom('job').select('content_id'))
+            .where('status', '<>', 'publishing')
+            .returning('id'),
+        )
+        .selectFrom('job')
+        .select(sql<number>`count(*)::int`.as('n')),
+    );
+    unfinishedByColumns.set(shape, update);
+  }
+  const { rows } = await update(db, [...columns.map((c) => changes[c]), id, lease, 'publishing', now, null, 'publishing']);
+  return Number((rows[0] as { n?: number } | undefined)?.n ?? 0) === 1;
+}
+
+const unfinishedByColumns = new Map<string, ReturnType<typeof compiledOnce>>();
 
 const extendLease = compiledOnce((db) => db.updateTable('jobs').set({ locked_until: 0 }).where('id', '=', '').where('locked_by', '=', ''));
 

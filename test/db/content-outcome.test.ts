@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { findContent, markContentPublishing } from '../../db/repositories/contents.repo.js';
+import { updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
 
@@ -32,5 +33,29 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     await markContentPublishing(db, id, at);
     const after = await read();
     expect(after).toMatchObject({ status: 'publishing', completedAt: null, updatedAt: at });
+  });
+
+  it('on PostgreSQL, one statement writes the job under its lease and sets its content back to publishing; a lost lease writes neither', async (ctx) => {
+    if (server().container.db.dialect !== 'postgres') ctx.skip();
+    const db = server().container.db.kysely;
+    const { id, read } = await created();
+    const job = await db.selectFrom('jobs').select('id').where('content_id', '=', id).executeTakeFirstOrThrow();
+    await db.updateTable('jobs').set({ locked_by: 'lease_1' }).where('id', '=', job.id).execute();
+    await db.updateTable('contents').set({ status: 'partial', completed_at: 5 }).where('id', '=', id).execute();
+    const before = await read();
+    const at = Date.now() + 60_000;
+
+    expect(await updateUnfinishedJobUnderLease(db, job.id, 'lease_other', { status: 'confirming', external_post_id: 'post_1', updated_at: at }, at)).toBe(false);
+    expect(await read()).toEqual(before);
+    expect(await db.selectFrom('jobs').select(['status', 'external_post_id']).where('id', '=', job.id).executeTakeFirstOrThrow()).toEqual({ status: 'queued', external_post_id: null });
+
+    expect(await updateUnfinishedJobUnderLease(db, job.id, 'lease_1', { status: 'confirming', external_post_id: 'post_1', updated_at: at }, at)).toBe(true);
+    expect(await read()).toMatchObject({ status: 'publishing', completedAt: null, updatedAt: at });
+    expect(await db.selectFrom('jobs').select(['status', 'external_post_id', 'updated_at']).where('id', '=', job.id).executeTakeFirstOrThrow()).toMatchObject({ status: 'confirming', external_post_id: 'post_1' });
+
+    // Already publishing: the content's row is left as it is.
+    const publishing = await read();
+    expect(await updateUnfinishedJobUnderLease(db, job.id, 'lease_1', { confirm_misses: 1, updated_at: at + 1 }, at + 1)).toBe(true);
+    expect(await read()).toEqual(publishing);
   });
 });
