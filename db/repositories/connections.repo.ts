@@ -66,6 +66,13 @@ export async function findConnectionById(db: Kysely<Database>, id: string): Prom
   return r && toRow(r);
 }
 
+/** The connections of a claim's jobs, in one statement. */
+export async function findConnectionsByIds(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, ConnectionRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('connections').select(COLUMNS).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, toRow(r)]));
+}
+
 export interface ConnectionFilter {
   brandId?: string | undefined;
   platformSlug?: string | undefined;

@@ -28,13 +28,20 @@ export interface JobRequest {
  * What the network adapter is given for one run of `job` under `lease`: its target's text from the content's
  * stored request (`content`, read when the job was claimed: a publishing content's request no longer changes),
  * its media, the connection and its credentials (live and active only), and the progress an earlier run saved.
- * Null when the content or the connection is gone.
+ * `claimed` is the connection as read with the claim, for a run that starts right after it; otherwise it is read
+ * now, since it may have been deactivated or expired while the job waited. Null when the content or the
+ * connection is gone.
  */
-export async function buildJobRequest(deps: JobRequestDeps, job: JobRow, content: ContentRow | undefined, lease: string): Promise<JobRequest | null> {
+export async function buildJobRequest(
+  deps: JobRequestDeps,
+  job: JobRow,
+  content: ContentRow | undefined,
+  lease: string,
+  claimed: ConnectionRow | null = null,
+): Promise<JobRequest | null> {
   const { db, clock } = deps;
   if (!content) return null;
-  // Read at every run: the connection may have been deactivated or expired since the job was claimed.
-  const found = await findConnectionById(db, job.connectionId);
+  const found = claimed ?? (await findConnectionById(db, job.connectionId));
   if (!found) return null;
   let conn = found;
   const credentials = conn.mode === 'live' && conn.status === 'active' ? await deps.credentialsFor(conn.id) : null;

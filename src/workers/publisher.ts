@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
-import { findConnectionById, transitionConnection } from '../../db/repositories/connections.repo.js';
+import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
 import { type ContentRow, findContentsByIds, markContentPublishing } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, renewLease, updateJobUnderLease, updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
@@ -83,10 +83,20 @@ interface Held {
   lockedUntil: number;
   /** The job's content, read with the claim (undefined when it is gone). */
   content: ContentRow | undefined;
+  /** The job's connection, read with the claim at `claimedAt` (undefined when it is gone). */
+  connection: ConnectionRow | undefined;
+  claimedAt: number;
   started: boolean;
   /** A newer claim of the same job by this worker while it was running: run again after, from that row. */
-  next: Pick<Held, 'lease' | 'job' | 'lockedUntil' | 'content'> | null;
+  next: Pick<Held, 'lease' | 'job' | 'lockedUntil' | 'content' | 'connection' | 'claimedAt'> | null;
 }
+
+/**
+ * How long after its claim a run may use the connection read with it. A run that waited longer in its
+ * connection's queue reads the connection again: it may have been deactivated or expired meanwhile. Within this,
+ * a change is as if it came just after the run began.
+ */
+const CLAIMED_CONNECTION_MS = 1_000;
 
 /**
  * The publishing worker: claims due jobs with a lease, runs them through a bounded queue (overall and per
@@ -226,8 +236,8 @@ export function createPublisher(deps: PublisherDeps) {
     }
   }
 
-  async function process(job: JobRow, content: ContentRow | undefined, lease: string): Promise<void> {
-    const built = await buildJobRequest(requestDeps, job, content, lease);
+  async function process(job: JobRow, content: ContentRow | undefined, lease: string, connection: ConnectionRow | null): Promise<void> {
+    const built = await buildJobRequest(requestDeps, job, content, lease, connection);
     if (!built) {
       await fail(job, lease, nothingToPublish());
       return;
@@ -309,7 +319,8 @@ export function createPublisher(deps: PublisherDeps) {
       }
       const stopRenewing = keepJobLease({ db, clock, logger, leaseMs: settings.leaseMs, renewEveryMs, maxRunMs: settings.publishDeadlineMs }, h.id, h.lease);
       try {
-        await process(h.job, h.content, h.lease);
+        const claimedConnection = clock.now() - h.claimedAt <= CLAIMED_CONNECTION_MS ? (h.connection ?? null) : null;
+        await process(h.job, h.content, h.lease, claimedConnection);
       } finally {
         stopRenewing();
       }
@@ -332,9 +343,10 @@ export function createPublisher(deps: PublisherDeps) {
   async function claim(c: Claim): Promise<number> {
     const jobs = await claimDueJobs(db, deps.dialect, c);
     const contents = await findContentsByIds(db, jobs.map((j) => j.contentId));
+    const connections = await findConnectionsByIds(db, jobs.map((j) => j.connectionId));
     for (const job of jobs) {
       const mine = held.get(job.id);
-      const claimed = { lease: c.lease, job, lockedUntil: c.lockedUntil, content: contents.get(job.contentId) };
+      const claimed = { lease: c.lease, job, lockedUntil: c.lockedUntil, content: contents.get(job.contentId), connection: connections.get(job.connectionId), claimedAt: c.now };
       if (mine === undefined) enqueue({ id: job.id, ...claimed, started: false, next: null });
       // Our own entry, still waiting, whose claim ran out: it keeps its place and runs under the new claim,
       // from the row as it is now (another worker may have moved the job on meanwhile).
