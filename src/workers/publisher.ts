@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { type ContentRow, findContentsByIds, markContentPublishing } from '../../db/repositories/contents.repo.js';
+import { type ContentRow, findContentsByIds, markContentPublishing, writeFinalJobLockingContent } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, renewLease, updateJobUnderLease, updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -18,7 +18,7 @@ import {
   publishDeadline,
   unknownSizeMediaRefused,
 } from '../core/jobs/job-policy.js';
-import { refreshContentOutcome } from '../core/jobs/outcome.js';
+import { refreshContentOutcome, refreshLockedContentOutcome } from '../core/jobs/outcome.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
@@ -146,6 +146,14 @@ export function createPublisher(deps: PublisherDeps) {
     if (content === undefined) return transactOne((tx) => updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now }));
     // On PostgreSQL both updates are one statement, without a transaction's round trips.
     if (content === 'unfinished' && deps.dialect === 'postgres') return updateUnfinishedJobUnderLease(db, job.id, lease, { ...changes, updated_at: now }, now);
+    // On PostgreSQL the job's write and its content's lock are one statement; the outcome follows in the transaction.
+    if (content === 'final' && deps.dialect === 'postgres') {
+      return transact(async (tx) => {
+        const { written, content: locked } = await writeFinalJobLockingContent(tx, job.id, lease, { ...changes, updated_at: now });
+        if (locked) await refreshLockedContentOutcome(tx, locked, now);
+        return written;
+      });
+    }
     return transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
       if (ok && content === 'final') await refreshContentOutcome(tx, job.contentId, now);

@@ -1,6 +1,8 @@
 import { expect, it } from 'vitest';
 import { findContent, markContentPublishing } from '../../db/repositories/contents.repo.js';
 import { updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import { writeFinalJobLockingContent } from '../../db/repositories/contents.repo.js';
+import { refreshLockedContentOutcome } from '../../src/core/jobs/outcome.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
 
@@ -40,7 +42,8 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const db = server().container.db.kysely;
     const { id, read } = await created();
     const job = await db.selectFrom('jobs').select('id').where('content_id', '=', id).executeTakeFirstOrThrow();
-    await db.updateTable('jobs').set({ locked_by: 'lease_1' }).where('id', '=', job.id).execute();
+    // Held far ahead, so the service's own worker does not claim the job meanwhile.
+    await db.updateTable('jobs').set({ locked_by: 'lease_1', locked_until: Date.now() + 3_600_000 }).where('id', '=', job.id).execute();
     await db.updateTable('contents').set({ status: 'partial', completed_at: 5 }).where('id', '=', id).execute();
     const before = await read();
     const at = Date.now() + 60_000;
@@ -57,5 +60,45 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const publishing = await read();
     expect(await updateUnfinishedJobUnderLease(db, job.id, 'lease_1', { confirm_misses: 1, updated_at: at + 1 }, at + 1)).toBe(true);
     expect(await read()).toEqual(publishing);
+  });
+
+  it('on PostgreSQL, the last two jobs of a content finishing at once in two transactions record its outcome once', async (ctx) => {
+    if (server().container.db.dialect !== 'postgres') ctx.skip();
+    const db = server().container.db.kysely;
+    const { ws, brandId } = await brandWithConnections(server(), ['linkedin', 'threads']);
+    const res = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+      key: ws.api_key,
+      body: { brand_id: brandId, content_type: 'text', text: 'two at once', target_platforms: ['linkedin', 'threads'] },
+    });
+    const contentId = res.body.content_id as string;
+    const jobs = await db.selectFrom('jobs').select('id').where('content_id', '=', contentId).execute();
+    expect(jobs).toHaveLength(2);
+    for (const j of jobs) await db.updateTable('jobs').set({ locked_by: `lease_${j.id}`, locked_until: Date.now() + 3_600_000 }).where('id', '=', j.id).execute();
+    const at = Date.now();
+    const finish = (jobId: string, beforeCommit: () => Promise<void>) =>
+      db.transaction().execute(async (tx) => {
+        const { written, content } = await writeFinalJobLockingContent(tx, jobId, `lease_${jobId}`, { status: 'published', active: 0, locked_by: null, updated_at: at });
+        if (content) await refreshLockedContentOutcome(tx, content, at);
+        await beforeCommit();
+        return written;
+      });
+    // The first holds its transaction open after reading the jobs (the other still unfinished to it); the second
+    // must wait for the content's lock, then read both final. Without the lock it would read the first unfinished
+    // too, and neither would record the outcome.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let firstRead!: () => void;
+    const read = new Promise<void>((r) => (firstRead = r));
+    const first = finish(jobs[0]!.id, () => (firstRead(), held));
+    await read;
+    const second = finish(jobs[1]!.id, () => Promise.resolve());
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    expect(await Promise.all([first, second])).toEqual([true, true]);
+    expect((await db.selectFrom('contents').select('status').where('id', '=', contentId).executeTakeFirstOrThrow()).status).toBe('published');
+    const events = await db.selectFrom('events').select('type').where('subject_id', '=', contentId).execute();
+    expect(events.map((e) => e.type)).toEqual(['content.published']);
+    // A lost lease writes nothing and locks nothing.
+    expect(await writeFinalJobLockingContent(db, jobs[0]!.id, 'lease_gone', { status: 'failed', updated_at: at + 1 })).toEqual({ written: false, content: undefined });
   });
 });

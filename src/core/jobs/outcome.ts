@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { lockContent, updateContentStatus } from '../../../db/repositories/contents.repo.js';
+import { type ContentRow, lockContent, updateContentStatus } from '../../../db/repositories/contents.repo.js';
 import { listJobsForContent } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { recordContentEvent } from '../events/events.js';
@@ -21,7 +21,12 @@ export function contentOutcome(jobStatuses: string[]): 'published' | 'partial' |
  */
 export async function refreshContentOutcome(tx: Kysely<Database>, contentId: string, now: number): Promise<void> {
   const content = await lockContent(tx, contentId);
-  if (!content) return;
+  if (content) await refreshLockedContentOutcome(tx, content, now);
+}
+
+/** `refreshContentOutcome` for a content whose row this transaction has just locked (`content` as locked). */
+export async function refreshLockedContentOutcome(tx: Kysely<Database>, content: ContentRow, now: number): Promise<void> {
+  const contentId = content.id;
   const jobs = await listJobsForContent(tx, contentId);
   const outcome = contentOutcome(jobs.map((j) => j.status));
   if (outcome === null) {
