@@ -24,3 +24,22 @@ export function compiledOnce<Row>(build: (db: Kysely<Database>) => { compile(): 
     return db.executeQuery<Row>({ ...compiled, parameters });
   };
 }
+
+/**
+ * `compiledOnce` for statements that write a set of columns chosen by the caller (a job step writes one of a
+ * handful): compiled once per set of columns. The call gives the values by column (undefined ones are left out)
+ * and then the parameters that follow them, in the order of their placeholders.
+ */
+export function compiledPerColumns<Row>(build: (columns: readonly string[]) => (db: Kysely<Database>) => { compile(): CompiledQuery<Row> }) {
+  const byColumns = new Map<string, ReturnType<typeof compiledOnce<Row>>>();
+  return (db: Kysely<Database>, values: Readonly<Record<string, unknown>>, rest: readonly unknown[]): Promise<QueryResult<Row>> => {
+    const columns = Object.keys(values).filter((c) => values[c] !== undefined);
+    const key = columns.join(',');
+    let statement = byColumns.get(key);
+    if (statement === undefined) {
+      statement = compiledOnce(build(columns));
+      byColumns.set(key, statement);
+    }
+    return statement(db, [...columns.map((c) => values[c]), ...rest]);
+  };
+}

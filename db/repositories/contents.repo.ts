@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ContentsTable, Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
+import { compiledOnce, compiledPerColumns } from './compiled-once.js';
 import type { JobUpdate } from './jobs.repo.js';
 
 export interface ContentRow {
@@ -141,46 +141,39 @@ export async function lockContent(db: Kysely<Database>, id: string): Promise<Con
  * when the write did not happen). The caller's transaction then reads the content's jobs in a statement of its own,
  * which sees what another job's transaction committed while this one waited for the lock.
  */
+const finalJobLockingContent = compiledPerColumns((columns) => (d) =>
+  d
+    .with('job', (q) =>
+      q
+        .updateTable('jobs')
+        .set(Object.fromEntries(columns.map((c) => [c, 0])))
+        .where('id', '=', '')
+        .where('locked_by', '=', '')
+        .returning('content_id'),
+    )
+    .with('locked', (q) =>
+      q
+        .updateTable('contents')
+        .set({ updated_at: sql<number>`updated_at` })
+        .where('id', 'in', q.selectFrom('job').select('content_id'))
+        .returningAll(),
+    )
+    .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
+    .leftJoin('locked', (join) => join.onTrue())
+    .select(sql<number>`(select count(*) from job)::int`.as('written'))
+    .selectAll('locked'),
+);
+
 export async function writeFinalJobLockingContent(
   db: Kysely<Database>,
   jobId: string,
   lease: string,
   changes: JobUpdate,
 ): Promise<{ written: boolean; content: ContentRow | undefined }> {
-  const columns = (Object.keys(changes) as (keyof JobUpdate)[]).filter((c) => changes[c] !== undefined);
-  const shape = columns.join(',');
-  let statement = finalByColumns.get(shape);
-  if (statement === undefined) {
-    statement = compiledOnce((d) =>
-      d
-        .with('job', (q) =>
-          q
-            .updateTable('jobs')
-            .set(Object.fromEntries(columns.map((c) => [c, 0])))
-            .where('id', '=', '')
-            .where('locked_by', '=', '')
-            .returning('content_id'),
-        )
-        .with('locked', (q) =>
-          q
-            .updateTable('contents')
-            .set({ updated_at: sql<number>`updated_at` })
-            .where('id', 'in', q.selectFrom('job').select('content_id'))
-            .returningAll(),
-        )
-        .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
-        .leftJoin('locked', (join) => join.onTrue())
-        .select(sql<number>`(select count(*) from job)::int`.as('written'))
-        .selectAll('locked'),
-    );
-    finalByColumns.set(shape, statement);
-  }
-  const [r] = (await statement(db, [...columns.map((c) => changes[c]), jobId, lease])).rows as (Selectable<ContentsTable> & { written: number })[];
+  const [r] = (await finalJobLockingContent(db, changes, [jobId, lease])).rows;
   const written = Number(r?.written ?? 0) === 1;
-  return { written, content: written && r?.id ? toRow(r) : undefined };
+  return { written, content: written && r?.id ? toRow(r as Selectable<ContentsTable>) : undefined };
 }
-
-const finalByColumns = new Map<string, ReturnType<typeof compiledOnce>>();
 
 /** The statuses in which a content may still be edited, canceled or published now (issue 16). */
 export const EDITABLE_STATUSES = ['draft', 'scheduled'] as const;

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
+import { compiledOnce, compiledPerColumns } from './compiled-once.js';
 
 export interface JobRow {
   id: string;
@@ -147,29 +147,23 @@ export async function claimDueJobs(
 
 export type JobUpdate = Updateable<JobsTable>;
 
+// Every job step writes one of a handful of column sets: each set's statement is compiled once.
+const underLease = compiledPerColumns((columns) => (d) =>
+  d.updateTable('jobs').set(Object.fromEntries(columns.map((c) => [c, 0]))).where('id', '=', '').where('locked_by', '=', ''),
+);
+
 /**
  * Writes a job's outcome only if the caller still holds its lease: a slow worker whose lease ran out cannot
  * overwrite a row another worker re-claimed. Returns whether the write happened.
  */
 export async function updateJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate): Promise<boolean> {
-  const columns = (Object.keys(changes) as (keyof JobUpdate)[]).filter((c) => changes[c] !== undefined);
-  // Every job step writes one of a handful of column sets: each set's statement is compiled once. A value that is
-  // an SQL expression rather than a value cannot be a parameter, and takes the builder.
-  if (columns.some((c) => typeof changes[c] === 'object' && changes[c] !== null)) {
+  // A value that is an SQL expression rather than a value cannot be a parameter, and takes the builder.
+  if (Object.values(changes).some((v) => typeof v === 'object' && v !== null)) {
     const result = await db.updateTable('jobs').set(changes).where('id', '=', id).where('locked_by', '=', lease).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
-  const shape = columns.join(',');
-  let update = underLeaseByColumns.get(shape);
-  if (update === undefined) {
-    update = compiledOnce((d) => d.updateTable('jobs').set(Object.fromEntries(columns.map((c) => [c, 0]))).where('id', '=', '').where('locked_by', '=', ''));
-    underLeaseByColumns.set(shape, update);
-  }
-  const result = await update(db, [...columns.map((c) => changes[c]), id, lease]);
-  return Number(result.numAffectedRows) === 1;
+  return Number((await underLease(db, changes, [id, lease])).numAffectedRows) === 1;
 }
-
-const underLeaseByColumns = new Map<string, ReturnType<typeof compiledOnce>>();
 
 /**
  * PostgreSQL only: `updateJobUnderLease` for a step that leaves its job unfinished, and the job's content set back
@@ -178,39 +172,32 @@ const underLeaseByColumns = new Map<string, ReturnType<typeof compiledOnce>>();
  * row, then the content's, as the transaction did. Returns whether the job's write happened (the content is left
  * alone when it did not). SQLite has no writing CTE; there the two updates share the write batch's commit.
  */
-export async function updateUnfinishedJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate, now: number): Promise<boolean> {
-  const columns = (Object.keys(changes) as (keyof JobUpdate)[]).filter((c) => changes[c] !== undefined);
-  const shape = columns.join(',');
-  let update = unfinishedByColumns.get(shape);
-  if (update === undefined) {
-    update = compiledOnce((d) =>
-      d
-        .with('job', (q) =>
-          q
-            .updateTable('jobs')
-            .set(Object.fromEntries(columns.map((c) => [c, 0])))
-            .where('id', '=', '')
-            .where('locked_by', '=', '')
-            .returning('content_id'),
-        )
-        .with('content', (q) =>
-          q
-            .updateTable('contents')
-            .set({ status: 'publishing', updated_at: 0, completed_at: null })
-            .where('id', 'in', q.selectFrom('job').select('content_id'))
-            .where('status', '<>', 'publishing')
-            .returning('id'),
-        )
-        .selectFrom('job')
-        .select(sql<number>`count(*)::int`.as('n')),
-    );
-    unfinishedByColumns.set(shape, update);
-  }
-  const { rows } = await update(db, [...columns.map((c) => changes[c]), id, lease, 'publishing', now, null, 'publishing']);
-  return Number((rows[0] as { n?: number } | undefined)?.n ?? 0) === 1;
-}
+const unfinishedUnderLease = compiledPerColumns((columns) => (d) =>
+  d
+    .with('job', (q) =>
+      q
+        .updateTable('jobs')
+        .set(Object.fromEntries(columns.map((c) => [c, 0])))
+        .where('id', '=', '')
+        .where('locked_by', '=', '')
+        .returning('content_id'),
+    )
+    .with('content', (q) =>
+      q
+        .updateTable('contents')
+        .set({ status: 'publishing', updated_at: 0, completed_at: null })
+        .where('id', 'in', q.selectFrom('job').select('content_id'))
+        .where('status', '<>', 'publishing')
+        .returning('id'),
+    )
+    .selectFrom('job')
+    .select(sql<number>`count(*)::int`.as('n')),
+);
 
-const unfinishedByColumns = new Map<string, ReturnType<typeof compiledOnce>>();
+export async function updateUnfinishedJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate, now: number): Promise<boolean> {
+  const { rows } = await unfinishedUnderLease(db, changes, [id, lease, 'publishing', now, null, 'publishing']);
+  return Number(rows[0]?.n ?? 0) === 1;
+}
 
 const extendLease = compiledOnce((db) => db.updateTable('jobs').set({ locked_until: 0 }).where('id', '=', '').where('locked_by', '=', ''));
 
