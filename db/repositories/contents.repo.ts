@@ -2,7 +2,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ContentsTable, Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce, compiledPerColumns } from './compiled-once.js';
-import type { JobUpdate } from './jobs.repo.js';
+import { jobWriteUnderLease, type JobUpdate } from './jobs.repo.js';
 
 export interface ContentRow {
   id: string;
@@ -143,14 +143,7 @@ export async function lockContent(db: Kysely<Database>, id: string): Promise<Con
  */
 const finalJobLockingContent = compiledPerColumns((columns) => (d) =>
   d
-    .with('job', (q) =>
-      q
-        .updateTable('jobs')
-        .set(Object.fromEntries(columns.map((c) => [c, 0])))
-        .where('id', '=', '')
-        .where('locked_by', '=', '')
-        .returning('content_id'),
-    )
+    .with('job', (q) => jobWriteUnderLease(q, columns))
     .with('locked', (q) =>
       q
         .updateTable('contents')

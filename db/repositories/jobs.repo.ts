@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce, compiledPerColumns } from './compiled-once.js';
@@ -147,6 +147,19 @@ export async function claimDueJobs(
 
 export type JobUpdate = Updateable<JobsTable>;
 
+/**
+ * A job's write under its lease naming its content, as the first part of a writing CTE (PostgreSQL): the columns'
+ * values, then the job's id and the lease, are the statement's first parameters.
+ */
+export function jobWriteUnderLease(q: QueryCreator<Database>, columns: readonly string[]) {
+  return q
+    .updateTable('jobs')
+    .set(Object.fromEntries(columns.map((c) => [c, 0])))
+    .where('id', '=', '')
+    .where('locked_by', '=', '')
+    .returning('content_id');
+}
+
 // Every job step writes one of a handful of column sets: each set's statement is compiled once.
 const underLease = compiledPerColumns((columns) => (d) =>
   d.updateTable('jobs').set(Object.fromEntries(columns.map((c) => [c, 0]))).where('id', '=', '').where('locked_by', '=', ''),
@@ -174,14 +187,7 @@ export async function updateJobUnderLease(db: Kysely<Database>, id: string, leas
  */
 const unfinishedUnderLease = compiledPerColumns((columns) => (d) =>
   d
-    .with('job', (q) =>
-      q
-        .updateTable('jobs')
-        .set(Object.fromEntries(columns.map((c) => [c, 0])))
-        .where('id', '=', '')
-        .where('locked_by', '=', '')
-        .returning('content_id'),
-    )
+    .with('job', (q) => jobWriteUnderLease(q, columns))
     .with('content', (q) =>
       q
         .updateTable('contents')

@@ -1,7 +1,6 @@
 import { expect, it } from 'vitest';
-import type { Principal } from '../../src/core/principal.js';
 import { PLATFORMS, type PlatformSlug } from '../../src/vocabulary/platforms.js';
-import { DashboardClient, textOf } from '../support/dashboard.js';
+import { byId, composer } from '../support/dashboard.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
@@ -9,42 +8,21 @@ import { describeEachDb, type TestServer } from '../support/server.js';
  * concerns with 422 and nothing created, as compose.test.ts checks X's and Threads'.
  */
 
-async function composer(server: TestServer, connections: [PlatformSlug, string][]) {
-  const ws = await server.workspace();
-  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
-  const { services } = server.container;
-  const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
-  for (const [platform_slug, name] of connections) await services.connections.createSandbox(principal, ws.workspace_id, brand.id, { platform_slug, mode: 'sandbox', name });
-  const client = new DashboardClient(server.url);
-  await client.signIn(ws.api_key);
-
-  /** Sends the form as a browser would: the CSRF token first, then the key the page rendered. */
-  const send = async (fields: Record<string, string>): Promise<{ status: number; html: string }> => {
-    const page = await client.get('/dashboard/compose');
-    const form = new FormData();
-    form.append('csrf', client.csrf!);
-    form.append('idempotency_key', /name="idempotency_key" value="([^"]+)"/.exec(page.html)![1]!);
-    form.append('brand_id', brand.id);
-    for (const [name, value] of Object.entries(fields)) form.append(name, value);
-    const res = await client.raw('/dashboard/compose', { method: 'POST', body: form });
-    const html = await res.text();
-    expect(html).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
-    return { status: res.status, html };
+/** The compose form sent with these fields for the composer's brand; no answer may show a stack trace. */
+async function limitsComposer(server: TestServer, connections: [PlatformSlug, string][]) {
+  const c = await composer(server, connections);
+  const send = async (fields: Record<string, string>) => {
+    const answer = await c.send([['brand_id', c.brand.id], ...Object.entries(fields)]);
+    expect(answer.html).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+    return answer;
   };
-  const contents = async () => (await services.contents.list(principal, ws.workspace_id, { limit: 100 })).data;
-  return { send, contents };
-}
-
-/** The text of the element with this id (an error paragraph, a counter). */
-function byId(html: string, id: string): string | undefined {
-  const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</(p|output|div)>`).exec(html);
-  return match ? textOf(match[1]!) : undefined;
+  return { send, contents: c.contents };
 }
 
 describeEachDb('dashboard compose: the later networks’ limits', (server) => {
   it('TikTok: a text-only post is refused next to Networks, and a caption over 2,200 characters next to Text', async () => {
     expect(PLATFORMS.tiktok.limits.textMaxChars).toBe(2200);
-    const { send, contents } = await composer(server(), [['tiktok', 'Acme on TikTok']]);
+    const { send, contents } = await limitsComposer(server(), [['tiktok', 'Acme on TikTok']]);
     const textOnly = await send({ target_platforms: 'tiktok', content_type: 'text', text: 'Words alone' });
     expect(textOnly.status).toBe(422);
     expect(byId(textOnly.html, 'networks-error')).toMatch(/TikTok .*does not publish content_type text/);
@@ -61,7 +39,7 @@ describeEachDb('dashboard compose: the later networks’ limits', (server) => {
 
   it('Pinterest: a description over 500 characters and a video pin’s title over 100 are each refused next to their field', async () => {
     expect([PLATFORMS.pinterest.limits.textMaxChars, PLATFORMS.pinterest.limits.titleMaxChars]).toEqual([500, 100]);
-    const { send, contents } = await composer(server(), [['pinterest', 'Acme on Pinterest']]);
+    const { send, contents } = await limitsComposer(server(), [['pinterest', 'Acme on Pinterest']]);
     const pin = { target_platforms: 'pinterest', content_type: 'photo', media_url: 'https://cdn.example.com/pin.jpg' };
 
     const description = await send({ ...pin, text: 'd'.repeat(501), title: 'A fine pin' });
@@ -82,7 +60,7 @@ describeEachDb('dashboard compose: the later networks’ limits', (server) => {
 
   it('Mastodon on a sandbox connection: over 500 characters is refused next to Text, counted as Mastodon counts a link', async () => {
     expect(PLATFORMS.mastodon.limits.textMaxChars).toBe(500);
-    const { send, contents } = await composer(server(), [['mastodon', 'Acme on Mastodon']]);
+    const { send, contents } = await limitsComposer(server(), [['mastodon', 'Acme on Mastodon']]);
     const plain = await send({ target_platforms: 'mastodon', content_type: 'text', text: 'm'.repeat(501) });
     expect(plain.status).toBe(422);
     expect(byId(plain.html, 'text-error')).toMatch(/^Too long for Mastodon: 501 characters, the limit is 500\./);

@@ -19,13 +19,7 @@ beforeAll(async () => {
     // Listed by Pinterest, but public pins cannot go there.
     { id: '5003', name: 'Drafts', privacy: 'PROTECTED', is_ads_only: false, owner: pinterest.user.username },
   );
-  Object.assign(env, {
-    PINTEREST_CLIENT_ID: pinterest.clientId,
-    PINTEREST_CLIENT_SECRET: pinterest.clientSecret,
-    PINTEREST_API_URL: pinterest.apiBaseUrl,
-    PINTEREST_AUTHORIZE_URL: pinterest.authorizeUrl,
-    PINTEREST_TOKEN_URL: pinterest.tokenUrl,
-  });
+  Object.assign(env, pinterest.serviceEnv);
 });
 afterAll(async () => {
   await pinterest.close();

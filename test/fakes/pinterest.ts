@@ -85,6 +85,16 @@ export async function startFakePinterest() {
     tokenUrl: `${origin}/v5/oauth/token`,
     clientId: '1484362',
     clientSecret: 'fake-app-secret',
+    /** The service's settings that point its Pinterest app at this fake. */
+    get serviceEnv(): Record<string, string> {
+      return {
+        PINTEREST_CLIENT_ID: fake.clientId,
+        PINTEREST_CLIENT_SECRET: fake.clientSecret,
+        PINTEREST_API_URL: fake.apiBaseUrl,
+        PINTEREST_AUTHORIZE_URL: fake.authorizeUrl,
+        PINTEREST_TOKEN_URL: fake.tokenUrl,
+      };
+    },
     user: { id: '549755885175', username: 'acme_studio' },
     /** A valid access token with every scope we ask for. */
     token: 'pina_valid-token',

@@ -20,13 +20,7 @@ beforeAll(async () => {
     { id: '7002', name: 'Travel', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
     { id: '7003', name: 'Drafts', privacy: 'SECRET', is_ads_only: false, owner: pinterest.user.username },
   );
-  Object.assign(env, {
-    PINTEREST_CLIENT_ID: pinterest.clientId,
-    PINTEREST_CLIENT_SECRET: pinterest.clientSecret,
-    PINTEREST_API_URL: pinterest.apiBaseUrl,
-    PINTEREST_AUTHORIZE_URL: pinterest.authorizeUrl,
-    PINTEREST_TOKEN_URL: pinterest.tokenUrl,
-  });
+  Object.assign(env, pinterest.serviceEnv);
 });
 afterAll(async () => {
   await Promise.all([pinterest.close(), mediaHost.close()]);

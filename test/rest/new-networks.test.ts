@@ -37,11 +37,7 @@ beforeAll(async () => {
     X_API_URL: x.baseUrl,
     X_AUTHORIZE_URL: x.authorizeUrl,
     X_TOKEN_URL: x.tokenUrl,
-    PINTEREST_CLIENT_ID: pinterest.clientId,
-    PINTEREST_CLIENT_SECRET: pinterest.clientSecret,
-    PINTEREST_API_URL: pinterest.apiBaseUrl,
-    PINTEREST_AUTHORIZE_URL: pinterest.authorizeUrl,
-    PINTEREST_TOKEN_URL: pinterest.tokenUrl,
+    ...pinterest.serviceEnv,
     ...tiktokEnv(tiktok),
   });
 });

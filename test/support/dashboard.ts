@@ -1,4 +1,7 @@
 import { expect } from 'vitest';
+import type { Principal } from '../../src/core/principal.js';
+import type { PlatformSlug } from '../../src/vocabulary/platforms.js';
+import type { TestServer } from './server.js';
 
 export interface DashboardPage {
   status: number;
@@ -95,4 +98,41 @@ export function textOf(html: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * A workspace with a brand and the given sandbox connections, signed in to the dashboard, and the compose form's
+ * sending as a browser does; with the workspace's contents and media rows, to check nothing was stored.
+ */
+export async function composer(server: TestServer, connections: [PlatformSlug, string][]) {
+  const ws = await server.workspace();
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const { services } = server.container;
+  const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
+  for (const [platform_slug, name] of connections) await services.connections.createSandbox(principal, ws.workspace_id, brand.id, { platform_slug, mode: 'sandbox', name });
+  const client = new DashboardClient(server.url);
+  await client.signIn(ws.api_key);
+
+  /** Sends the form as a browser would: the CSRF token first, then the key the page rendered (or `key`). */
+  const send = async (entries: ([string, string] | [string, Blob, string])[], key?: string): Promise<{ status: number; html: string }> => {
+    const page = await client.get('/dashboard/compose');
+    const form = new FormData();
+    form.append('csrf', client.csrf!);
+    form.append('idempotency_key', key ?? /name="idempotency_key" value="([^"]+)"/.exec(page.html)![1]!);
+    for (const entry of entries) {
+      if (entry.length === 3) form.append(entry[0], entry[1], entry[2]);
+      else form.append(entry[0], entry[1]);
+    }
+    const res = await client.raw('/dashboard/compose', { method: 'POST', body: form });
+    return { status: res.status, html: await res.text() };
+  };
+  const contents = async () => (await services.contents.list(principal, ws.workspace_id, { limit: 100 })).data;
+  const mediaRows = () => server.container.db.kysely.selectFrom('media').selectAll().where('workspace_id', '=', ws.workspace_id).execute();
+  return { brand, send, contents, mediaRows };
+}
+
+/** The text of the element with this id (an error paragraph, a counter). */
+export function byId(html: string, id: string): string | undefined {
+  const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</(p|output|div)>`).exec(html);
+  return match ? textOf(match[1]!) : undefined;
 }

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Principal } from '../../src/core/principal.js';
 import type { NetworkAdapter } from '../../src/networks/adapter.js';
-import { createPublisher } from '../../src/workers/publisher.js';
+import { testPublisher } from '../support/publisher.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
@@ -27,19 +27,8 @@ function publisher(s: TestServer, submitTakesMs: number, submitted: string[], du
       confirm: (req, id, context) => real.confirm(req, id, context),
     };
   };
-  return createPublisher({
-    db: c.db.kysely,
-    dialect: c.db.dialect,
-    clock,
-    logger: c.logger,
-    adapterFor,
-    checkUnknownSizeMedia: () => Promise.resolve({ ok: true }),
-    credentialsFor: () => Promise.resolve(null),
-    publicMediaUrl: () => '',
-    refundJob: (tx, jobId, workspaceId) => c.services.wallet.refundJob(tx, jobId, workspaceId),
-    // One run at a time per connection: the second job waits for the first.
-    settings: { ...c.config.publisher, perConnection: 1 },
-  });
+  // One run at a time per connection: the second job waits for the first.
+  return testPublisher(s, adapterFor, { perConnection: 1 });
 }
 
 describeEachDb(

@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { NetworkAdapter } from '../../src/networks/adapter.js';
-import { createPublisher, type PublisherSettings } from '../../src/workers/publisher.js';
+import type { PublisherSettings } from '../../src/workers/publisher.js';
+import { testPublisher } from '../support/publisher.js';
 import { sandboxPostsPerJob } from '../../db/repositories/sandbox.repo.js';
 import { brandWithConnections } from '../support/factories.js';
 import { testDatabaseKinds } from '../support/databases.js';
@@ -18,7 +19,7 @@ import { describeEachDb, startTestServer, TEST_SECRET_KEY, type TestServer } fro
 
 const LEASE_MS = 1_000;
 
-type Worker = ReturnType<typeof createPublisher>;
+type Worker = ReturnType<typeof testPublisher>;
 
 interface SlowWorker {
   worker: Worker;
@@ -59,19 +60,7 @@ function slowWorker(s: TestServer, args: { stepMs: number; between?: () => Promi
       confirm: async (req, id, context) => (await step('confirm'), real.confirm(req, id, context)),
     };
   };
-  self.worker = createPublisher({
-    db: c.db.kysely,
-    dialect: c.db.dialect,
-    clock,
-    logger: c.logger,
-    adapterFor,
-    checkUnknownSizeMedia: () => Promise.resolve({ ok: true }),
-    credentialsFor: () => Promise.resolve(null),
-    publicMediaUrl: () => '',
-    refundJob: (tx, jobId, workspaceId) => c.services.wallet.refundJob(tx, jobId, workspaceId),
-    onFinal: (platform, status, code) => c.metrics.jobFinished(platform, status, code),
-    settings: { ...c.config.publisher, perConnection: 1, ...args.settings },
-  });
+  self.worker = testPublisher(s, adapterFor, { perConnection: 1, ...args.settings });
   return self;
 }
 

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { NetworkAdapter } from '../../src/networks/adapter.js';
-import { createPublisher } from '../../src/workers/publisher.js';
+import { testPublisher } from '../support/publisher.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
@@ -26,18 +26,7 @@ function recordingPublisher(s: TestServer, seen: unknown[], saveAtSubmit: Record
       confirm: (req, id, context) => real.confirm(req, id, context),
     };
   };
-  return createPublisher({
-    db: c.db.kysely,
-    dialect: c.db.dialect,
-    clock: c.clock,
-    logger: c.logger,
-    adapterFor,
-    checkUnknownSizeMedia: () => Promise.resolve({ ok: true }),
-    credentialsFor: () => Promise.resolve(null),
-    publicMediaUrl: () => '',
-    refundJob: (tx, jobId, workspaceId) => c.services.wallet.refundJob(tx, jobId, workspaceId),
-    settings: c.config.publisher,
-  });
+  return testPublisher(s, adapterFor);
 }
 
 describeEachDb(
