@@ -193,6 +193,10 @@ async function baselineCpu(): Promise<number> {
   }
 }
 
+/** Row (b)'s request, POST …/contents with `body`, as autocannon sends it. */
+const createContents = (url: string, ws: string, key: string, body: string) =>
+  ({ url: `${url}/api/v1/workspaces/${ws}/contents`, method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+
 /**
  * The read profiled (`PROFILE_READ`): `rest` is row (a)'s GET; `mcp-2025` and `mcp-2026` are row (e)'s
  * `tools/call get_content` in each protocol era, as raw JSON-RPC.
@@ -202,7 +206,7 @@ function readRequest(read: string, url: string, key: string, contentId: string, 
   if (read === 'rest') return { url: `${url}/api/v1/workspaces/${ws}/contents/${contentId}`, headers: auth };
   if (read === 'create') {
     const body = { brand_id: brandId, target_platforms: PLATFORMS, content_type: 'text', text: 'profile' };
-    return { url: `${url}/api/v1/workspaces/${ws}/contents`, method: 'POST' as const, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    return createContents(url, ws, key, JSON.stringify(body));
   }
   const params = { name: 'get_content', arguments: { content_id: contentId } };
   const json = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -297,6 +301,16 @@ function render(title: string, cpuLine: string, counts: Record<string, number>, 
   return `${out.join('\n')}\n`;
 }
 
+/** The service as row (c) sets it: one process with every role, the sandbox answering at once, confirming every 20 ms. */
+const JOB_PATH_ENV = {
+  SERVICE_ROLE: 'all',
+  SANDBOX_DELAY_MS: '0',
+  CONFIRM_INTERVAL_MS: '20',
+  WORKER_POLL_MS: '10',
+  WORKER_CONCURRENCY: '32',
+  WORKER_PER_CONNECTION: '32',
+};
+
 /**
  * `PROFILE_READ=publish`: the job path. PROFILE_READS / 3 contents (three sandbox networks each) are created due a
  * few seconds ahead, with the workers of the same process idle until then; the profile and the counts then cover
@@ -304,19 +318,12 @@ function render(title: string, cpuLine: string, counts: Record<string, number>, 
  * outcomes and their events, until every job is final. Figures are per job.
  */
 async function publishMain(kind: string): Promise<void> {
-  const profiled = await startProfiled(kind, {
-    SERVICE_ROLE: 'all',
-    SANDBOX_DELAY_MS: '0',
-    CONFIRM_INTERVAL_MS: '20',
-    WORKER_POLL_MS: '10',
-    WORKER_CONCURRENCY: '32',
-    WORKER_PER_CONNECTION: '32',
-  });
+  const profiled = await startProfiled(kind, JOB_PATH_ENV);
   const { child, url, ws, key, brand } = profiled;
   const contents = Math.ceil(READS / PLATFORMS.length);
   const publishAt = new Date(Date.now() + 5_000 + contents * 5).toISOString();
   const body = JSON.stringify({ brand_id: brand.id, target_platforms: PLATFORMS, content_type: 'text', text: 'profile', publish_at: publishAt });
-  const made = await autocannon({ url: `${url}/api/v1/workspaces/${ws}/contents`, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body, connections: 8, amount: contents });
+  const made = await autocannon({ ...createContents(url, ws, key, body), connections: 8, amount: contents });
   if (made.non2xx > 0) throw new Error(`${made.non2xx} creations failed`);
   if (Date.now() > Date.parse(publishAt) - 500) throw new Error('the contents were not all created before they were due; lower PROFILE_READS');
   child.send({ reset: true } satisfies ToChild);
@@ -348,15 +355,7 @@ async function publishMain(kind: string): Promise<void> {
  * steps of every job, the outcomes and the deliveries, until the last webhook arrives. Figures are per content.
  */
 async function flowMain(kind: string): Promise<void> {
-  const profiled = await startProfiled(kind, {
-    SERVICE_ROLE: 'all',
-    ALLOW_LOCAL_URLS: 'true',
-    SANDBOX_DELAY_MS: '0',
-    CONFIRM_INTERVAL_MS: '20',
-    WORKER_POLL_MS: '10',
-    WORKER_CONCURRENCY: '32',
-    WORKER_PER_CONNECTION: '32',
-  });
+  const profiled = await startProfiled(kind, { ...JOB_PATH_ENV, ALLOW_LOCAL_URLS: 'true' });
   const { child, url, ws, key, brand } = profiled;
   let arrived = 0;
   const receiver = createServer((req, res) => {
@@ -373,7 +372,7 @@ async function flowMain(kind: string): Promise<void> {
   });
   const contents = Math.ceil(READS / PLATFORMS.length);
   const body = JSON.stringify({ brand_id: brand.id, target_platforms: PLATFORMS, content_type: 'text', text: 'profile' });
-  const post = { url: `${url}/api/v1/workspaces/${ws}/contents`, method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body };
+  const post = createContents(url, ws, key, body);
   const untilArrived = async (n: number) => {
     const started = performance.now();
     while (arrived < n) {
