@@ -1,4 +1,5 @@
-import { type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely';
+import { CompiledQuery, type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely';
+import { rowBatches } from '../row-batches.js';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce, compiledPerColumns } from './compiled-once.js';
@@ -203,6 +204,68 @@ const unfinishedUnderLease = compiledPerColumns((columns) => (d) =>
 export async function updateUnfinishedJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate, now: number): Promise<boolean> {
   const { rows } = await unfinishedUnderLease(db, changes, [id, lease, 'publishing', now, null, 'publishing']);
   return Number(rows[0]?.n ?? 0) === 1;
+}
+
+/** One job's write under its lease, as `jobWritesUnderLease` takes it. */
+export interface LeasedJobWrite {
+  id: string;
+  lease: string;
+  changes: JobUpdate;
+}
+
+/**
+ * The statement writing many jobs under their leases at once (PostgreSQL): each write is one element of a JSON
+ * array (its values by column, its id and its lease), read back as a row of `jobs`, so the text depends only on
+ * the columns written and is prepared once. `unfinished` also sets each written job's content back to publishing,
+ * as `updateUnfinishedJobUnderLease` does for one.
+ */
+function jobWritesText(columns: readonly string[], unfinished: boolean): string {
+  const set = columns.map((c) => `"${c}" = v."${c}"`).join(', ');
+  // Each written element answers with its place in the array: two writes of one job (a stale lease beside the
+  // holder's) are told apart.
+  const jobs = (returning: string) =>
+    `update "jobs" as j set ${set} from json_array_elements($1::json) with ordinality as e("row", "n"), json_populate_record(null::"jobs", e."row") as v where j."id" = v."id" and j."locked_by" = e."row"->>'lease' returning ${returning}`;
+  if (!unfinished) return jobs('e."n"');
+  return `with "job" as (${jobs('e."n", j."content_id"')}), "content" as (update "contents" set "status" = 'publishing', "updated_at" = $2, "completed_at" = null where "id" in (select "content_id" from "job") and "status" <> 'publishing') select "n" from "job"`;
+}
+
+/**
+ * PostgreSQL only: `updateJobUnderLease` and `updateUnfinishedJobUnderLease` for the running jobs of a process,
+ * the writes of the same columns that arrive together sent as one statement (`rowBatches`): a step's write is a
+ * round trip of its own otherwise, and a process runs dozens of steps at once. Each write still happens only
+ * under its own lease and resolves to whether it did. A value that is an SQL expression goes by itself.
+ */
+export function jobWritesUnderLease(db: Kysely<Database>) {
+  const batches = new Map<string, (w: LeasedJobWrite & { now: number }) => Promise<boolean>>();
+  const batchFor = (columns: readonly string[], unfinished: boolean) => {
+    const key = `${unfinished ? 'unfinished' : 'job'}:${columns.join(',')}`;
+    let batch = batches.get(key);
+    if (batch === undefined) {
+      const text = jobWritesText(columns, unfinished);
+      batch = rowBatches(async (writes: (LeasedJobWrite & { now: number })[]) => {
+        const rows = JSON.stringify(writes.map((w) => ({ ...w.changes, id: w.id, lease: w.lease })));
+        const now = Math.max(...writes.map((w) => w.now));
+        const { rows: written } = await db.executeQuery<{ n: string | number }>(CompiledQuery.raw(text, unfinished ? [rows, now] : [rows]));
+        const places = new Set(written.map((r) => Number(r.n)));
+        return writes.map((_, i) => places.has(i + 1));
+      });
+      batches.set(key, batch);
+    }
+    return batch;
+  };
+  const columnsOf = (changes: JobUpdate) => Object.keys(changes).filter((c) => changes[c as keyof JobUpdate] !== undefined);
+  const expression = (changes: JobUpdate) => Object.values(changes).some((v) => typeof v === 'object' && v !== null);
+  return {
+    write(w: LeasedJobWrite): Promise<boolean> {
+      if (expression(w.changes)) return updateJobUnderLease(db, w.id, w.lease, w.changes);
+      return batchFor(columnsOf(w.changes), false)({ ...w, now: 0 });
+    },
+    /** The content is set back to publishing at `now` (its `updated_at`; a batch uses its latest). */
+    writeUnfinished(w: LeasedJobWrite, now: number): Promise<boolean> {
+      if (expression(w.changes)) return updateUnfinishedJobUnderLease(db, w.id, w.lease, w.changes, now);
+      return batchFor(columnsOf(w.changes), true)({ ...w, now });
+    },
+  };
 }
 
 const extendLease = compiledOnce((db) => db.updateTable('jobs').set({ locked_until: 0 }).where('id', '=', '').where('locked_by', '=', ''));

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { rowBatches } from '../row-batches.js';
 import type { Database } from '../schema.js';
 import { compiledOnce } from './compiled-once.js';
 
@@ -33,6 +34,50 @@ export async function publishSandboxContainer(
   const [existing] = (await postOfContainer(db, [row.containerId])).rows;
   if (existing === undefined) throw new Error(`sandbox container ${row.containerId} has no post after publishing`);
   return existing.id;
+}
+
+type ContainerPublication = Parameters<typeof publishSandboxContainer>[1];
+
+/**
+ * PostgreSQL only: the sandbox's two writes for the jobs of a process, those that arrive together sent as one
+ * statement each (`rowBatches`), as the job steps around them are (`jobWritesUnderLease`). The rows go as one JSON
+ * array read back as rows of the table, so the text is the same for any number of them.
+ */
+export function sandboxWritesBatched(db: Kysely<Database>) {
+  const insertContainers = rowBatches(async (rows: { id: string; jobId: string; now: number }[]) => {
+    const json = JSON.stringify(rows.map((r) => ({ id: r.id, job_id: r.jobId, created_at: r.now })));
+    await db.executeQuery(
+      CompiledQuery.raw(
+        'insert into "sandbox_containers" ("id", "job_id", "created_at") select "id", "job_id", "created_at" from json_populate_recordset(null::"sandbox_containers", $1::json)',
+        [json],
+      ),
+    );
+    return rows.map(() => undefined);
+  });
+  const insertPosts = rowBatches(async (rows: ContainerPublication[]) => {
+    const json = JSON.stringify(
+      rows.map((r) => ({ id: r.id, container_id: r.containerId, job_id: r.jobId, connection_id: r.connectionId, platform_slug: r.platformSlug, created_at: r.now })),
+    );
+    const { rows: made } = await db.executeQuery<{ id: string; container_id: string }>(
+      CompiledQuery.raw(
+        'insert into "sandbox_posts" ("id", "container_id", "job_id", "connection_id", "platform_slug", "created_at") select "id", "container_id", "job_id", "connection_id", "platform_slug", "created_at" from json_populate_recordset(null::"sandbox_posts", $1::json) on conflict ("container_id") do nothing returning "id", "container_id"',
+        [json],
+      ),
+    );
+    const byContainer = new Map(made.map((m) => [m.container_id, m.id]));
+    return rows.map((r) => byContainer.get(r.containerId));
+  });
+  return {
+    insertContainer: (id: string, jobId: string, now: number) => insertContainers({ id, jobId, now }),
+    /** `publishSandboxContainer`: a container already published is read back by itself. */
+    async publishContainer(row: ContainerPublication): Promise<string> {
+      const made = await insertPosts(row);
+      if (made !== undefined) return made;
+      const [existing] = (await postOfContainer(db, [row.containerId])).rows;
+      if (existing === undefined) throw new Error(`sandbox container ${row.containerId} has no post after publishing`);
+      return existing.id;
+    },
+  };
 }
 
 export async function sandboxPostExists(db: Kysely<Database>, id: string): Promise<boolean> {

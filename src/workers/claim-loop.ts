@@ -47,15 +47,41 @@ export function createClaimLoop(args: {
     return args.claim({ now, limit, lease, lockedUntil: now + args.leaseMs });
   }
 
-  function schedule(): void {
-    timer = setTimeout(async () => {
+  /** The loop's claiming in flight, if any; `wanted`: slots freed while it ran, so it claims once more after. */
+  let claiming: Promise<void> | undefined;
+  let wanted = false;
+
+  /**
+   * Claims while there is work and room, one claim at a time: slots that free while a claim is in flight are taken
+   * together by the next one instead of by a claim each (a claim costs about the same for one row as for thirty).
+   * A poll or a refill that arrives meanwhile only asks for that next claim.
+   */
+  function claimWhileWork(): Promise<void> {
+    if (claiming) {
+      wanted = true;
+      return claiming;
+    }
+    const run = (async () => {
       try {
-        while (running && (await tick()) > 0) {
-          /* keep claiming while there is work and room */
-        }
+        do {
+          wanted = false;
+          while (running && (await tick()) > 0) {
+            /* keep claiming while there is work and room */
+          }
+        } while (wanted && running);
       } catch (err) {
         fail(err);
+      } finally {
+        claiming = undefined;
       }
+    })();
+    claiming = run;
+    return run;
+  }
+
+  function schedule(): void {
+    timer = setTimeout(async () => {
+      await claimWhileWork();
       if (running) schedule();
     }, args.pollMs);
   }
@@ -83,7 +109,7 @@ export function createClaimLoop(args: {
       refilling = true;
       setImmediate(() => {
         refilling = false;
-        tick().catch(fail);
+        void claimWhileWork();
       });
     },
   };

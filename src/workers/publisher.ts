@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
 import { type ContentRow, findContentsByIds, markContentPublishing, writeFinalJobLockingContent } from '../../db/repositories/contents.repo.js';
-import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, renewLease, updateJobUnderLease, updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import { claimDueJobs, type JobRow, type JobUpdate, jobWritesUnderLease, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import { recordConnectionExpired } from '../core/events/events.js';
@@ -109,6 +109,7 @@ export function createPublisher(deps: PublisherDeps) {
   const { db, clock, logger, settings } = deps;
   const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
   const transactOne = singleStatements(db, deps.dialect, transact);
+  const jobWrites = deps.dialect === 'postgres' ? jobWritesUnderLease(db) : null;
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
@@ -143,9 +144,10 @@ export function createPublisher(deps: PublisherDeps) {
    */
   async function write(job: JobRow, lease: string, changes: JobUpdate, content?: 'final' | 'unfinished'): Promise<boolean> {
     const now = clock.now();
+    // On PostgreSQL a step that is not final is one statement, sent with the other runs' steps of the moment.
+    if (jobWrites !== null && content === undefined) return jobWrites.write({ id: job.id, lease, changes: { ...changes, updated_at: now } });
+    if (jobWrites !== null && content === 'unfinished') return jobWrites.writeUnfinished({ id: job.id, lease, changes: { ...changes, updated_at: now } }, now);
     if (content === undefined) return transactOne((tx) => updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now }));
-    // On PostgreSQL both updates are one statement, without a transaction's round trips.
-    if (content === 'unfinished' && deps.dialect === 'postgres') return updateUnfinishedJobUnderLease(db, job.id, lease, { ...changes, updated_at: now }, now);
     // On PostgreSQL the job's write and its content's lock are one statement; the outcome follows in the transaction.
     if (content === 'final' && deps.dialect === 'postgres') {
       return transact(async (tx) => {

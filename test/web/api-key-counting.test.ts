@@ -1,25 +1,8 @@
-import pg from 'pg';
 import { expect, it } from 'vitest';
 import { findApiKeyByDigestCounting } from '../../db/repositories/api-keys.repo.js';
 import { sha256Hex } from '../../src/core/ids.js';
+import { statementsDuring } from '../support/pg-statements.js';
 import { describeEachDb } from '../support/server.js';
-
-/** Counts the statements the service process sends to PostgreSQL while `run` runs, by their text. */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0];
-    seen.push(typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String(first.text) : '?');
-    return query.apply(this, args);
-  } as typeof pg.Client.prototype.query;
-  try {
-    await run();
-  } finally {
-    pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
-  }
-  return seen;
-}
 
 describeEachDb('an API key request counted on its workspace budget', (server, kind) => {
   const points = async (workspaceId: string): Promise<number> => {
