@@ -27,7 +27,7 @@ import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox/adapter.js';
 import type { NetworkDeps } from './networks/network-deps.js';
 import { newId } from './core/ids.js';
-import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists, sandboxWritesBatched } from '../db/repositories/sandbox.repo.js';
+import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists, sandboxStoreBatched } from '../db/repositories/sandbox.repo.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
 import { createConnectedAppsService } from './core/connected-apps/connected-apps.service.js';
@@ -153,18 +153,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
     // commit together on SQLite.
     const transact = transactionBatches(db.kysely, db.dialect);
     // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids. Its writes
-    // join the batch on SQLite (each was a commit of its own, two per job); on PostgreSQL the writes of the moment
-    // go as one statement, as the job steps around them do.
+    // join the batch on SQLite (each was a commit of its own, two per job); on PostgreSQL the writes and reads of
+    // the moment go as one statement, as the job steps around them do.
     const sandboxWrite = singleStatements(db.kysely, db.dialect, transact);
-    const sandboxWrites =
+    const sandboxStore =
       db.dialect === 'postgres'
-        ? sandboxWritesBatched(db.kysely)
+        ? sandboxStoreBatched(db.kysely)
         : {
             insertContainer: (id: string, jobId: string, now: number) => sandboxWrite((tx) => insertSandboxContainer(tx, id, jobId, now)),
             publishContainer: (row: Parameters<typeof publishSandboxContainer>[1]) => sandboxWrite((tx) => publishSandboxContainer(tx, row)),
+            postExists: (id: string) => sandboxPostExists(db.kysely, id),
           };
     const sandbox = createSandboxAdapter(networkDeps, {
-      store: { ...sandboxWrites, postExists: (id) => sandboxPostExists(db.kysely, id) },
+      store: sandboxStore,
       newId,
       delayMs: config.sandboxDelayMs,
     });

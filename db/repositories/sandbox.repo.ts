@@ -39,11 +39,12 @@ export async function publishSandboxContainer(
 type ContainerPublication = Parameters<typeof publishSandboxContainer>[1];
 
 /**
- * PostgreSQL only: the sandbox's two writes for the jobs of a process, those that arrive together sent as one
- * statement each (`rowBatches`), as the job steps around them are (`jobWritesUnderLease`). The rows go as one JSON
- * array read back as rows of the table, so the text is the same for any number of them.
+ * PostgreSQL only: the sandbox's store for the jobs of a process, the writes (and the confirmations' reads) that
+ * arrive together sent as one statement each (`rowBatches`), as the job steps around them are
+ * (`jobWritesUnderLease`). The rows go as one JSON array read back as rows of the table, the ids read as one
+ * array, so each text is the same for any number of them.
  */
-export function sandboxWritesBatched(db: Kysely<Database>) {
+export function sandboxStoreBatched(db: Kysely<Database>) {
   const insertContainers = rowBatches(async (rows: { id: string; jobId: string; now: number }[]) => {
     const json = JSON.stringify(rows.map((r) => ({ id: r.id, job_id: r.jobId, created_at: r.now })));
     await db.executeQuery(
@@ -67,6 +68,11 @@ export function sandboxWritesBatched(db: Kysely<Database>) {
     const byContainer = new Map(made.map((m) => [m.container_id, m.id]));
     return rows.map((r) => byContainer.get(r.containerId));
   });
+  const findPosts = rowBatches(async (ids: string[]) => {
+    const { rows } = await db.executeQuery<{ id: string }>(CompiledQuery.raw('select "id" from "sandbox_posts" where "id" = any($1::text[])', [ids]));
+    const found = new Set(rows.map((r) => r.id));
+    return ids.map((id) => found.has(id));
+  });
   return {
     insertContainer: (id: string, jobId: string, now: number) => insertContainers({ id, jobId, now }),
     /** `publishSandboxContainer`: a container already published is read back by itself. */
@@ -77,6 +83,7 @@ export function sandboxWritesBatched(db: Kysely<Database>) {
       if (existing === undefined) throw new Error(`sandbox container ${row.containerId} has no post after publishing`);
       return existing.id;
     },
+    postExists: (id: string) => findPosts(id),
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rowBatches } from '../../db/row-batches.js';
 import { jobWritesUnderLease } from '../../db/repositories/jobs.repo.js';
-import { sandboxWritesBatched } from '../../db/repositories/sandbox.repo.js';
+import { sandboxStoreBatched } from '../../db/repositories/sandbox.repo.js';
 import { brandWithConnections } from '../support/factories.js';
 import { statementsDuring } from '../support/pg-statements.js';
 import { describeEachDb } from '../support/server.js';
@@ -162,9 +162,9 @@ describeEachDb('job steps and sandbox posts of the moment in one statement each 
     for (const r of rows) expect(r.external_container_id).toBe(`mine_${r.id}`);
   });
 
-  it.runIf(kind.name === 'postgres')('the sandbox publishes each container once, the moment’s posts in one statement', async () => {
+  it.runIf(kind.name === 'postgres')('the sandbox publishes each container once, the moment’s posts in one statement, and finds them in one', async () => {
     const db = server().container.db.kysely;
-    const sandbox = sandboxWritesBatched(db);
+    const sandbox = sandboxStoreBatched(db);
     const { ids } = await leasedJobs();
     const now = Date.now();
     await Promise.all(ids.map((id) => sandbox.insertContainer(`ctr_${id}`, id, now)));
@@ -180,5 +180,12 @@ describeEachDb('job steps and sandbox posts of the moment in one statement each 
     expect(again).toEqual(first);
     const posts = await db.selectFrom('sandbox_posts').select('id').where('job_id', 'in', ids).execute();
     expect(posts.map((p) => p.id).sort()).toEqual([...first].sort());
+    // The confirmations' reads of the moment: one statement, each post found or not by its own id.
+    let found: boolean[] = [];
+    const reads = await statementsDuring(async () => {
+      found = await Promise.all([...first, 'post_missing'].map((id) => sandbox.postExists(id)));
+    });
+    expect(found).toEqual([...first.map(() => true), false]);
+    expect(reads.filter((t) => t.includes('sandbox_posts'))).toHaveLength(1);
   });
 });
