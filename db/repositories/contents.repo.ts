@@ -1,8 +1,8 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type { ContentsTable, Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { compiledOnce, compiledPerColumns } from './compiled-once.js';
-import { jobWriteUnderLease, type JobUpdate } from './jobs.repo.js';
+import { compiledOnce } from './compiled-once.js';
+import { jobWritesJson, jobWritesUpdate, type LeasedJobWrite, writtenPlaces } from './jobs.repo.js';
 
 export interface ContentRow {
   id: string;
@@ -135,37 +135,33 @@ export async function lockContent(db: Kysely<Database>, id: string): Promise<Con
 }
 
 /**
- * PostgreSQL only: a job's final write under its lease and its content's lock (`lockContent`), in one writing CTE:
- * one round trip instead of two, in the order the two statements took the locks (the job's row, then the
- * content's). `written` says whether the job's write happened; `content` is the content as locked (undefined
- * when the write did not happen). The caller's transaction then reads the content's jobs in a statement of its own,
- * which sees what another job's transaction committed while this one waited for the lock.
+ * PostgreSQL only: the final writes of several jobs under their leases (`jobWritesUpdate`, each writing `columns`)
+ * and their contents'
+ * locks, in one writing CTE: one round trip for the moment's final steps, where each took two. The locks are taken
+ * in the order the separate statements took them (the jobs' rows, then the contents'), the contents in id order,
+ * so two processes' batches sharing contents wait for each other instead of deadlocking. A content whose row was
+ * committed by another transaction while this one waited comes back as committed. `written` says, per write,
+ * whether it happened; `contents` are the written jobs' contents as locked. The caller's transaction then reads
+ * their jobs in a statement of its own, which sees what other jobs' transactions committed meanwhile.
  */
-const finalJobLockingContent = compiledPerColumns((columns) => (d) =>
-  d
-    .with('job', (q) => jobWriteUnderLease(q, columns))
-    .with('locked', (q) =>
-      q
-        .updateTable('contents')
-        .set({ updated_at: sql<number>`updated_at` })
-        .where('id', 'in', q.selectFrom('job').select('content_id'))
-        .returningAll(),
-    )
-    .selectFrom(sql<{ one: number }>`(select 1)`.as('one'))
-    .leftJoin('locked', (join) => join.onTrue())
-    .select(sql<number>`(select count(*) from job)::int`.as('written'))
-    .selectAll('locked'),
-);
+const finalJobsTexts = new Map<string, string>();
 
-export async function writeFinalJobLockingContent(
+export async function writeFinalJobsLockingContents(
   db: Kysely<Database>,
-  jobId: string,
-  lease: string,
-  changes: JobUpdate,
-): Promise<{ written: boolean; content: ContentRow | undefined }> {
-  const [r] = (await finalJobLockingContent(db, changes, [jobId, lease])).rows;
-  const written = Number(r?.written ?? 0) === 1;
-  return { written, content: written && r?.id ? toRow(r as Selectable<ContentsTable>) : undefined };
+  columns: readonly string[],
+  writes: readonly LeasedJobWrite[],
+): Promise<{ written: boolean[]; contents: ContentRow[] }> {
+  const key = columns.join(',');
+  let text = finalJobsTexts.get(key);
+  if (text === undefined) {
+    text = `with "job" as (${jobWritesUpdate(columns, ['j."content_id"'])}), "locked" as materialized (select c.* from "contents" as c where c."id" in (select "content_id" from "job") order by c."id" for update) select (select coalesce(json_agg("n"), '[]'::json) from "job") as "written", "locked".* from (select 1) as "one" left join "locked" on true`;
+    finalJobsTexts.set(key, text);
+  }
+  const { rows } = await db.executeQuery<Selectable<ContentsTable> & { written: (string | number)[] }>(CompiledQuery.raw(text, [jobWritesJson(writes)]));
+  return {
+    written: writtenPlaces(writes.length, rows[0]?.written ?? []),
+    contents: rows.filter((r) => r.id !== null).map(toRow),
+  };
 }
 
 /** The statuses in which a content may still be edited, canceled or published now (issue 16). */

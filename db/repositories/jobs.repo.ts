@@ -214,19 +214,29 @@ export interface LeasedJobWrite {
 }
 
 /**
- * The statement writing many jobs under their leases at once (PostgreSQL): each write is one element of a JSON
- * array (its values by column, its id and its lease), read back as a row of `jobs`, so the text depends only on
- * the columns written and is prepared once. `unfinished` also sets each written job's content back to publishing,
- * as `updateUnfinishedJobUnderLease` does for one.
+ * The `UPDATE` writing many jobs under their leases at once (PostgreSQL): each write is one element of the JSON
+ * array `$1` (its values by column, its id and its lease), read back as a row of `jobs`, so the text depends only
+ * on the columns written and is prepared once. Each written element answers with its place in the array (`e."n"`,
+ * from 1): two writes of one job (a stale lease beside the holder's) are told apart. `returning` lists the rest.
  */
-function jobWritesText(columns: readonly string[], unfinished: boolean): string {
+export function jobWritesUpdate(columns: readonly string[], returning: readonly string[] = []): string {
   const set = columns.map((c) => `"${c}" = v."${c}"`).join(', ');
-  // Each written element answers with its place in the array: two writes of one job (a stale lease beside the
-  // holder's) are told apart.
-  const jobs = (returning: string) =>
-    `update "jobs" as j set ${set} from json_array_elements($1::json) with ordinality as e("row", "n"), json_populate_record(null::"jobs", e."row") as v where j."id" = v."id" and j."locked_by" = e."row"->>'lease' returning ${returning}`;
-  if (!unfinished) return jobs('e."n"');
-  return `with "job" as (${jobs('e."n", j."content_id"')}), "content" as (update "contents" set "status" = 'publishing', "updated_at" = $2, "completed_at" = null where "id" in (select "content_id" from "job") and "status" <> 'publishing') select "n" from "job"`;
+  return `update "jobs" as j set ${set} from json_array_elements($1::json) with ordinality as e("row", "n"), json_populate_record(null::"jobs", e."row") as v where j."id" = v."id" and j."locked_by" = e."row"->>'lease' returning ${['e."n"', ...returning].join(', ')}`;
+}
+
+/** The JSON array `jobWritesUpdate` reads. */
+export const jobWritesJson = (writes: readonly LeasedJobWrite[]): string => JSON.stringify(writes.map((w) => ({ ...w.changes, id: w.id, lease: w.lease })));
+
+/** Which of `count` writes were written, from the places a `jobWritesUpdate` answered with. */
+export const writtenPlaces = (count: number, places: readonly (string | number)[]): boolean[] => {
+  const written = new Set(places.map(Number));
+  return Array.from({ length: count }, (_, i) => written.has(i + 1));
+};
+
+/** `jobWritesUpdate`, and for `unfinished` each written job's content set back to publishing at `$2`. */
+function jobWritesText(columns: readonly string[], unfinished: boolean): string {
+  if (!unfinished) return jobWritesUpdate(columns);
+  return `with "job" as (${jobWritesUpdate(columns, ['j."content_id"'])}), "content" as (update "contents" set "status" = 'publishing', "updated_at" = $2, "completed_at" = null where "id" in (select "content_id" from "job") and "status" <> 'publishing') select "n" from "job"`;
 }
 
 /**
@@ -236,35 +246,45 @@ function jobWritesText(columns: readonly string[], unfinished: boolean): string 
  * under its own lease and resolves to whether it did. A value that is an SQL expression goes by itself.
  */
 export function jobWritesUnderLease(db: Kysely<Database>) {
-  const batches = new Map<string, (w: LeasedJobWrite & { now: number }) => Promise<boolean>>();
-  const batchFor = (columns: readonly string[], unfinished: boolean) => {
-    const key = `${unfinished ? 'unfinished' : 'job'}:${columns.join(',')}`;
-    let batch = batches.get(key);
-    if (batch === undefined) {
+  const send = (unfinished: boolean) =>
+    batchedByColumns(async (columns, writes) => {
+      const now = Math.max(...writes.map((w) => w.now));
       const text = jobWritesText(columns, unfinished);
-      batch = rowBatches(async (writes: (LeasedJobWrite & { now: number })[]) => {
-        const rows = JSON.stringify(writes.map((w) => ({ ...w.changes, id: w.id, lease: w.lease })));
-        const now = Math.max(...writes.map((w) => w.now));
-        const { rows: written } = await db.executeQuery<{ n: string | number }>(CompiledQuery.raw(text, unfinished ? [rows, now] : [rows]));
-        const places = new Set(written.map((r) => Number(r.n)));
-        return writes.map((_, i) => places.has(i + 1));
-      });
-      batches.set(key, batch);
-    }
-    return batch;
-  };
-  const columnsOf = (changes: JobUpdate) => Object.keys(changes).filter((c) => changes[c as keyof JobUpdate] !== undefined);
+      const { rows } = await db.executeQuery<{ n: string | number }>(CompiledQuery.raw(text, unfinished ? [jobWritesJson(writes), now] : [jobWritesJson(writes)]));
+      return writtenPlaces(writes.length, rows.map((r) => r.n));
+    });
+  const plain = send(false);
+  const unfinished = send(true);
   const expression = (changes: JobUpdate) => Object.values(changes).some((v) => typeof v === 'object' && v !== null);
   return {
     write(w: LeasedJobWrite): Promise<boolean> {
       if (expression(w.changes)) return updateJobUnderLease(db, w.id, w.lease, w.changes);
-      return batchFor(columnsOf(w.changes), false)({ ...w, now: 0 });
+      return plain({ ...w, now: 0 });
     },
     /** The content is set back to publishing at `now` (its `updated_at`; a batch uses its latest). */
     writeUnfinished(w: LeasedJobWrite, now: number): Promise<boolean> {
       if (expression(w.changes)) return updateUnfinishedJobUnderLease(db, w.id, w.lease, w.changes, now);
-      return batchFor(columnsOf(w.changes), true)({ ...w, now });
+      return unfinished({ ...w, now });
     },
+  };
+}
+
+/**
+ * Job writes sent together (`rowBatches`) only with writes of the same columns: a column one write leaves out
+ * would be written as null for it by a statement that names it. `send` gets the columns and the writes (values
+ * only, no SQL expressions) and answers for each.
+ */
+export function batchedByColumns<R>(send: (columns: readonly string[], writes: (LeasedJobWrite & { now: number })[]) => Promise<R[]>) {
+  const batches = new Map<string, (w: LeasedJobWrite & { now: number }) => Promise<R>>();
+  return (w: LeasedJobWrite & { now: number }): Promise<R> => {
+    const columns = Object.keys(w.changes).filter((c) => w.changes[c as keyof JobUpdate] !== undefined);
+    const key = columns.join(',');
+    let batch = batches.get(key);
+    if (batch === undefined) {
+      batch = rowBatches((writes: (LeasedJobWrite & { now: number })[]) => send(columns, writes));
+      batches.set(key, batch);
+    }
+    return batch(w);
   };
 }
 

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { type ContentRow, findContentsByIds, markContentPublishing, writeFinalJobLockingContent } from '../../db/repositories/contents.repo.js';
-import { claimDueJobs, type JobRow, type JobUpdate, jobWritesUnderLease, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import { type ContentRow, findContentsByIds, markContentPublishing, writeFinalJobsLockingContents } from '../../db/repositories/contents.repo.js';
+import { claimDueJobs, type JobRow, type JobUpdate, batchedByColumns, jobWritesUnderLease, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import { recordConnectionExpired } from '../core/events/events.js';
@@ -18,7 +18,7 @@ import {
   publishDeadline,
   unknownSizeMediaRefused,
 } from '../core/jobs/job-policy.js';
-import { refreshContentOutcome, refreshLockedContentOutcome } from '../core/jobs/outcome.js';
+import { refreshContentOutcome, refreshLockedContentsOutcomes } from '../core/jobs/outcome.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
 import { keepJobLease } from './job-lease.js';
@@ -110,6 +110,18 @@ export function createPublisher(deps: PublisherDeps) {
   const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
   const transactOne = singleStatements(db, deps.dialect, transact);
   const jobWrites = deps.dialect === 'postgres' ? jobWritesUnderLease(db) : null;
+  // On PostgreSQL the final steps of the moment share one transaction: their jobs' writes and their contents'
+  // locks are one statement, their contents' jobs one read, and each content's outcome follows.
+  const finalWrites =
+    deps.dialect === 'postgres'
+      ? batchedByColumns((columns, writes) =>
+          transact(async (tx) => {
+            const { written, contents } = await writeFinalJobsLockingContents(tx, columns, writes);
+            await refreshLockedContentsOutcomes(tx, contents, Math.max(...writes.map((w) => w.now)));
+            return written;
+          }),
+        )
+      : null;
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
@@ -148,14 +160,7 @@ export function createPublisher(deps: PublisherDeps) {
     if (jobWrites !== null && content === undefined) return jobWrites.write({ id: job.id, lease, changes: { ...changes, updated_at: now } });
     if (jobWrites !== null && content === 'unfinished') return jobWrites.writeUnfinished({ id: job.id, lease, changes: { ...changes, updated_at: now } }, now);
     if (content === undefined) return transactOne((tx) => updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now }));
-    // On PostgreSQL the job's write and its content's lock are one statement; the outcome follows in the transaction.
-    if (content === 'final' && deps.dialect === 'postgres') {
-      return transact(async (tx) => {
-        const { written, content: locked } = await writeFinalJobLockingContent(tx, job.id, lease, { ...changes, updated_at: now });
-        if (locked) await refreshLockedContentOutcome(tx, locked, now);
-        return written;
-      });
-    }
+    if (finalWrites !== null && content === 'final') return finalWrites({ id: job.id, lease, changes: { ...changes, updated_at: now }, now });
     return transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
       if (ok && content === 'final') await refreshContentOutcome(tx, job.contentId, now);

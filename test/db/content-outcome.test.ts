@@ -1,10 +1,15 @@
 import { expect, it } from 'vitest';
 import { findContent, markContentPublishing } from '../../db/repositories/contents.repo.js';
 import { updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
-import { writeFinalJobLockingContent } from '../../db/repositories/contents.repo.js';
-import { refreshLockedContentOutcome } from '../../src/core/jobs/outcome.js';
+import { writeFinalJobsLockingContents } from '../../db/repositories/contents.repo.js';
+import type { JobUpdate } from '../../db/repositories/jobs.repo.js';
+import { refreshLockedContentsOutcomes } from '../../src/core/jobs/outcome.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
+
+/** The final writes of one column set, as the publisher batches them. */
+const finalWrites = (db: Parameters<typeof writeFinalJobsLockingContents>[0], writes: { id: string; lease: string; changes: JobUpdate }[]) =>
+  writeFinalJobsLockingContents(db, Object.keys(writes[0]!.changes), writes);
 
 describeEachDb("a job step that leaves its job unfinished keeps the content publishing", (server) => {
   const created = async () => {
@@ -77,10 +82,10 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const at = Date.now();
     const finish = (jobId: string, beforeCommit: () => Promise<void>) =>
       db.transaction().execute(async (tx) => {
-        const { written, content } = await writeFinalJobLockingContent(tx, jobId, `lease_${jobId}`, { status: 'published', active: 0, locked_by: null, updated_at: at });
-        if (content) await refreshLockedContentOutcome(tx, content, at);
+        const { written, contents } = await finalWrites(tx, [{ id: jobId, lease: `lease_${jobId}`, changes: { status: 'published', active: 0, locked_by: null, updated_at: at } }]);
+        await refreshLockedContentsOutcomes(tx, contents, at);
         await beforeCommit();
-        return written;
+        return written[0];
       });
     // The first holds its transaction open after reading the jobs (the other still unfinished to it); the second
     // must wait for the content's lock, then read both final. Without the lock it would read the first unfinished
@@ -99,6 +104,44 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const events = await db.selectFrom('events').select('type').where('subject_id', '=', contentId).execute();
     expect(events.map((e) => e.type)).toEqual(['content.published']);
     // A lost lease writes nothing and locks nothing.
-    expect(await writeFinalJobLockingContent(db, jobs[0]!.id, 'lease_gone', { status: 'failed', updated_at: at + 1 })).toEqual({ written: false, content: undefined });
+    expect(await finalWrites(db, [{ id: jobs[0]!.id, lease: 'lease_gone', changes: { status: 'failed', updated_at: at + 1 } }])).toEqual({ written: [false], contents: [] });
+  });
+
+  it('on PostgreSQL, two batches of final steps over the same contents, in opposite orders at once, record each outcome once', async (ctx) => {
+    if (server().container.db.dialect !== 'postgres') ctx.skip();
+    const db = server().container.db.kysely;
+    const { ws, brandId } = await brandWithConnections(server(), ['linkedin', 'threads']);
+    const contents: { id: string; jobs: string[] }[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const res = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+        key: ws.api_key,
+        body: { brand_id: brandId, content_type: 'text', text: `batch ${i}`, target_platforms: ['linkedin', 'threads'] },
+      });
+      const id = res.body.content_id as string;
+      const jobs = await db.selectFrom('jobs').select('id').where('content_id', '=', id).orderBy('id').execute();
+      for (const j of jobs) await db.updateTable('jobs').set({ locked_by: `lease_${j.id}`, locked_until: Date.now() + 3_600_000 }).where('id', '=', j.id).execute();
+      contents.push({ id, jobs: jobs.map((j) => j.id) });
+    }
+    const at = Date.now();
+    const write = (id: string, status: string) => ({ id, lease: `lease_${id}`, changes: { status, active: 0, locked_by: null, updated_at: at } });
+    // Each content's first job in one batch, its second in the other, the two batches' contents in opposite orders;
+    // the first content's second job fails, so its outcome is partial.
+    const batch = (jobs: { id: string; status: string }[]) =>
+      db.transaction().execute(async (tx) => {
+        const { written, contents: locked } = await finalWrites(tx, jobs.map((j) => write(j.id, j.status)));
+        await refreshLockedContentsOutcomes(tx, locked, at);
+        return written;
+      });
+    const results = await Promise.all([
+      batch(contents.map((c) => ({ id: c.jobs[0]!, status: 'published' }))),
+      batch([...contents].reverse().map((c, i) => ({ id: c.jobs[1]!, status: i === contents.length - 1 ? 'failed' : 'published' }))),
+    ]);
+    expect(results).toEqual([contents.map(() => true), contents.map(() => true)]);
+    for (const [i, c] of contents.entries()) {
+      const outcome = i === 0 ? 'partial' : 'published';
+      expect((await db.selectFrom('contents').select('status').where('id', '=', c.id).executeTakeFirstOrThrow()).status).toBe(outcome);
+      const events = await db.selectFrom('events').select('type').where('subject_id', '=', c.id).execute();
+      expect(events.map((e) => e.type)).toEqual([`content.${outcome}`]);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type ContentRow, lockContent, updateContentStatus } from '../../../db/repositories/contents.repo.js';
-import { listJobsForContent } from '../../../db/repositories/jobs.repo.js';
+import { type JobRow, listJobsForContent, listJobsForContents } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { recordContentEvent } from '../events/events.js';
 
@@ -26,8 +26,19 @@ export async function refreshContentOutcome(tx: Kysely<Database>, contentId: str
 
 /** `refreshContentOutcome` for a content whose row this transaction has just locked (`content` as locked). */
 export async function refreshLockedContentOutcome(tx: Kysely<Database>, content: ContentRow, now: number): Promise<void> {
+  await applyOutcome(tx, content, await listJobsForContent(tx, content.id), now);
+}
+
+/** `refreshLockedContentOutcome` for several locked contents, their jobs read in one statement. */
+export async function refreshLockedContentsOutcomes(tx: Kysely<Database>, contents: readonly ContentRow[], now: number): Promise<void> {
+  if (contents.length === 0) return;
+  const jobs = await listJobsForContents(tx, contents.map((c) => c.id));
+  for (const content of contents) await applyOutcome(tx, content, jobs.filter((j) => j.contentId === content.id), now);
+}
+
+/** Writes the outcome `jobs` (all of the content's, read after its lock) give a locked content, with its event. */
+async function applyOutcome(tx: Kysely<Database>, content: ContentRow, jobs: JobRow[], now: number): Promise<void> {
   const contentId = content.id;
-  const jobs = await listJobsForContent(tx, contentId);
   const outcome = contentOutcome(jobs.map((j) => j.status));
   if (outcome === null) {
     if (content.status !== 'publishing') await updateContentStatus(tx, contentId, 'publishing', now, null);
