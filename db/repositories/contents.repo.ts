@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import type { ContentsTable, Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce } from './compiled-once.js';
-import { jobWritesJson, jobWritesUpdate, type LeasedJobWrite, writtenPlaces } from './jobs.repo.js';
+import { jobWritesJson, jobWritesUpdate, type LeasedJobWrite, updateJobUnderLease, writtenPlaces } from './jobs.repo.js';
 
 export interface ContentRow {
   id: string;
@@ -162,6 +162,21 @@ export async function writeFinalJobsLockingContents(
     written: writtenPlaces(writes.length, rows[0]?.written ?? []),
     contents: rows.filter((r) => r.id !== null).map(toRow),
   };
+}
+
+/**
+ * SQLite's `writeFinalJobsLockingContents`: each job's final write under its lease, then the written jobs' contents
+ * read in one statement. The transaction this runs in holds SQLite's one write lock from its first write on, so
+ * the contents and their jobs read after it are as final as they get until it commits.
+ */
+export async function writeFinalJobsReadingContents(
+  db: Kysely<Database>,
+  writes: readonly (LeasedJobWrite & { contentId: string })[],
+): Promise<{ written: boolean[]; contents: ContentRow[] }> {
+  const written: boolean[] = [];
+  for (const w of writes) written.push(await updateJobUnderLease(db, w.id, w.lease, w.changes));
+  const contents = await findContentsByIds(db, writes.filter((_, i) => written[i]).map((w) => w.contentId));
+  return { written, contents: [...contents.values()] };
 }
 
 /** The statuses in which a content may still be edited, canceled or published now (issue 16). */

@@ -274,14 +274,14 @@ export function jobWritesUnderLease(db: Kysely<Database>) {
  * would be written as null for it by a statement that names it. `send` gets the columns and the writes (values
  * only, no SQL expressions) and answers for each.
  */
-export function batchedByColumns<R>(send: (columns: readonly string[], writes: (LeasedJobWrite & { now: number })[]) => Promise<R[]>) {
-  const batches = new Map<string, (w: LeasedJobWrite & { now: number }) => Promise<R>>();
-  return (w: LeasedJobWrite & { now: number }): Promise<R> => {
+export function batchedByColumns<W extends LeasedJobWrite & { now: number }, R>(send: (columns: readonly string[], writes: W[]) => Promise<R[]>) {
+  const batches = new Map<string, (w: W) => Promise<R>>();
+  return (w: W): Promise<R> => {
     const columns = Object.keys(w.changes).filter((c) => w.changes[c as keyof JobUpdate] !== undefined);
     const key = columns.join(',');
     let batch = batches.get(key);
     if (batch === undefined) {
-      batch = rowBatches((writes: (LeasedJobWrite & { now: number })[]) => send(columns, writes));
+      batch = rowBatches((writes: W[]) => send(columns, writes));
       batches.set(key, batch);
     }
     return batch(w);

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { type ContentRow, findContentsByIds, markContentPublishing, writeFinalJobsLockingContents } from '../../db/repositories/contents.repo.js';
-import { claimDueJobs, type JobRow, type JobUpdate, batchedByColumns, jobWritesUnderLease, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import { type ContentRow, findContentsByIds, markContentPublishing, writeFinalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
+import { claimDueJobs, type JobRow, type JobUpdate, batchedByColumns, jobWritesUnderLease, type LeasedJobWrite, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import { recordConnectionExpired } from '../core/events/events.js';
@@ -110,18 +110,16 @@ export function createPublisher(deps: PublisherDeps) {
   const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
   const transactOne = singleStatements(db, deps.dialect, transact);
   const jobWrites = deps.dialect === 'postgres' ? jobWritesUnderLease(db) : null;
-  // On PostgreSQL the final steps of the moment share one transaction: their jobs' writes and their contents'
-  // locks are one statement, their contents' jobs one read, and each content's outcome follows.
-  const finalWrites =
-    deps.dialect === 'postgres'
-      ? batchedByColumns((columns, writes) =>
-          transact(async (tx) => {
-            const { written, contents } = await writeFinalJobsLockingContents(tx, columns, writes);
-            await refreshLockedContentsOutcomes(tx, contents, Math.max(...writes.map((w) => w.now)));
-            return written;
-          }),
-        )
-      : null;
+  // The final steps of the moment share one transaction: on PostgreSQL their jobs' writes and their contents' locks
+  // are one statement; on both, their contents' jobs are one read, and each content's outcome follows.
+  const finalWrites = batchedByColumns((columns: readonly string[], writes: (LeasedJobWrite & { now: number; contentId: string })[]) =>
+    transact(async (tx) => {
+      const { written, contents } =
+        deps.dialect === 'postgres' ? await writeFinalJobsLockingContents(tx, columns, writes) : await writeFinalJobsReadingContents(tx, writes);
+      await refreshLockedContentsOutcomes(tx, contents, Math.max(...writes.map((w) => w.now)));
+      return written;
+    }),
+  );
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
@@ -160,11 +158,10 @@ export function createPublisher(deps: PublisherDeps) {
     if (jobWrites !== null && content === undefined) return jobWrites.write({ id: job.id, lease, changes: { ...changes, updated_at: now } });
     if (jobWrites !== null && content === 'unfinished') return jobWrites.writeUnfinished({ id: job.id, lease, changes: { ...changes, updated_at: now } }, now);
     if (content === undefined) return transactOne((tx) => updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now }));
-    if (finalWrites !== null && content === 'final') return finalWrites({ id: job.id, lease, changes: { ...changes, updated_at: now }, now });
+    if (content === 'final') return finalWrites({ id: job.id, contentId: job.contentId, lease, changes: { ...changes, updated_at: now }, now });
     return transact(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
-      if (ok && content === 'final') await refreshContentOutcome(tx, job.contentId, now);
-      else if (ok && content === 'unfinished') await markContentPublishing(tx, job.contentId, now);
+      if (ok && content === 'unfinished') await markContentPublishing(tx, job.contentId, now);
       return ok;
     });
   }

@@ -1,15 +1,15 @@
 import { expect, it } from 'vitest';
 import { findContent, markContentPublishing } from '../../db/repositories/contents.repo.js';
 import { updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
-import { writeFinalJobsLockingContents } from '../../db/repositories/contents.repo.js';
+import { writeFinalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
 import type { JobUpdate } from '../../db/repositories/jobs.repo.js';
 import { refreshLockedContentsOutcomes } from '../../src/core/jobs/outcome.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
 
 /** The final writes of one column set, as the publisher batches them. */
-const finalWrites = (db: Parameters<typeof writeFinalJobsLockingContents>[0], writes: { id: string; lease: string; changes: JobUpdate }[]) =>
-  writeFinalJobsLockingContents(db, Object.keys(writes[0]!.changes), writes);
+const finalWrites = (db: Parameters<typeof writeFinalJobsLockingContents>[0], writes: { id: string; contentId: string; lease: string; changes: JobUpdate }[], dialect = 'postgres') =>
+  dialect === 'postgres' ? writeFinalJobsLockingContents(db, Object.keys(writes[0]!.changes), writes) : writeFinalJobsReadingContents(db, writes);
 
 describeEachDb("a job step that leaves its job unfinished keeps the content publishing", (server) => {
   const created = async () => {
@@ -82,7 +82,7 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const at = Date.now();
     const finish = (jobId: string, beforeCommit: () => Promise<void>) =>
       db.transaction().execute(async (tx) => {
-        const { written, contents } = await finalWrites(tx, [{ id: jobId, lease: `lease_${jobId}`, changes: { status: 'published', active: 0, locked_by: null, updated_at: at } }]);
+        const { written, contents } = await finalWrites(tx, [{ id: jobId, contentId, lease: `lease_${jobId}`, changes: { status: 'published', active: 0, locked_by: null, updated_at: at } }]);
         await refreshLockedContentsOutcomes(tx, contents, at);
         await beforeCommit();
         return written[0];
@@ -104,11 +104,11 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const events = await db.selectFrom('events').select('type').where('subject_id', '=', contentId).execute();
     expect(events.map((e) => e.type)).toEqual(['content.published']);
     // A lost lease writes nothing and locks nothing.
-    expect(await finalWrites(db, [{ id: jobs[0]!.id, lease: 'lease_gone', changes: { status: 'failed', updated_at: at + 1 } }])).toEqual({ written: [false], contents: [] });
+    expect(await finalWrites(db, [{ id: jobs[0]!.id, contentId, lease: 'lease_gone', changes: { status: 'failed', updated_at: at + 1 } }])).toEqual({ written: [false], contents: [] });
   });
 
-  it('on PostgreSQL, two batches of final steps over the same contents, in opposite orders at once, record each outcome once', async (ctx) => {
-    if (server().container.db.dialect !== 'postgres') ctx.skip();
+  it('two batches of final steps over the same contents, in opposite orders at once, record each outcome once', async () => {
+    const dialect = server().container.db.dialect;
     const db = server().container.db.kysely;
     const { ws, brandId } = await brandWithConnections(server(), ['linkedin', 'threads']);
     const contents: { id: string; jobs: string[] }[] = [];
@@ -123,18 +123,18 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
       contents.push({ id, jobs: jobs.map((j) => j.id) });
     }
     const at = Date.now();
-    const write = (id: string, status: string) => ({ id, lease: `lease_${id}`, changes: { status, active: 0, locked_by: null, updated_at: at } });
+    const write = (id: string, contentId: string, status: string) => ({ id, contentId, lease: `lease_${id}`, changes: { status, active: 0, locked_by: null, updated_at: at } });
     // Each content's first job in one batch, its second in the other, the two batches' contents in opposite orders;
     // the first content's second job fails, so its outcome is partial.
-    const batch = (jobs: { id: string; status: string }[]) =>
+    const batch = (jobs: { id: string; contentId: string; status: string }[]) =>
       db.transaction().execute(async (tx) => {
-        const { written, contents: locked } = await finalWrites(tx, jobs.map((j) => write(j.id, j.status)));
+        const { written, contents: locked } = await finalWrites(tx, jobs.map((j) => write(j.id, j.contentId, j.status)), dialect);
         await refreshLockedContentsOutcomes(tx, locked, at);
         return written;
       });
     const results = await Promise.all([
-      batch(contents.map((c) => ({ id: c.jobs[0]!, status: 'published' }))),
-      batch([...contents].reverse().map((c, i) => ({ id: c.jobs[1]!, status: i === contents.length - 1 ? 'failed' : 'published' }))),
+      batch(contents.map((c) => ({ id: c.jobs[0]!, contentId: c.id, status: 'published' }))),
+      batch([...contents].reverse().map((c, i) => ({ id: c.jobs[1]!, contentId: c.id, status: i === contents.length - 1 ? 'failed' : 'published' }))),
     ]);
     expect(results).toEqual([contents.map(() => true), contents.map(() => true)]);
     for (const [i, c] of contents.entries()) {
