@@ -239,30 +239,50 @@ function jobWritesText(columns: readonly string[], unfinished: boolean): string 
   return `with "job" as (${jobWritesUpdate(columns, ['j."content_id"'])}), "content" as (update "contents" set "status" = 'publishing', "updated_at" = $2, "completed_at" = null where "id" in (select "content_id" from "job") and "status" <> 'publishing') select "n" from "job"`;
 }
 
+/** SQLite: contents set back to publishing unless they are, by a JSON array of ids (`$1`) at `$2`. */
+const SQLITE_CONTENTS_PUBLISHING = CompiledQuery.raw(
+  `update "contents" set "status" = 'publishing', "updated_at" = ?, "completed_at" = null where "id" in (select "value" from json_each(?)) and "status" <> 'publishing'`,
+);
+
 /**
- * PostgreSQL only: `updateJobUnderLease` and `updateUnfinishedJobUnderLease` for the running jobs of a process,
- * the writes of the same columns that arrive together sent as one statement (`rowBatches`): a step's write is a
- * round trip of its own otherwise, and a process runs dozens of steps at once. Each write still happens only
- * under its own lease and resolves to whether it did. A value that is an SQL expression goes by itself.
+ * `updateJobUnderLease` and `updateUnfinishedJobUnderLease` for the running jobs of a process, the writes of the
+ * same columns that arrive together sent together (`batchedByColumns`): a step's write was a round trip of its own
+ * on PostgreSQL, and a piece of the write batch of its own on SQLite (a savepoint, the write, a release), while a
+ * process runs dozens of steps at once. Each write still happens only under its own lease and resolves to whether
+ * it did.
+ * - PostgreSQL: one statement per batch (`jobWritesUpdate`), atomic by itself; a value that is an SQL expression
+ *   goes by itself.
+ * - SQLite: one piece of `transact` per batch, each job written by its own compiled statement, and the unfinished
+ *   steps' contents set back to publishing by one statement.
  */
-export function jobWritesUnderLease(db: Kysely<Database>) {
+export function jobWritesUnderLease(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', transact: <T>(work: (tx: Kysely<Database>) => Promise<T>) => Promise<T>) {
+  type Write = LeasedJobWrite & { now: number; contentId: string };
   const send = (unfinished: boolean) =>
-    batchedByColumns(async (columns, writes) => {
+    batchedByColumns(async (columns, writes: Write[]) => {
       const now = Math.max(...writes.map((w) => w.now));
+      if (dialect === 'sqlite') {
+        return transact(async (tx) => {
+          const written: boolean[] = [];
+          for (const w of writes) written.push(await updateJobUnderLease(tx, w.id, w.lease, w.changes));
+          const contents = [...new Set(writes.filter((_, i) => written[i]).map((w) => w.contentId))];
+          if (unfinished && contents.length > 0) await tx.executeQuery({ ...SQLITE_CONTENTS_PUBLISHING, parameters: [now, JSON.stringify(contents)] });
+          return written;
+        });
+      }
       const text = jobWritesText(columns, unfinished);
       const { rows } = await db.executeQuery<{ n: string | number }>(CompiledQuery.raw(text, unfinished ? [jobWritesJson(writes), now] : [jobWritesJson(writes)]));
       return writtenPlaces(writes.length, rows.map((r) => r.n));
     });
   const plain = send(false);
   const unfinished = send(true);
-  const expression = (changes: JobUpdate) => Object.values(changes).some((v) => typeof v === 'object' && v !== null);
+  const expression = (changes: JobUpdate) => dialect === 'postgres' && Object.values(changes).some((v) => typeof v === 'object' && v !== null);
   return {
-    write(w: LeasedJobWrite): Promise<boolean> {
+    write(w: LeasedJobWrite & { contentId: string }): Promise<boolean> {
       if (expression(w.changes)) return updateJobUnderLease(db, w.id, w.lease, w.changes);
       return plain({ ...w, now: 0 });
     },
-    /** The content is set back to publishing at `now` (its `updated_at`; a batch uses its latest). */
-    writeUnfinished(w: LeasedJobWrite, now: number): Promise<boolean> {
+    /** The job's content is set back to publishing at `now` (its `updated_at`; a batch uses its latest). */
+    writeUnfinished(w: LeasedJobWrite & { contentId: string }, now: number): Promise<boolean> {
       if (expression(w.changes)) return updateUnfinishedJobUnderLease(db, w.id, w.lease, w.changes, now);
       return unfinished({ ...w, now });
     },

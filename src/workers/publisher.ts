@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { type ContentRow, findContentsByIds, markContentPublishing, writeFinalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
+import { type ContentRow, findContentsByIds, writeFinalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, batchedByColumns, jobWritesUnderLease, type LeasedJobWrite, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -25,7 +25,7 @@ import { keepJobLease } from './job-lease.js';
 import { buildJobRequest } from './job-request.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import type { PlatformSlug } from '../vocabulary/platforms.js';
-import { singleStatements, type Transact } from '../../db/transaction-batch.js';
+import type { Transact } from '../../db/transaction-batch.js';
 
 /** The worker's mechanics (concurrency, lease, polling) and the job policy's timings. */
 export interface PublisherSettings extends JobPolicySettings {
@@ -108,8 +108,7 @@ const CLAIMED_CONNECTION_MS = 1_000;
 export function createPublisher(deps: PublisherDeps) {
   const { db, clock, logger, settings } = deps;
   const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
-  const transactOne = singleStatements(db, deps.dialect, transact);
-  const jobWrites = deps.dialect === 'postgres' ? jobWritesUnderLease(db) : null;
+  const jobWrites = jobWritesUnderLease(db, deps.dialect, transact);
   // The final steps of the moment share one transaction: on PostgreSQL their jobs' writes and their contents' locks
   // are one statement; on both, their contents' jobs are one read, and each content's outcome follows.
   const finalWrites = batchedByColumns((columns: readonly string[], writes: (LeasedJobWrite & { now: number; contentId: string })[]) =>
@@ -154,16 +153,9 @@ export function createPublisher(deps: PublisherDeps) {
    */
   async function write(job: JobRow, lease: string, changes: JobUpdate, content?: 'final' | 'unfinished'): Promise<boolean> {
     const now = clock.now();
-    // On PostgreSQL a step that is not final is one statement, sent with the other runs' steps of the moment.
-    if (jobWrites !== null && content === undefined) return jobWrites.write({ id: job.id, lease, changes: { ...changes, updated_at: now } });
-    if (jobWrites !== null && content === 'unfinished') return jobWrites.writeUnfinished({ id: job.id, lease, changes: { ...changes, updated_at: now } }, now);
-    if (content === undefined) return transactOne((tx) => updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now }));
-    if (content === 'final') return finalWrites({ id: job.id, contentId: job.contentId, lease, changes: { ...changes, updated_at: now }, now });
-    return transact(async (tx) => {
-      const ok = await updateJobUnderLease(tx, job.id, lease, { ...changes, updated_at: now });
-      if (ok && content === 'unfinished') await markContentPublishing(tx, job.contentId, now);
-      return ok;
-    });
+    const write = { id: job.id, contentId: job.contentId, lease, changes: { ...changes, updated_at: now } };
+    if (content === 'final') return finalWrites({ ...write, now });
+    return content === 'unfinished' ? jobWrites.writeUnfinished(write, now) : jobWrites.write(write);
   }
 
   const release = { locked_by: null, locked_until: null } as const;
