@@ -97,13 +97,3 @@ export function transactionBatches(db: Kysely<Database>, dialect: Dialect, maxBa
       setImmediate(() => void drain());
     });
 }
-
-/**
- * How work that needs no transaction of its own is committed (a single statement, or one whose rare second
- * statement only reads back what the first found): on SQLite through `transact` (in the next batch, sharing its
- * commit); on PostgreSQL it runs by itself, each statement atomic without a `begin` and a `commit` around it: two
- * round trips fewer, and no transaction for the batching PostgreSQL does not need.
- */
-export function singleStatements(db: Kysely<Database>, dialect: Dialect, transact: Transact): Transact {
-  return dialect === 'sqlite' ? transact : (work) => work(db);
-}

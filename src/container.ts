@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { singleStatements, transactionBatches } from '../db/transaction-batch.js';
+import { transactionBatches } from '../db/transaction-batch.js';
 import type { Config } from './config.js';
 import { createApiKeysService } from './core/api-keys/api-keys.service.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -27,7 +27,7 @@ import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox/adapter.js';
 import type { NetworkDeps } from './networks/network-deps.js';
 import { newId } from './core/ids.js';
-import { insertSandboxContainer, publishSandboxContainer, sandboxPostExists, sandboxStoreBatched } from '../db/repositories/sandbox.repo.js';
+import { sandboxStore } from '../db/repositories/sandbox.repo.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
 import { createConnectedAppsService } from './core/connected-apps/connected-apps.service.js';
@@ -152,20 +152,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     // One batcher for the service's hot writes: creations, job steps and the sandbox's posts of the same moment
     // commit together on SQLite.
     const transact = transactionBatches(db.kysely, db.dialect);
-    // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids. Its writes
-    // join the batch on SQLite (each was a commit of its own, two per job); on PostgreSQL the writes and reads of
-    // the moment go as one statement, as the job steps around them do.
-    const sandboxWrite = singleStatements(db.kysely, db.dialect, transact);
-    const sandboxStore =
-      db.dialect === 'postgres'
-        ? sandboxStoreBatched(db.kysely)
-        : {
-            insertContainer: (id: string, jobId: string, now: number) => sandboxWrite((tx) => insertSandboxContainer(tx, id, jobId, now)),
-            publishContainer: (row: Parameters<typeof publishSandboxContainer>[1]) => sandboxWrite((tx) => publishSandboxContainer(tx, row)),
-            postExists: (id: string) => sandboxPostExists(db.kysely, id),
-          };
+    // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids. Its writes of
+    // the moment go together, as the job steps around them do: one piece of the batch on SQLite, one statement on
+    // PostgreSQL.
+    const sandboxTables = sandboxStore(db.kysely, db.dialect, transact);
     const sandbox = createSandboxAdapter(networkDeps, {
-      store: sandboxStore,
+      store: sandboxTables,
       newId,
       delayMs: config.sandboxDelayMs,
     });

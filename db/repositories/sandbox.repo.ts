@@ -39,13 +39,20 @@ export async function publishSandboxContainer(
 type ContainerPublication = Parameters<typeof publishSandboxContainer>[1];
 
 /**
- * PostgreSQL only: the sandbox's store for the jobs of a process, the writes (and the confirmations' reads) that
- * arrive together sent as one statement each (`rowBatches`), as the job steps around them are
- * (`jobWritesUnderLease`). The rows go as one JSON array read back as rows of the table, the ids read as one
- * array, so each text is the same for any number of them.
+ * The sandbox's store for the jobs of a process, the writes that arrive together sent together (`rowBatches`), as
+ * the job steps around them are (`jobWritesUnderLease`):
+ * - PostgreSQL: one statement each, the rows as one JSON array read back as rows of the table (so the text is the
+ *   same for any number of them), and the confirmations' reads of the moment as one select of an id array;
+ * - SQLite: one piece of the write batch (`transact`), each row by its own compiled statement; reads go at once.
  */
-export function sandboxStoreBatched(db: Kysely<Database>) {
+export function sandboxStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', transact: <T>(work: (tx: Kysely<Database>) => Promise<T>) => Promise<T>) {
   const insertContainers = rowBatches(async (rows: { id: string; jobId: string; now: number }[]) => {
+    if (dialect === 'sqlite') {
+      await transact(async (tx) => {
+        for (const r of rows) await insertSandboxContainer(tx, r.id, r.jobId, r.now);
+      });
+      return rows.map(() => undefined);
+    }
     const json = JSON.stringify(rows.map((r) => ({ id: r.id, job_id: r.jobId, created_at: r.now })));
     await db.executeQuery(
       CompiledQuery.raw(
@@ -55,7 +62,15 @@ export function sandboxStoreBatched(db: Kysely<Database>) {
     );
     return rows.map(() => undefined);
   });
-  const insertPosts = rowBatches(async (rows: ContainerPublication[]) => {
+  /** The post each publication made, or undefined where its container was published already. */
+  const insertPosts = rowBatches(async (rows: ContainerPublication[]): Promise<(string | undefined)[]> => {
+    if (dialect === 'sqlite') {
+      return transact(async (tx) => {
+        const made: (string | undefined)[] = [];
+        for (const r of rows) made.push((await insertPost(tx, [r.id, r.containerId, r.jobId, r.connectionId, r.platformSlug, r.now])).rows[0]?.id);
+        return made;
+      });
+    }
     const json = JSON.stringify(
       rows.map((r) => ({ id: r.id, container_id: r.containerId, job_id: r.jobId, connection_id: r.connectionId, platform_slug: r.platformSlug, created_at: r.now })),
     );
@@ -83,7 +98,7 @@ export function sandboxStoreBatched(db: Kysely<Database>) {
       if (existing === undefined) throw new Error(`sandbox container ${row.containerId} has no post after publishing`);
       return existing.id;
     },
-    postExists: (id: string) => findPosts(id),
+    postExists: (id: string) => (dialect === 'sqlite' ? sandboxPostExists(db, id) : findPosts(id)),
   };
 }
 

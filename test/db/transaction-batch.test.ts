@@ -6,8 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../db/connect.js';
 import type { Database } from '../../db/schema.js';
-import { singleStatements, transactionBatches, type Transact } from '../../db/transaction-batch.js';
-import { testDatabaseKinds } from '../support/databases.js';
+import { transactionBatches, type Transact } from '../../db/transaction-batch.js';
 
 let dir: string;
 let file: string;
@@ -121,29 +120,5 @@ describe('transactionBatches on SQLite', () => {
     await late;
     expect(begins()).toBe(3);
     expect(committed()).toEqual(['first', 'late', 'second', 'solo']);
-  });
-});
-
-describe('singleStatements', () => {
-  it('on SQLite a statement joins the batch, in its transaction', async () => {
-    const one = singleStatements(db.kysely, 'sqlite', transact);
-    const [a, b] = await Promise.all([one(async (tx) => (await insert(tx, 'a'), tx.isTransaction)), transact(async (tx) => (await insert(tx, 'b'), tx.isTransaction))]);
-    expect([a, b]).toEqual([true, true]);
-    expect(statements.filter((s) => s === 'begin' || s === 'commit')).toEqual(['begin', 'commit']);
-  });
-
-  const postgres = testDatabaseKinds().find((k) => k.name === 'postgres');
-  it.skipIf(postgres === undefined)('on PostgreSQL a statement runs alone, with no begin and commit around it', async () => {
-    const database = await postgres!.create();
-    const pgDb = connect({ dialect: 'postgres', connectionString: database.url });
-    try {
-      await sql`create table notes (id text primary key)`.execute(pgDb.kysely);
-      const one = singleStatements(pgDb.kysely, 'postgres', transactionBatches(pgDb.kysely, 'postgres'));
-      expect(await one(async (tx) => (await insert(tx, 'a'), tx.isTransaction))).toBe(false);
-      expect((await sql<{ id: string }>`select id from notes`.execute(pgDb.kysely)).rows).toEqual([{ id: 'a' }]);
-    } finally {
-      await pgDb.close();
-      await database.drop();
-    }
   });
 });
