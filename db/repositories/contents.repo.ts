@@ -112,15 +112,6 @@ export async function updateContentStatus(db: Kysely<Database>, id: string, stat
   await setStatus(db, [status, now, completedAt, id]);
 }
 
-const setPublishingUnlessSo = compiledOnce((db) =>
-  db.updateTable('contents').set({ status: 'publishing', updated_at: 0, completed_at: null }).where('id', '=', '').where('status', '<>', 'publishing'),
-);
-
-/** Sets a content back to publishing unless it already is: one statement that writes nothing in the usual case. */
-export async function markContentPublishing(db: Kysely<Database>, id: string, now: number): Promise<void> {
-  await setPublishingUnlessSo(db, ['publishing', now, null, id, 'publishing']);
-}
-
 /**
  * Takes the content's row lock for the rest of the transaction (a no-op update works on both dialects) and
  * returns the row as it is once locked, so jobs finishing at the same time recompute the outcome one after

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import { findContent, markContentPublishing } from '../../db/repositories/contents.repo.js';
+import { findContent } from '../../db/repositories/contents.repo.js';
 import { updateUnfinishedJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import { writeFinalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
-import type { JobUpdate } from '../../db/repositories/jobs.repo.js';
+import { type JobUpdate, jobWritesUnderLease } from '../../db/repositories/jobs.repo.js';
 import { refreshLockedContentsOutcomes } from '../../src/core/jobs/outcome.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
@@ -20,24 +20,33 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     });
     expect(res.status).toBe(201);
     const id = res.body.content_id as string;
-    return { id, read: () => findContent(server().container.db.kysely, ws.workspace_id, id) };
+    const db = server().container.db.kysely;
+    const job = await db.selectFrom('jobs').select('id').where('content_id', '=', id).executeTakeFirstOrThrow();
+    // Held far ahead, so the service's own worker does not claim the job meanwhile.
+    await db.updateTable('jobs').set({ locked_by: 'lease_1', locked_until: Date.now() + 3_600_000 }).where('id', '=', job.id).execute();
+    return { id, jobId: job.id, read: () => findContent(db, ws.workspace_id, id) };
+  };
+  /** The publisher's write of a step that leaves its job unfinished, on this server's database. */
+  const unfinished = (contentId: string, jobId: string, at: number) => {
+    const db = server().container.db.kysely;
+    const writes = jobWritesUnderLease(db, server().container.db.dialect, (work) => db.transaction().execute(work));
+    return writes.writeUnfinished({ id: jobId, contentId, lease: 'lease_1', changes: { confirm_misses: 1, updated_at: at } }, at);
   };
 
   it('a content already publishing is not written (updated_at unchanged)', async () => {
-    const db = server().container.db.kysely;
-    const { id, read } = await created();
+    const { id, jobId, read } = await created();
     const before = await read();
     expect(before?.status).toBe('publishing');
-    await markContentPublishing(db, id, (before?.updatedAt ?? 0) + 60_000);
+    expect(await unfinished(id, jobId, (before?.updatedAt ?? 0) + 60_000)).toBe(true);
     expect(await read()).toEqual(before);
   });
 
   it('a content shown with a final outcome goes back to publishing, its completion cleared', async () => {
     const db = server().container.db.kysely;
-    const { id, read } = await created();
+    const { id, jobId, read } = await created();
     await db.updateTable('contents').set({ status: 'failed', completed_at: 5 }).where('id', '=', id).execute();
     const at = Date.now() + 60_000;
-    await markContentPublishing(db, id, at);
+    expect(await unfinished(id, jobId, at)).toBe(true);
     const after = await read();
     expect(after).toMatchObject({ status: 'publishing', completedAt: null, updatedAt: at });
   });
