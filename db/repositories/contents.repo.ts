@@ -126,43 +126,34 @@ export async function lockContent(db: Kysely<Database>, id: string): Promise<Con
 }
 
 /**
- * PostgreSQL only: the final writes of several jobs under their leases (`jobWritesUpdate`, each writing `columns`)
- * and their contents'
- * locks, in one writing CTE: one round trip for the moment's final steps, where each took two. The locks are taken
- * in the order the separate statements took them (the jobs' rows, then the contents'), the contents in id order,
+ * PostgreSQL only: the final writes of several jobs under their leases (`jobWritesUpdate`, each writing `columns`;
+ * the statement's text is built once) and their contents' locks, in one writing CTE: one round trip for the
+ * moment's final steps, where each took two. The locks are taken in the order the separate statements took them
+ * (the jobs' rows, then the contents'), the contents in id order,
  * so two processes' batches sharing contents wait for each other instead of deadlocking. A content whose row was
  * committed by another transaction while this one waited comes back as committed. `written` says, per write,
  * whether it happened; `contents` are the written jobs' contents as locked. The caller's transaction then reads
  * their jobs in a statement of its own, which sees what other jobs' transactions committed meanwhile.
  */
-const finalJobsTexts = new Map<string, string>();
-
-export async function writeFinalJobsLockingContents(
-  db: Kysely<Database>,
-  columns: readonly string[],
-  writes: readonly LeasedJobWrite[],
-): Promise<{ written: boolean[]; contents: ContentRow[] }> {
-  const key = columns.join(',');
-  let text = finalJobsTexts.get(key);
-  if (text === undefined) {
-    text = `with "job" as (${jobWritesUpdate(columns, ['j."content_id"'])}), "locked" as materialized (select c.* from "contents" as c where c."id" in (select "content_id" from "job") order by c."id" for update) select (select coalesce(json_agg("n"), '[]'::json) from "job") as "written", "locked".* from (select 1) as "one" left join "locked" on true`;
-    finalJobsTexts.set(key, text);
-  }
-  const { rows } = await db.executeQuery<Selectable<ContentsTable> & { written: (string | number)[] }>(CompiledQuery.raw(text, [jobWritesJson(writes)]));
-  return {
-    written: writtenPlaces(writes.length, rows[0]?.written ?? []),
-    contents: rows.filter((r) => r.id !== null).map(toRow),
+export function finalJobsLockingContents(columns: readonly string[]) {
+  const text = `with "job" as (${jobWritesUpdate(columns, ['j."content_id"'])}), "locked" as materialized (select c.* from "contents" as c where c."id" in (select "content_id" from "job") order by c."id" for update) select (select coalesce(json_agg("n"), '[]'::json) from "job") as "written", "locked".* from (select 1) as "one" left join "locked" on true`;
+  return async (db: Kysely<Database>, writes: readonly LeasedJobWrite[]): Promise<{ written: boolean[]; contents: ContentRow[] }> => {
+    const { rows } = await db.executeQuery<Selectable<ContentsTable> & { written: (string | number)[] }>(CompiledQuery.raw(text, [jobWritesJson(writes)]));
+    return {
+      written: writtenPlaces(writes.length, rows[0]?.written ?? []),
+      contents: rows.filter((r) => r.id !== null).map(toRow),
+    };
   };
 }
 
 /**
- * SQLite's `writeFinalJobsLockingContents`: each job's final write under its lease, then the written jobs' contents
+ * SQLite's `finalJobsLockingContents`: each job's final write under its lease, then the written jobs' contents
  * read in one statement. The transaction this runs in holds SQLite's one write lock from its first write on, so
  * the contents and their jobs read after it are as final as they get until it commits.
  */
 export async function writeFinalJobsReadingContents(
   db: Kysely<Database>,
-  writes: readonly (LeasedJobWrite & { contentId: string })[],
+  writes: readonly LeasedJobWrite[],
 ): Promise<{ written: boolean[]; contents: ContentRow[] }> {
   const written: boolean[] = [];
   for (const w of writes) written.push(await updateJobUnderLease(db, w.id, w.lease, w.changes));

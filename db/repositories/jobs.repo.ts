@@ -1,5 +1,6 @@
-import { CompiledQuery, type Kysely, type QueryCreator, type Selectable, sql, type Updateable } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { rowBatches } from '../row-batches.js';
+import type { Transact } from '../transaction-batch.js';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce, compiledPerColumns } from './compiled-once.js';
@@ -148,19 +149,6 @@ export async function claimDueJobs(
 
 export type JobUpdate = Updateable<JobsTable>;
 
-/**
- * A job's write under its lease naming its content, as the first part of a writing CTE (PostgreSQL): the columns'
- * values, then the job's id and the lease, are the statement's first parameters.
- */
-export function jobWriteUnderLease(q: QueryCreator<Database>, columns: readonly string[]) {
-  return q
-    .updateTable('jobs')
-    .set(Object.fromEntries(columns.map((c) => [c, 0])))
-    .where('id', '=', '')
-    .where('locked_by', '=', '')
-    .returning('content_id');
-}
-
 // Every job step writes one of a handful of column sets: each set's statement is compiled once.
 const underLease = compiledPerColumns((columns) => (d) =>
   d.updateTable('jobs').set(Object.fromEntries(columns.map((c) => [c, 0]))).where('id', '=', '').where('locked_by', '=', ''),
@@ -179,36 +167,11 @@ export async function updateJobUnderLease(db: Kysely<Database>, id: string, leas
   return Number((await underLease(db, changes, [id, lease])).numAffectedRows) === 1;
 }
 
-/**
- * PostgreSQL only: `updateJobUnderLease` for a step that leaves its job unfinished, and the job's content set back
- * to publishing unless it already is (`markContentPublishing`), in one writing CTE. One statement is atomic by
- * itself: one round trip where a transaction took four (`begin`, the two updates, `commit`). It locks the job's
- * row, then the content's, as the transaction did. Returns whether the job's write happened (the content is left
- * alone when it did not). SQLite has no writing CTE; there the two updates share the write batch's commit.
- */
-const unfinishedUnderLease = compiledPerColumns((columns) => (d) =>
-  d
-    .with('job', (q) => jobWriteUnderLease(q, columns))
-    .with('content', (q) =>
-      q
-        .updateTable('contents')
-        .set({ status: 'publishing', updated_at: 0, completed_at: null })
-        .where('id', 'in', q.selectFrom('job').select('content_id'))
-        .where('status', '<>', 'publishing')
-        .returning('id'),
-    )
-    .selectFrom('job')
-    .select(sql<number>`count(*)::int`.as('n')),
-);
-
-export async function updateUnfinishedJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate, now: number): Promise<boolean> {
-  const { rows } = await unfinishedUnderLease(db, changes, [id, lease, 'publishing', now, null, 'publishing']);
-  return Number(rows[0]?.n ?? 0) === 1;
-}
-
 /** One job's write under its lease, as `jobWritesUnderLease` takes it. */
 export interface LeasedJobWrite {
   id: string;
+  /** The job's content (set back to publishing by an unfinished step, its outcome recomputed by a final one). */
+  contentId: string;
   lease: string;
   changes: JobUpdate;
 }
@@ -245,63 +208,61 @@ const SQLITE_CONTENTS_PUBLISHING = CompiledQuery.raw(
 );
 
 /**
- * `updateJobUnderLease` and `updateUnfinishedJobUnderLease` for the running jobs of a process, the writes of the
- * same columns that arrive together sent together (`batchedByColumns`): a step's write was a round trip of its own
- * on PostgreSQL, and a piece of the write batch of its own on SQLite (a savepoint, the write, a release), while a
- * process runs dozens of steps at once. Each write still happens only under its own lease and resolves to whether
- * it did.
- * - PostgreSQL: one statement per batch (`jobWritesUpdate`), atomic by itself; a value that is an SQL expression
- *   goes by itself.
+ * `updateJobUnderLease` for the running jobs of a process, the writes of the same columns that arrive together sent
+ * together (`batchedByColumns`): a step's write was a round trip of its own on PostgreSQL, and a piece of the write
+ * batch of its own on SQLite (a savepoint, the write, a release), while a process runs dozens of steps at once.
+ * Each write still happens only under its own lease and resolves to whether it did. `writeUnfinished` also sets
+ * the job's content back to publishing unless it already is (a step that leaves its job unfinished), at `now`
+ * (its `updated_at`; a batch uses its latest).
+ * - PostgreSQL: one statement per batch (`jobWritesUpdate`, with the contents in the same writing CTE), atomic by
+ *   itself.
  * - SQLite: one piece of `transact` per batch, each job written by its own compiled statement, and the unfinished
  *   steps' contents set back to publishing by one statement.
  */
-export function jobWritesUnderLease(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', transact: <T>(work: (tx: Kysely<Database>) => Promise<T>) => Promise<T>) {
-  type Write = LeasedJobWrite & { now: number; contentId: string };
+export function jobWritesUnderLease(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', transact: Transact) {
   const send = (unfinished: boolean) =>
-    batchedByColumns(async (columns, writes: Write[]) => {
-      const now = Math.max(...writes.map((w) => w.now));
+    batchedByColumns((columns) => {
       if (dialect === 'sqlite') {
-        return transact(async (tx) => {
-          const written: boolean[] = [];
-          for (const w of writes) written.push(await updateJobUnderLease(tx, w.id, w.lease, w.changes));
-          const contents = [...new Set(writes.filter((_, i) => written[i]).map((w) => w.contentId))];
-          if (unfinished && contents.length > 0) await tx.executeQuery({ ...SQLITE_CONTENTS_PUBLISHING, parameters: [now, JSON.stringify(contents)] });
-          return written;
-        });
+        return (writes) =>
+          transact(async (tx) => {
+            const written: boolean[] = [];
+            for (const w of writes) written.push(await updateJobUnderLease(tx, w.id, w.lease, w.changes));
+            const contents = [...new Set(writes.filter((_, i) => written[i]).map((w) => w.contentId))];
+            const now = Math.max(...writes.map((w) => w.now));
+            if (unfinished && contents.length > 0) await tx.executeQuery({ ...SQLITE_CONTENTS_PUBLISHING, parameters: [now, JSON.stringify(contents)] });
+            return written;
+          });
       }
       const text = jobWritesText(columns, unfinished);
-      const { rows } = await db.executeQuery<{ n: string | number }>(CompiledQuery.raw(text, unfinished ? [jobWritesJson(writes), now] : [jobWritesJson(writes)]));
-      return writtenPlaces(writes.length, rows.map((r) => r.n));
+      return async (writes) => {
+        const now = Math.max(...writes.map((w) => w.now));
+        const { rows } = await db.executeQuery<{ n: string | number }>(CompiledQuery.raw(text, unfinished ? [jobWritesJson(writes), now] : [jobWritesJson(writes)]));
+        return writtenPlaces(writes.length, rows.map((r) => r.n));
+      };
     });
   const plain = send(false);
   const unfinished = send(true);
-  const expression = (changes: JobUpdate) => dialect === 'postgres' && Object.values(changes).some((v) => typeof v === 'object' && v !== null);
   return {
-    write(w: LeasedJobWrite & { contentId: string }): Promise<boolean> {
-      if (expression(w.changes)) return updateJobUnderLease(db, w.id, w.lease, w.changes);
-      return plain({ ...w, now: 0 });
-    },
-    /** The job's content is set back to publishing at `now` (its `updated_at`; a batch uses its latest). */
-    writeUnfinished(w: LeasedJobWrite & { contentId: string }, now: number): Promise<boolean> {
-      if (expression(w.changes)) return updateUnfinishedJobUnderLease(db, w.id, w.lease, w.changes, now);
-      return unfinished({ ...w, now });
-    },
+    write: (w: LeasedJobWrite): Promise<boolean> => plain({ ...w, now: 0 }),
+    writeUnfinished: (w: LeasedJobWrite, now: number): Promise<boolean> => unfinished({ ...w, now }),
   };
 }
 
 /**
  * Job writes sent together (`rowBatches`) only with writes of the same columns: a column one write leaves out
- * would be written as null for it by a statement that names it. `send` gets the columns and the writes (values
- * only, no SQL expressions) and answers for each.
+ * would be written as null for it by a statement that names it. `make` is called once per set of columns (what it
+ * builds from them, a statement's text, is built once) and gives what sends a batch of such writes and answers for
+ * each. Values only: an SQL expression cannot travel in a batch's JSON.
  */
-export function batchedByColumns<W extends LeasedJobWrite & { now: number }, R>(send: (columns: readonly string[], writes: W[]) => Promise<R[]>) {
+export function batchedByColumns<W extends LeasedJobWrite & { now: number }, R>(make: (columns: readonly string[]) => (writes: W[]) => Promise<R[]>) {
   const batches = new Map<string, (w: W) => Promise<R>>();
   return (w: W): Promise<R> => {
+    if (Object.values(w.changes).some((v) => typeof v === 'object' && v !== null)) return Promise.reject(new TypeError('a batched job write takes values, not SQL expressions'));
     const columns = Object.keys(w.changes).filter((c) => w.changes[c as keyof JobUpdate] !== undefined);
     const key = columns.join(',');
     let batch = batches.get(key);
     if (batch === undefined) {
-      batch = rowBatches((writes: W[]) => send(columns, writes));
+      batch = rowBatches(make(columns));
       batches.set(key, batch);
     }
     return batch(w);

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { rowBatches } from '../row-batches.js';
+import type { Transact } from '../transaction-batch.js';
 import type { Database } from '../schema.js';
 import { compiledOnce } from './compiled-once.js';
 
@@ -45,21 +46,21 @@ type ContainerPublication = Parameters<typeof publishSandboxContainer>[1];
  *   same for any number of them), and the confirmations' reads of the moment as one select of an id array;
  * - SQLite: one piece of the write batch (`transact`), each row by its own compiled statement; reads go at once.
  */
-export function sandboxStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', transact: <T>(work: (tx: Kysely<Database>) => Promise<T>) => Promise<T>) {
+export function sandboxStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', transact: Transact) {
   const insertContainers = rowBatches(async (rows: { id: string; jobId: string; now: number }[]) => {
     if (dialect === 'sqlite') {
       await transact(async (tx) => {
         for (const r of rows) await insertSandboxContainer(tx, r.id, r.jobId, r.now);
       });
-      return rows.map(() => undefined);
+    } else {
+      const json = JSON.stringify(rows.map((r) => ({ id: r.id, job_id: r.jobId, created_at: r.now })));
+      await db.executeQuery(
+        CompiledQuery.raw(
+          'insert into "sandbox_containers" ("id", "job_id", "created_at") select "id", "job_id", "created_at" from json_populate_recordset(null::"sandbox_containers", $1::json)',
+          [json],
+        ),
+      );
     }
-    const json = JSON.stringify(rows.map((r) => ({ id: r.id, job_id: r.jobId, created_at: r.now })));
-    await db.executeQuery(
-      CompiledQuery.raw(
-        'insert into "sandbox_containers" ("id", "job_id", "created_at") select "id", "job_id", "created_at" from json_populate_recordset(null::"sandbox_containers", $1::json)',
-        [json],
-      ),
-    );
     return rows.map(() => undefined);
   });
   /** The post each publication made, or undefined where its container was published already. */

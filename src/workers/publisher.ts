@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { type ContentRow, findContentsByIds, writeFinalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
+import { type ContentRow, findContentsByIds, finalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
 import { claimDueJobs, type JobRow, type JobUpdate, batchedByColumns, jobWritesUnderLease, type LeasedJobWrite, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -111,14 +111,15 @@ export function createPublisher(deps: PublisherDeps) {
   const jobWrites = jobWritesUnderLease(db, deps.dialect, transact);
   // The final steps of the moment share one transaction: on PostgreSQL their jobs' writes and their contents' locks
   // are one statement; on both, their contents' jobs are one read, and each content's outcome follows.
-  const finalWrites = batchedByColumns((columns: readonly string[], writes: (LeasedJobWrite & { now: number; contentId: string })[]) =>
-    transact(async (tx) => {
-      const { written, contents } =
-        deps.dialect === 'postgres' ? await writeFinalJobsLockingContents(tx, columns, writes) : await writeFinalJobsReadingContents(tx, writes);
-      await refreshLockedContentsOutcomes(tx, contents, Math.max(...writes.map((w) => w.now)));
-      return written;
-    }),
-  );
+  const finalWrites = batchedByColumns((columns) => {
+    const writeFinal = deps.dialect === 'postgres' ? finalJobsLockingContents(columns) : writeFinalJobsReadingContents;
+    return (writes: (LeasedJobWrite & { now: number })[]) =>
+      transact(async (tx) => {
+        const { written, contents } = await writeFinal(tx, writes);
+        await refreshLockedContentsOutcomes(tx, contents, Math.max(...writes.map((w) => w.now)));
+        return written;
+      });
+  });
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
