@@ -15,7 +15,7 @@ import { api, benchEnv, cpuMs, PLATFORMS, start, stop } from './lib.js';
 
 /**
  * `npx tsx bench/profile-read.ts [sqlite|postgres]`: where an authenticated read (row (a): GET one content with an
- * API key; with `PROFILE_READ=create`, row (b)'s content creation; with `PROFILE_READ=mcp-2025` or `mcp-2026`, row
+ * API key; with `PROFILE_READ=path`, a GET of `PROFILE_PATH` (default /healthz) with the key; with `PROFILE_READ=create`, row (b)'s content creation; with `PROFILE_READ=mcp-2025` or `mcp-2026`, row
  * (e)'s MCP call) spends its CPU and how many SQL
  * statements it runs.
  *
@@ -204,6 +204,8 @@ const createContents = (url: string, ws: string, key: string, body: string) =>
 function readRequest(read: string, url: string, key: string, contentId: string, ws: string, brandId: string) {
   const auth = { authorization: `Bearer ${key}` };
   if (read === 'rest') return { url: `${url}/api/v1/workspaces/${ws}/contents/${contentId}`, headers: auth };
+  // Any GET with the key, e.g. PROFILE_PATH=/healthz: what the stack in front of a handler costs, with no SQL.
+  if (read === 'path') return { url: `${url}${process.env.PROFILE_PATH ?? '/healthz'}`, headers: auth };
   if (read === 'create') {
     const body = { brand_id: brandId, target_platforms: PLATFORMS, content_type: 'text', text: 'profile' };
     return createContents(url, ws, key, JSON.stringify(body));
@@ -213,7 +215,7 @@ function readRequest(read: string, url: string, key: string, contentId: string, 
   if (read === 'mcp-2025') {
     return { url: `${url}/mcp`, method: 'POST' as const, headers: { ...json, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) };
   }
-  if (read !== 'mcp-2026') throw new Error(`PROFILE_READ must be rest, create, mcp-2025 or mcp-2026, not ${read}`);
+  if (read !== 'mcp-2026') throw new Error(`PROFILE_READ must be rest, path, create, mcp-2025 or mcp-2026, not ${read}`);
   const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'profile', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
   return {
     url: `${url}/mcp`,

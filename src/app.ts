@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import { createOAuth } from '../oauth/index.js';
 import type { Container } from './container.js';
 import { ServiceError } from './core/errors.js';
@@ -8,6 +7,7 @@ import { errorHandler } from './http/errors.js';
 import { bearerChallenge } from './web/bearer-challenge.js';
 import type { Authenticators } from './web/bearer-auth.js';
 import { ipRateLimit } from './web/rate-limit.js';
+import { securityHeaders } from './web/security-headers.js';
 import { locals, requestContext } from './web/request-context.js';
 import { mountRoutes } from './http/mount.js';
 import { docsRouter } from './http/docs.js';
@@ -86,7 +86,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
 
   app.use(requestContext(container.logger, container.metrics.observeRequest));
   // Security headers on every answer; HTML pages (the consent page) set their own stricter CSP.
-  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: false }));
+  app.use(securityHeaders({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: false }));
   const openLimit = ipRateLimit(container.ipLimiter, 'open');
   app.post(['/api/v1/webhooks/verify', '/api/oauth/mcp/register', '/api/oauth/mcp/token', '/api/oauth/mcp/interaction/:uid/confirm', '/dashboard/sign-in'], openLimit);
 

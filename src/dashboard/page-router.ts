@@ -7,7 +7,7 @@ import { constantTimeEqual } from '../core/ids.js';
 import { deriveKey, sign } from '../core/secret-box.js';
 import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
 import type { SandboxCheckout } from '../core/wallet/sandbox-checkout.js';
-import { locals } from '../web/request-context.js';
+import { locals, requestLog } from '../web/request-context.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
 import { applyRateLimitHeaders } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
@@ -253,7 +253,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       respond(ctx, { title, status: err.status, body: problemPage(title, err.message, ctx.requestId, { href: '/dashboard', label: 'Back to the overview' }, backLink(ctx.req, deps)) });
       return;
     }
-    locals(ctx.res).log.error({ err }, 'dashboard page failed');
+    requestLog(ctx.res).error({ err }, 'dashboard page failed');
     if (ctx.res.headersSent) {
       ctx.res.end();
       return;

@@ -1,6 +1,6 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { SERVER_ERROR_MESSAGE } from '../core/errors.js';
-import { locals } from '../web/request-context.js';
+import { locals, requestLog } from '../web/request-context.js';
 import { assetRoutes } from './assets.js';
 import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProblemPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
@@ -56,7 +56,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.use('/dashboard', (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: unknown }).status;
     const client = typeof status === 'number' && status >= 400 && status < 500;
-    if (!client) locals(res).log.error({ err }, 'dashboard request failed');
+    if (!client) requestLog(res).error({ err }, 'dashboard request failed');
     if (res.headersSent) {
       res.end();
       return;

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { type BearerChallengeOptions, bearerChallenge } from '../web/bearer-challenge.js';
-import { locals } from '../web/request-context.js';
+import { locals, requestLog } from '../web/request-context.js';
 
 /**
  * Failures raised before our code runs (body-parser, the router's parameter decoding) carry an HTTP status and
@@ -66,7 +66,7 @@ export function errorHandler(options: ErrorHandlerOptions) {
       sendError(res, known);
       return;
     }
-    locals(res).log.error({ err }, 'unhandled error');
+    requestLog(res).error({ err }, 'unhandled error');
     if (res.headersSent) {
       res.end();
       return;

@@ -15,7 +15,7 @@ import { type Authenticators, authenticate, principalOf } from '../web/bearer-au
 import { type Handler, runChain } from '../web/chain.js';
 import { jsonBody } from '../web/json-body.js';
 import { rateLimit } from '../web/rate-limit.js';
-import { locals } from '../web/request-context.js';
+import { locals, requestLog } from '../web/request-context.js';
 import type { RateLimiter } from '../web/rate-limiter.js';
 import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
@@ -147,11 +147,13 @@ export function createMcpHandler(deps: McpHandlerDeps): Handler {
   const serve = async (req: Request, res: Response): Promise<void> => {
     const principal = principalOf(res);
     if (principal === null) throw new Error('authenticate() let a request through without a principal');
-    const { requestId, log } = locals(res);
+    const { requestId } = locals(res);
     const scope: McpScope = {
       principal: async () => principal,
       services: deps.services,
-      log,
+      get log() {
+        return requestLog(res);
+      },
       requestId: () => requestId,
       baseUrl: deps.baseUrl,
       protocolVersion: protocolHeader(req),

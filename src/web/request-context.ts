@@ -7,11 +7,20 @@ const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 export interface RequestLocals {
   requestId: string;
-  log: Logger;
+  /** The process's logger, for `requestLog` to bind the request id to when a handler first logs. */
+  parentLog: Logger;
+  /** The bound logger once made; read it through `requestLog`. */
+  log?: Logger;
 }
 
 export function locals(res: Response): RequestLocals {
   return res.locals as RequestLocals;
+}
+
+/** The request's logger, bound to its `request_id`; made on first use. */
+export function requestLog(res: Response): Logger {
+  const l = locals(res);
+  return (l.log ??= l.parentLog.child({ request_id: l.requestId }));
 }
 
 const newRequestId = () => newId('req_');
@@ -26,9 +35,9 @@ export function requestContext(logger: Logger, observe?: (route: string, method:
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.get('x-request-id');
     const requestId = incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : newRequestId();
-    let log: Logger | undefined;
+    // Plain fields: an accessor defined on res.locals (a dictionary object) cost a fifth of a plain request's CPU.
     res.locals.requestId = requestId;
-    Object.defineProperty(res.locals, 'log', { get: () => (log ??= logger.child({ request_id: requestId })), enumerable: true, configurable: true });
+    res.locals.parentLog = logger;
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
