@@ -19,13 +19,21 @@ export type DatabaseTarget =
  */
 export interface SqliteHandle {
   prepare(sql: string): BetterSqlite3.Statement;
+  /**
+   * SQLite's `PRAGMA data_version`: changes whenever another connection (another process on the file) has committed
+   * since this connection last looked, never for this connection's own commits. What a cache of rows may rely on
+   * to know that nobody else wrote.
+   */
+  dataVersion(): number;
   transaction: BetterSqlite3.Database['transaction'];
   close(): void;
 }
 
 function withStatementCache(sqlite: BetterSqlite3.Database, size = 512): SqliteHandle {
   const cache = new Map<string, BetterSqlite3.Statement>();
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   return {
+    dataVersion: () => dataVersion.get() as number,
     prepare(sql) {
       let stmt = cache.get(sql);
       if (stmt) return stmt;

@@ -27,6 +27,7 @@ import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox/adapter.js';
 import type { NetworkDeps } from './networks/network-deps.js';
 import { newId } from './core/ids.js';
+import { apiKeyFinder } from '../db/repositories/api-keys.repo.js';
 import { sandboxStore } from '../db/repositories/sandbox.repo.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
@@ -206,7 +207,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       settings: config.dispatcher,
       onAttempt: (status) => metrics.deliveryAttempted(status),
     });
-    const apiKeys = createApiKeysService(deps);
+    const apiKeys = createApiKeysService({ ...deps, findByDigest: apiKeyFinder(db) });
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     const maintenance = createMaintenance({
       db: db.kysely,
