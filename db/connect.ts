@@ -25,6 +25,8 @@ export interface SqliteHandle {
    * to know that nobody else wrote.
    */
   dataVersion(): number;
+  /** Whether a transaction is open on the connection: a statement run now would join it. */
+  inTransaction(): boolean;
   transaction: BetterSqlite3.Database['transaction'];
   close(): void;
 }
@@ -34,6 +36,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = 512): SqliteH
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   return {
     dataVersion: () => dataVersion.get() as number,
+    inTransaction: () => sqlite.inTransaction,
     prepare(sql) {
       let stmt = cache.get(sql);
       if (stmt) return stmt;

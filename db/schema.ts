@@ -170,6 +170,14 @@ export interface RateLimitsTable {
   expire: ColumnType<number | string | null, number | null, number | null>;
 }
 
+/** A process counting rate limits on this SQLite file, and where it counts: `memory` or `database`. */
+export interface RateLimitProcessesTable {
+  id: string;
+  pid: number;
+  heartbeat_at: ColumnType<number | string, number, number>;
+  counting: 'memory' | 'database';
+}
+
 /** Small key/value facts about this installation, e.g. whether the first start already happened. */
 export interface ServiceMetaTable {
   key: string;
@@ -337,5 +345,6 @@ export interface Database {
   sandbox_containers: SandboxContainersTable;
   api_keys: ApiKeysTable;
   rate_limits: RateLimitsTable;
+  rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;
 }

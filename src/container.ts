@@ -45,6 +45,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { queueStats } from '../db/repositories/queue-stats.repo.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { createRateLimiter, type RateLimiter } from './web/rate-limiter.js';
+import { type CountingPlace, countingPlace } from './web/rate-counting.js';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
@@ -72,6 +73,8 @@ export interface Container {
   logger: Logger;
   secretKey: Buffer;
   services: Services;
+  /** Where this process counts rate limits; joined at start by processes that serve limited doors. */
+  rateCounting: CountingPlace;
   limiter: RateLimiter;
   /** Per client address, for the open doors (verify, OAuth registration and token, the consent form). */
   ipLimiter: RateLimiter;
@@ -207,6 +210,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       settings: config.dispatcher,
       onAttempt: (status) => metrics.deliveryAttempted(status),
     });
+    const rateCounting = countingPlace(db);
     const apiKeys = createApiKeysService({ ...deps, findByDigest: apiKeyFinder(db) });
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     const maintenance = createMaintenance({
@@ -251,8 +255,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
         networkConnect,
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },
-      limiter: createRateLimiter(db, config.rateLimitPerMinute),
-      ipLimiter: createRateLimiter(db, config.openRateLimitPerMinute, 'ip'),
+      rateCounting,
+      limiter: createRateLimiter(db, config.rateLimitPerMinute, 'ws', rateCounting),
+      ipLimiter: createRateLimiter(db, config.openRateLimitPerMinute, 'ip', rateCounting),
       networks,
       metrics,
       publisher,
@@ -266,6 +271,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
       close: async () => {
         maintenance.stop();
+        rateCounting.leave();
         await scheduler.stop().catch(() => undefined);
         await publisher.stop();
         await dispatcher.stop();

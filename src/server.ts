@@ -60,6 +60,8 @@ export async function startService(config: Config, options: ContainerOptions & {
     container = await createContainer({ ...config, baseUrl, paymentUrlTemplate }, options);
     logger = container.logger;
     firstWorkspace = await container.services.workspaces.bootstrapOnce();
+    // Before any request: a process that starts beside others on one SQLite file waits for their counts.
+    if (config.role !== 'worker') await container.rateCounting.join();
     server.on('request', await buildApp(container, baseUrl));
   } catch (err) {
     server.close();

@@ -1,4 +1,4 @@
-import type { Db } from '../connect.js';
+import type { Db, SqliteHandle } from '../connect.js';
 import { toMillis } from './rows.js';
 
 /** A window's count after a hit: how many points it holds now and when it ends (epoch ms). */
@@ -26,6 +26,15 @@ ON CONFLICT (key) DO UPDATE SET
   points = CASE WHEN coalesce(rate_limits.expire, 0) <= @now THEN @points ELSE rate_limits.points + @points END,
   expire = CASE WHEN coalesce(rate_limits.expire, 0) <= @now THEN @expire ELSE rate_limits.expire END
 RETURNING points, expire`;
+
+/**
+ * SQLite: adds `points` to `key`'s window, which, if it has ended (or is new), becomes the window ending at `expire`.
+ * Synchronous, on the driver: better-sqlite3 runs and commits it before returning.
+ */
+export function sqliteHit(sqlite: SqliteHandle, key: string, points: number, expire: number, now: number): WindowCount {
+  const row = sqlite.prepare(SQLITE_HIT).get({ key, points, expire, now }) as { points: number; expire: number };
+  return { points: row.points, expire: toMillis(row.expire) };
+}
 
 /**
  * PostgreSQL's counting clause, for an `INSERT INTO rate_limits (key, points, expire)` whose row gives `$2` points
@@ -58,9 +67,7 @@ export function rateCounter(db: Db): RateCounter {
     const sqlite = db.sqlite;
     return {
       async hit(key, points, windowMs, now) {
-        // better-sqlite3 is synchronous: the statement runs (and commits) before this returns.
-        const row = sqlite.prepare(SQLITE_HIT).get({ key, points, expire: now + windowMs, now }) as { points: number; expire: number };
-        return { points: row.points, expire: toMillis(row.expire) };
+        return sqliteHit(sqlite, key, points, now + windowMs, now);
       },
       async sweep(now) {
         sqlite.prepare('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= ?').run(now);

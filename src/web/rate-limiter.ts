@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import { rateCounter, type WindowCount, type WorkspaceHit } from '../../db/repositories/rate-limits.repo.js';
+import type { CountingPlace } from './rate-counting.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -28,19 +29,21 @@ const WINDOW_MS = 60_000;
 const SWEEP_MS = 5 * 60_000;
 
 /**
- * Spec 8: a fixed one-minute window per workspace, counted across all its keys and tokens. The counters live in
- * the service's own database, one atomic upsert per request (db/repositories/rate-limits.repo.ts), so every
- * process sharing the database, SQLite file or PostgreSQL, shares the budget exactly.
+ * Spec 8: a fixed one-minute window per workspace, counted across all its keys and tokens. Every process sharing
+ * the database, SQLite file or PostgreSQL, shares the budget exactly: the counters live in the service's own
+ * database, one atomic upsert per request (db/repositories/rate-limits.repo.ts), except while a process is alone on
+ * its SQLite file, when it counts in memory (`place`, src/web/rate-counting.ts).
  *
  * Windows follow the wall clock, not the injected clock: a budget is about real requests per real minute.
  */
-export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): RateLimiter {
+export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws', place?: CountingPlace): RateLimiter {
   const counter = rateCounter(db);
   let nextSweep = Date.now() + SWEEP_MS;
 
   const sweepIfDue = (now: number) => {
     if (now < nextSweep) return;
     nextSweep = now + SWEEP_MS;
+    place?.windows.sweep(now);
     // Housekeeping must not fail the request that happened to trigger it.
     counter.sweep(now).catch(() => undefined);
   };
@@ -53,7 +56,9 @@ export function createRateLimiter(db: Db, perMinute: number, keyPrefix = 'ws'): 
     async consume(workspaceId, points = 1) {
       const now = Date.now();
       sweepIfDue(now);
-      return decide(await counter.hit(`${keyPrefix}:${workspaceId}`, points, WINDOW_MS, now));
+      const key = `${keyPrefix}:${workspaceId}`;
+      if (place?.inMemory()) return decide(place.windows.hit(key, points, WINDOW_MS, now));
+      return decide(await counter.hit(key, points, WINDOW_MS, now));
     },
     hit() {
       const now = Date.now();

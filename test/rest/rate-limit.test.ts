@@ -82,3 +82,31 @@ describe('rate limit shared by two server processes', () => {
     }, 90_000);
   }
 });
+
+describe('rate limit across a process that counted in memory and one started beside it', () => {
+  for (const kind of testDatabaseKinds()) {
+    it(`the second process counts on from the first's count (${kind.name})`, async () => {
+      const db = await kind.create();
+      const env = { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET_KEY };
+      const a = await startServiceProcess(env);
+      let b: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
+      try {
+        const ws = /(ws_[0-9a-z]{20})/.exec(a.stdout())?.[1];
+        const key = /(svc_live_[0-9a-f]{32})/.exec(a.stdout())?.[1];
+        expect(ws && key).toBeTruthy();
+        const path = `/api/v1/workspaces/${ws}/api-keys`;
+        // Alone on a SQLite file, the first process counts these in memory.
+        expect((await burst(a.url + path, key!, 400, 8)).filter((r) => r.status !== 200)).toHaveLength(0);
+        b = await startServiceProcess(env);
+        const fromB = await burst(b.url + path, key!, 300, 8);
+        expect(fromB.filter((r) => r.status === 200)).toHaveLength(200);
+        expect(fromB.filter((r) => r.status === 429)).toHaveLength(100);
+        const overA = await fetch(a.url + path, { headers: { authorization: `Bearer ${key}` } });
+        expect(overA.status).toBe(429);
+      } finally {
+        await Promise.all([a.stop(), b?.stop()]);
+        await db.drop();
+      }
+    }, 90_000);
+  }
+});

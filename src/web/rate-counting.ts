@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/connect.js';
+import { type Counting, handOverCounts, heartbeat, joinCounting, leaveCounting, type Liveness, otherCounters } from '../../db/repositories/rate-limit-processes.repo.js';
+import type { WindowCount } from '../../db/repositories/rate-limits.repo.js';
+
+/**
+ * Fixed windows counted in this process's memory, with exactly the database counter's rules
+ * (db/repositories/rate-limits.repo.ts): a window that has ended restarts at the hit that finds it ended.
+ */
+export class MemoryWindows {
+  private readonly windows = new Map<string, WindowCount>();
+
+  hit(key: string, points: number, windowMs: number, now: number): WindowCount {
+    const window = this.windows.get(key);
+    if (window === undefined || window.expire <= now) {
+      this.windows.set(key, { points, expire: now + windowMs });
+      return { points, expire: now + windowMs };
+    }
+    window.points += points;
+    return { points: window.points, expire: window.expire };
+  }
+
+  /** The windows still running at `now`. */
+  *running(now: number): Iterable<[string, WindowCount]> {
+    for (const [key, window] of this.windows) if (window.expire > now) yield [key, window];
+  }
+
+  sweep(now: number): void {
+    for (const [key, window] of this.windows) if (window.expire <= now) this.windows.delete(key);
+  }
+
+  clear(): void {
+    this.windows.clear();
+  }
+}
+
+/**
+ * Where this process counts its rate limits (spec 8's budget, and the per-address one).
+ *
+ * PostgreSQL: always in `rate_limits`, one statement per request, shared by every process.
+ *
+ * SQLite: a process alone on its file counts in memory, exactly, with no write per request. It is alone while it is
+ * the only live process registered in `rate_limit_processes` (which it joins at start). A process that starts
+ * beside it registers, which changes the file's data version; the first notices that on its next request or within
+ * `checkMs` when idle, adds its running windows to `rate_limits` and marks itself as counting there, in one
+ * transaction; the newcomer's `join` returns only after every live process has done so. From then on both count in
+ * the database, so the budget stays one budget across them: exact, as before, at one upsert per request. A process
+ * that is not alone stays counting in the database until it stops.
+ *
+ * A process that dies loses the counts it held in memory: its workspaces' current windows restart lower. A process
+ * frozen for longer than `staleMs` is taken for gone by a newcomer; when it wakes it hands over at its next request,
+ * and until then the two budgets are apart by what it had counted.
+ */
+export interface CountingPlace {
+  /** Whether a request now is counted in memory (and, on SQLite, hands over first if a newcomer has joined). */
+  inMemory(): boolean;
+  readonly windows: MemoryWindows;
+  /** Registers this process; resolves once it knows where it counts (after any other's hand-over). */
+  join(): Promise<void>;
+  leave(): void;
+}
+
+export interface CountingSettings {
+  heartbeatMs: number;
+  staleMs: number;
+  checkMs: number;
+  /** How long `join` waits for others to hand over before giving up. */
+  joinTimeoutMs: number;
+}
+
+const DEFAULTS: CountingSettings = { heartbeatMs: 1000, staleMs: 5000, checkMs: 25, joinTimeoutMs: 60_000 };
+
+/** Whether a pid runs on this host (a SQLite file is shared only by processes of one host). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function countingPlace(db: Db, settings: Partial<CountingSettings> = {}): CountingPlace {
+  const windows = new MemoryWindows();
+  if (db.dialect !== 'sqlite') return { inMemory: () => false, windows, join: async () => undefined, leave: () => undefined };
+  const { heartbeatMs, staleMs, checkMs, joinTimeoutMs } = { ...DEFAULTS, ...settings };
+  const sqlite = db.sqlite;
+  const id = randomUUID();
+  const liveness = (): Liveness => ({ now: Date.now(), staleMs, alive: pidAlive });
+  // 'database' until joined: a process that never joins (a worker, which serves no limited door) counts in the table.
+  let counting: Counting = 'database';
+  let joined = false;
+  let handingOver = false;
+  let seenVersion = sqlite.dataVersion();
+  let timers: NodeJS.Timeout[] = [];
+
+  const stopTimers = () => {
+    for (const t of timers) clearInterval(t);
+    timers = [];
+  };
+  /** In memory, and nobody has joined since we looked; or hands over now if someone has and the connection is free. */
+  const inMemory = (): boolean => {
+    if (counting === 'database') return false;
+    if (!handingOver) {
+      const version = sqlite.dataVersion();
+      if (version === seenVersion) return true;
+      seenVersion = version;
+      handingOver = otherCounters(sqlite, id, liveness()).any;
+      if (!handingOver) return true;
+    }
+    // A statement now would join a transaction someone else has open on this connection: keep counting in memory
+    // until it ends; the hand-over then carries these counts too, and the newcomer is still waiting for it.
+    if (sqlite.inTransaction()) return true;
+    handOverCounts(sqlite, id, windows.running(Date.now()), Date.now());
+    windows.clear();
+    counting = 'database';
+    handingOver = false;
+    return false;
+  };
+
+  return {
+    inMemory,
+    windows,
+    async join() {
+      if (joined) return;
+      joined = true;
+      seenVersion = sqlite.dataVersion();
+      counting = joinCounting(sqlite, id, process.pid, liveness());
+      timers.push(
+        setInterval(() => {
+          if (!sqlite.inTransaction()) heartbeat(sqlite, id, Date.now());
+        }, heartbeatMs).unref(),
+      );
+      if (counting === 'memory') {
+        timers.push(setInterval(() => void inMemory(), checkMs).unref());
+        return;
+      }
+      const giveUp = Date.now() + joinTimeoutMs;
+      while (otherCounters(sqlite, id, liveness()).inMemory) {
+        if (Date.now() > giveUp) throw new Error(`another process on this SQLite file did not hand its rate-limit counts over within ${joinTimeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, checkMs));
+      }
+    },
+    leave() {
+      stopTimers();
+      if (joined && !sqlite.inTransaction()) leaveCounting(sqlite, id);
+      joined = false;
+    },
+  };
+}
