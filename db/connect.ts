@@ -21,8 +21,8 @@ export interface SqliteHandle {
   prepare(sql: string): BetterSqlite3.Statement;
   /**
    * SQLite's `PRAGMA data_version`: changes whenever another connection (another process on the file) has committed
-   * since this connection last looked, never for this connection's own commits. What a cache of rows may rely on
-   * to know that nobody else wrote.
+   * since this connection last looked, never for this connection's own commits: how a process alone on the file
+   * learns that another has joined it (src/web/rate-counting.ts).
    */
   dataVersion(): number;
   /** Whether a transaction is open on the connection: a statement run now would join it. */

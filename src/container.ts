@@ -27,7 +27,6 @@ import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox/adapter.js';
 import type { NetworkDeps } from './networks/network-deps.js';
 import { newId } from './core/ids.js';
-import { apiKeyFinder } from '../db/repositories/api-keys.repo.js';
 import { sandboxStore } from '../db/repositories/sandbox.repo.js';
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.js';
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
@@ -211,7 +210,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       onAttempt: (status) => metrics.deliveryAttempted(status),
     });
     const rateCounting = countingPlace(db);
-    const apiKeys = createApiKeysService({ ...deps, findByDigest: apiKeyFinder(db) });
+    const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     const maintenance = createMaintenance({
       db: db.kysely,

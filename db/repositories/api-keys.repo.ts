@@ -1,5 +1,4 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Db } from '../connect.js';
 import type { Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce } from './compiled-once.js';
@@ -63,51 +62,6 @@ export async function findApiKeyByDigest(db: Kysely<Database>, digest: string): 
 }
 
 /**
- * Bumped by every write of this process that can end a key (revocations): a cached key found before a bump is looked
- * up again. Another process's writes are seen through SQLite's data version instead.
- */
-let keyEndings = 0;
-
-/**
- * Marks a revocation as written. After the UPDATE, not before: a lookup that read the key before the UPDATE took its
- * mark before this bump, and on SQLite no lookup can run between the UPDATE and its transaction's commit (the one
- * connection is held by the transaction), so no lookup can remember a key read before the revocation under the new mark.
- */
-function keyEnded(): void {
-  keyEndings++;
-}
-
-/** How many active keys a process keeps looked up; past it, the oldest looked-up goes first. */
-const CACHED_KEYS = 10_000;
-
-/**
- * `findApiKeyByDigest`, remembering active keys on SQLite. A remembered key is used only while nothing can have
- * ended it: this process has revoked nothing since it was read (`keyEndings`), and no other connection has committed
- * anything to the file since (`dataVersion`), so a key revoked by any process is looked up again, and refused, on
- * the very next request everywhere. Both marks are taken before the lookup, so a revocation that lands while it
- * runs makes its answer stale at once. On PostgreSQL another process's commit cannot be seen without a round trip,
- * as dear as the lookup: there it is the plain lookup (which the request's rate-limit hit rides on anyway).
- */
-export function apiKeyFinder(db: Db): (digest: string) => Promise<ApiKeyRow | undefined> {
-  if (db.dialect !== 'sqlite') return (digest) => findApiKeyByDigest(db.kysely, digest);
-  const sqlite = db.sqlite;
-  const found = new Map<string, { row: ApiKeyRow; version: number; endings: number }>();
-  return async (digest) => {
-    const version = sqlite.dataVersion();
-    const endings = keyEndings;
-    const known = found.get(digest);
-    if (known !== undefined && known.version === version && known.endings === endings) return known.row;
-    const row = await findApiKeyByDigest(db.kysely, digest);
-    found.delete(digest);
-    if (row !== undefined && row.revokedAt === null) {
-      if (found.size >= CACHED_KEYS) found.delete(found.keys().next().value as string);
-      found.set(digest, { row, version, endings });
-    }
-    return row;
-  };
-}
-
-/**
  * PostgreSQL: the digest lookup and, when the key is active, one hit on its workspace's rate window, in one
  * statement (one round trip instead of two on every request made with an API key). The hit is the rate limit's
  * own upsert (rate-limits.repo.ts), fed by the lookup, so it counts exactly as a separate hit would; a revoked or
@@ -168,7 +122,6 @@ export async function revokeApiKey(db: Kysely<Database>, workspaceId: string, id
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  keyEnded();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -181,7 +134,6 @@ export async function revokeOtherApiKeys(db: Kysely<Database>, workspaceId: stri
     .where('id', '!=', keepId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  keyEnded();
   return Number(result.numUpdatedRows);
 }
 

@@ -4,9 +4,9 @@ import { startServiceProcess } from '../support/process.js';
 import { TEST_SECRET_KEY } from '../support/server.js';
 
 /**
- * A key revoked through one process is refused by another on the very next request. On SQLite each process
- * remembers the keys it has looked up (db/repositories/api-keys.repo.ts, `apiKeyFinder`) and must see the other's
- * commit through the file's data version; on PostgreSQL every request looks its key up. This holds both.
+ * API keys are looked up on every request (no cache: bench/PROFILE.md, "API keys remembered on SQLite, measured and
+ * not kept", says why), so a key revoked through one process is refused by another on the very next request. This
+ * guards that promise against a cache added later.
  */
 describe('API key revocation across two server processes', () => {
   for (const kind of testDatabaseKinds()) {

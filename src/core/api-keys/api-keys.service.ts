@@ -94,9 +94,8 @@ async function keyChange<T>(db: Kysely<Database>, principal: Principal, workspac
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 
-export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock; findByDigest?: (digest: string) => Promise<ApiKeyRow | undefined> }) {
+export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock }) {
   const { db, clock } = deps;
-  const findByDigest = deps.findByDigest ?? ((digest: string) => findApiKeyByDigest(db, digest));
   const lastTouched = new Map<string, number>();
 
   /** A looked-up key as a principal if it is active; `last_used_at` written at most once a minute per key. */
@@ -177,7 +176,7 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock;
      */
     async authenticate(presented: string): Promise<ApiKeyPrincipal> {
       if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
-      return accept(await findByDigest(sha256Hex(presented)));
+      return accept(await findApiKeyByDigest(db, sha256Hex(presented)));
     },
 
     /**
