@@ -27,9 +27,16 @@ export interface SqliteHandle {
   dataVersion(): number;
   /** Whether a transaction is open on the connection: a statement run now would join it. */
   inTransaction(): boolean;
+  /**
+   * Runs `run` with no busy wait: a write that meets another process's write lock fails at once (SQLITE_BUSY)
+   * instead of holding the event loop for up to the busy timeout. For housekeeping that can simply try again later.
+   */
+  withoutWaiting<T>(run: () => T): T;
   transaction: BetterSqlite3.Database['transaction'];
   close(): void;
 }
+
+const BUSY_TIMEOUT_MS = 5000;
 
 function withStatementCache(sqlite: BetterSqlite3.Database, size = 512): SqliteHandle {
   const cache = new Map<string, BetterSqlite3.Statement>();
@@ -37,6 +44,14 @@ function withStatementCache(sqlite: BetterSqlite3.Database, size = 512): SqliteH
   return {
     dataVersion: () => dataVersion.get() as number,
     inTransaction: () => sqlite.inTransaction,
+    withoutWaiting(run) {
+      sqlite.pragma('busy_timeout = 0');
+      try {
+        return run();
+      } finally {
+        sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+    },
     prepare(sql) {
       let stmt = cache.get(sql);
       if (stmt) return stmt;
@@ -65,7 +80,7 @@ export function connect(target: DatabaseTarget, options: { poolSize?: number } =
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     const sqlite = new BetterSqlite3(target.file);
     sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
     const handle = withStatementCache(sqlite);

@@ -48,7 +48,7 @@ export class MemoryWindows {
  * that is not alone stays counting in the database until it stops.
  *
  * A process that dies loses the counts it held in memory: its workspaces' current windows restart lower. A process
- * frozen for longer than `staleMs` is taken for gone by a newcomer; when it wakes it hands over within `checkMs`, and
+ * frozen for longer than `staleMs` (30 s) is taken for gone by a newcomer; when it wakes it hands over within `checkMs`, and
  * until then the two budgets are apart by what it had counted.
  */
 export interface CountingPlace {
@@ -68,7 +68,9 @@ export interface CountingSettings {
   joinTimeoutMs: number;
 }
 
-const DEFAULTS: CountingSettings = { heartbeatMs: 1000, staleMs: 5000, checkMs: 25, joinTimeoutMs: 60_000 };
+// A heartbeat can be held up by another process's long write (the busy timeout is 5 s); a pid that still runs is
+// taken for alive for 30 s without one.
+const DEFAULTS: CountingSettings = { heartbeatMs: 1000, staleMs: 30_000, checkMs: 25, joinTimeoutMs: 60_000 };
 
 /** Whether a pid runs on this host (a SQLite file is shared only by processes of one host). */
 function pidAlive(pid: number): boolean {
@@ -121,6 +123,17 @@ export function countingPlace(db: Db, settings: Partial<CountingSettings> = {}):
     counting = 'database';
     handingOver = false;
   };
+  /**
+   * A timer's statements never wait for another process's write lock (which would hold the event loop for up to the
+   * busy timeout): they fail at once with SQLITE_BUSY and are tried again at the next tick.
+   */
+  const onTimer = (run: () => void) => () => {
+    try {
+      sqlite.withoutWaiting(run);
+    } catch {
+      // Still counting where it was; the newcomer waits for the next try.
+    }
+  };
 
   return {
     inMemory: () => counting === 'memory',
@@ -129,17 +142,28 @@ export function countingPlace(db: Db, settings: Partial<CountingSettings> = {}):
       if (joined) return;
       joined = true;
       seenVersion = sqlite.dataVersion();
-      counting = joinCounting(sqlite, id, process.pid, liveness());
+      const giveUp = Date.now() + joinTimeoutMs;
+      for (;;) {
+        try {
+          counting = joinCounting(sqlite, id, process.pid, liveness());
+          break;
+        } catch (err) {
+          // Another process's write outlasted the busy timeout: try again, until the join's own time is up.
+          if (Date.now() > giveUp) throw err;
+        }
+      }
       timers.push(
-        setInterval(() => {
-          if (!sqlite.inTransaction()) heartbeat(sqlite, id, Date.now());
-        }, heartbeatMs).unref(),
+        setInterval(
+          onTimer(() => {
+            if (!sqlite.inTransaction()) heartbeat(sqlite, id, Date.now());
+          }),
+          heartbeatMs,
+        ).unref(),
       );
       if (counting === 'memory') {
-        timers.push(setInterval(check, checkMs).unref());
+        timers.push(setInterval(onTimer(check), checkMs).unref());
         return;
       }
-      const giveUp = Date.now() + joinTimeoutMs;
       while (otherCounters(sqlite, id, liveness()).inMemory) {
         if (Date.now() > giveUp) throw new Error(`another process on this SQLite file did not hand its rate-limit counts over within ${joinTimeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, checkMs));
@@ -147,7 +171,8 @@ export function countingPlace(db: Db, settings: Partial<CountingSettings> = {}):
     },
     leave() {
       stopTimers();
-      if (joined && !sqlite.inTransaction()) leaveCounting(sqlite, id);
+      // A row left behind (the file busy at this moment) is passed over once this pid has ended.
+      if (joined && !sqlite.inTransaction()) onTimer(() => leaveCounting(sqlite, id))();
       joined = false;
     },
   };

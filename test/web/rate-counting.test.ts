@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../db/connect.js';
@@ -95,6 +96,34 @@ describe('rate counting on one SQLite file', () => {
     await joining;
     expect(await stored(b.db, 'ws:w1')).toBe(15);
     expect((await b.limiter.consume('w1')).remaining).toBe(100 - 16);
+  });
+
+  it("neither waits for nor fails on another process's long write: its timers try again once the file is free", async () => {
+    const path = await file();
+    const a = processOn(path);
+    await a.place.join();
+    for (let i = 0; i < 7; i++) await a.limiter.consume('w1');
+    // Another process's long write (a bulk import): the write lock held for 400 ms, with heartbeats due every 50 ms.
+    const writer = new BetterSqlite3(path);
+    cleanups.push(() => writer.close());
+    writer.exec('BEGIN IMMEDIATE');
+    writer.prepare('DELETE FROM rate_limits').run();
+    const started = performance.now();
+    let latest = 0;
+    for (let i = 0; i < 20; i++) {
+      const before = performance.now();
+      await new Promise((r) => setTimeout(r, 20));
+      latest = Math.max(latest, performance.now() - before);
+    }
+    // The event loop was never held for the busy timeout (5 s), and nothing threw out of a timer.
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(latest).toBeLessThan(1000);
+    expect((await a.limiter.consume('w1')).remaining).toBe(100 - 8);
+    writer.exec('COMMIT');
+
+    const b = processOn(path);
+    await b.place.join();
+    expect(await stored(b.db, 'ws:w1')).toBe(8);
   });
 
   it('takes no account of a process that is gone, and removes its row', async () => {
