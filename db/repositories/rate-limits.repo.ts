@@ -1,3 +1,4 @@
+import { CompiledQuery } from 'kysely';
 import type { Db, SqliteHandle } from '../connect.js';
 import { toMillis } from './rows.js';
 
@@ -21,18 +22,21 @@ export interface RateCounter {
 // One upsert per hit. In both dialects the SET expressions read the row as it was before the update, so the
 // restart test and the sum see the same old values. `rate_limits.expire` may be NULL in rows written by older
 // versions (rate-limiter-flexible's store); such a row counts as ended.
-const SQLITE_HIT = `INSERT INTO rate_limits (key, points, expire) VALUES (@key, @points, @expire)
+// Positional, so the driver and kysely bind the same list (`sqliteHitParameters`).
+const SQLITE_HIT = `INSERT INTO rate_limits (key, points, expire) VALUES (?, ?, ?)
 ON CONFLICT (key) DO UPDATE SET
-  points = CASE WHEN coalesce(rate_limits.expire, 0) <= @now THEN @points ELSE rate_limits.points + @points END,
-  expire = CASE WHEN coalesce(rate_limits.expire, 0) <= @now THEN @expire ELSE rate_limits.expire END
+  points = CASE WHEN coalesce(rate_limits.expire, 0) <= ? THEN ? ELSE rate_limits.points + ? END,
+  expire = CASE WHEN coalesce(rate_limits.expire, 0) <= ? THEN ? ELSE rate_limits.expire END
 RETURNING points, expire`;
+
+const sqliteHitParameters = (key: string, points: number, expire: number, now: number) => [key, points, expire, now, points, points, now, expire];
 
 /**
  * SQLite: adds `points` to `key`'s window, which, if it has ended (or is new), becomes the window ending at `expire`.
  * Synchronous, on the driver: better-sqlite3 runs and commits it before returning.
  */
 export function sqliteHit(sqlite: SqliteHandle, key: string, points: number, expire: number, now: number): WindowCount {
-  const row = sqlite.prepare(SQLITE_HIT).get({ key, points, expire, now }) as { points: number; expire: number };
+  const row = sqlite.prepare(SQLITE_HIT).get(sqliteHitParameters(key, points, expire, now)) as { points: number; expire: number };
   return { points: row.points, expire: toMillis(row.expire) };
 }
 
@@ -67,7 +71,12 @@ export function rateCounter(db: Db): RateCounter {
     const sqlite = db.sqlite;
     return {
       async hit(key, points, windowMs, now) {
-        return sqliteHit(sqlite, key, points, now + windowMs, now);
+        // On the driver, at once, unless a transaction is open on the connection (one of kysely's, awaiting a step):
+        // run now, the hit would join it and be undone with it. Through kysely it waits for the connection instead.
+        if (!sqlite.inTransaction()) return sqliteHit(sqlite, key, points, now + windowMs, now);
+        const { rows } = await db.kysely.executeQuery<{ points: number; expire: number }>(CompiledQuery.raw(SQLITE_HIT, sqliteHitParameters(key, points, now + windowMs, now)));
+        const row = rows[0]!;
+        return { points: row.points, expire: toMillis(row.expire) };
       },
       async sweep(now) {
         sqlite.prepare('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= ?').run(now);

@@ -105,7 +105,9 @@ describe('rate counting on one SQLite file', () => {
     for (let i = 0; i < 7; i++) await a.limiter.consume('w1');
     // Another process's long write (a bulk import): the write lock held for 400 ms, with heartbeats due every 50 ms.
     const writer = new BetterSqlite3(path);
-    cleanups.push(() => writer.close());
+    cleanups.push(() => {
+      writer.close();
+    });
     writer.exec('BEGIN IMMEDIATE');
     writer.prepare('DELETE FROM rate_limits').run();
     const started = performance.now();
@@ -134,6 +136,31 @@ describe('rate counting on one SQLite file', () => {
     await a.place.join();
     expect(a.place.inMemory()).toBe(true);
     expect(await counting(a.db)).toEqual(['memory']);
+  });
+
+  it('a hit counted in the table while a transaction is open on the connection waits for it, and is not undone with it', async () => {
+    const path = await file();
+    const a = processOn(path);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    const transaction = a.db.kysely
+      .transaction()
+      .execute(async (tx) => {
+        await sql`delete from rate_limits`.execute(tx);
+        inside();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => 'rolled back');
+    await entered;
+    const hit = a.limiter.consume('w1');
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    expect(await transaction).toBe('rolled back');
+    expect((await hit).remaining).toBe(99);
+    expect(await stored(a.db, 'ws:w1')).toBe(1);
   });
 
   it('counts in the table until it has joined (a worker never does)', async () => {
