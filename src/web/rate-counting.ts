@@ -149,7 +149,7 @@ export function countingPlace(db: Db, settings: Partial<CountingSettings> = {}):
           break;
         } catch (err) {
           // Another process's write outlasted the busy timeout: try again, until the join's own time is up.
-          if (Date.now() > giveUp) throw err;
+          if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > giveUp) throw err;
         }
       }
       timers.push(
