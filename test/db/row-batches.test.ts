@@ -181,7 +181,8 @@ describeEachDb('job steps and sandbox posts of the moment written together', (se
       first = await Promise.all(ids.map((id) => sandbox.publishContainer(publication(id, `post_${id}`))));
     });
     expect(first).toEqual(ids.map((id) => `post_${id}`));
-    if (kind.name === 'postgres') expect(batched(texts)).toHaveLength(1);
+    // Only the posts' own statements: the server's workers may run batched job writes of their own meanwhile.
+    if (kind.name === 'postgres') expect(batched(texts).filter((t) => t.includes('sandbox_posts'))).toHaveLength(1);
     // Published again (a job taken over after a lost answer): the post made first, nothing new.
     const again = await Promise.all(ids.map((id) => sandbox.publishContainer(publication(id, `again_${id}`))));
     expect(again).toEqual(first);

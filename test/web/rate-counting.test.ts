@@ -31,7 +31,7 @@ describe('rate counting on one SQLite file', () => {
 
   function processOn(path: string): { db: Db; place: CountingPlace; limiter: ReturnType<typeof createRateLimiter> } {
     const db = connect({ dialect: 'sqlite', file: path });
-    const place = countingPlace(db, { checkMs: 10, heartbeatMs: 50, staleMs: 500 });
+    const place = countingPlace(db, { checkMs: 10, heartbeatMs: 50, staleMs: 10_000 });
     cleanups.push(async () => {
       place.leave();
       await db.close();
