@@ -151,9 +151,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Handler {
     const scope: McpScope = {
       principal: async () => principal,
       services: deps.services,
-      get log() {
-        return requestLog(res);
-      },
+      log: requestLog(res),
       requestId: () => requestId,
       baseUrl: deps.baseUrl,
       protocolVersion: protocolHeader(req),
