@@ -20,8 +20,9 @@ interface ProcessRow {
 
 function others(sqlite: SqliteHandle, id: string, liveness: Liveness): { live: ProcessRow[]; dead: ProcessRow[] } {
   const rows = sqlite.prepare('SELECT id, pid, heartbeat_at, counting FROM rate_limit_processes WHERE id <> ?').all(id) as ProcessRow[];
-  const isLive = (r: ProcessRow) => Number(r.heartbeat_at) > liveness.now - liveness.staleMs && liveness.alive(r.pid);
-  return { live: rows.filter(isLive), dead: rows.filter((r) => !isLive(r)) };
+  const sorted: { live: ProcessRow[]; dead: ProcessRow[] } = { live: [], dead: [] };
+  for (const r of rows) (Number(r.heartbeat_at) > liveness.now - liveness.staleMs && liveness.alive(r.pid) ? sorted.live : sorted.dead).push(r);
+  return sorted;
 }
 
 /**

@@ -31,13 +31,15 @@ RETURNING points, expire`;
 
 const sqliteHitParameters = (key: string, points: number, expire: number, now: number) => [key, points, expire, now, points, points, now, expire];
 
+/** A counting statement's returned row as a window (PostgreSQL returns its bigint as text). */
+const toWindow = (row: { points: number; expire: number | string }): WindowCount => ({ points: row.points, expire: toMillis(row.expire) });
+
 /**
  * SQLite: adds `points` to `key`'s window, which, if it has ended (or is new), becomes the window ending at `expire`.
  * Synchronous, on the driver: better-sqlite3 runs and commits it before returning.
  */
 export function sqliteHit(sqlite: SqliteHandle, key: string, points: number, expire: number, now: number): WindowCount {
-  const row = sqlite.prepare(SQLITE_HIT).get(sqliteHitParameters(key, points, expire, now)) as { points: number; expire: number };
-  return { points: row.points, expire: toMillis(row.expire) };
+  return toWindow(sqlite.prepare(SQLITE_HIT).get(sqliteHitParameters(key, points, expire, now)) as { points: number; expire: number });
 }
 
 /**
@@ -75,8 +77,7 @@ export function rateCounter(db: Db): RateCounter {
         // run now, the hit would join it and be undone with it. Through kysely it waits for the connection instead.
         if (!sqlite.inTransaction()) return sqliteHit(sqlite, key, points, now + windowMs, now);
         const { rows } = await db.kysely.executeQuery<{ points: number; expire: number }>(CompiledQuery.raw(SQLITE_HIT, sqliteHitParameters(key, points, now + windowMs, now)));
-        const row = rows[0]!;
-        return { points: row.points, expire: toMillis(row.expire) };
+        return toWindow(rows[0]!);
       },
       async sweep(now) {
         sqlite.prepare('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= ?').run(now);
@@ -87,8 +88,7 @@ export function rateCounter(db: Db): RateCounter {
   return {
     async hit(key, points, windowMs, now) {
       const result = await pool.query<{ points: number; expire: string }>({ name: 'rate_limit_hit', text: POSTGRES_HIT, values: [key, points, now + windowMs, now] });
-      const row = result.rows[0]!;
-      return { points: row.points, expire: toMillis(row.expire) };
+      return toWindow(result.rows[0]!);
     },
     async sweep(now) {
       await pool.query('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= $1', [now]);
