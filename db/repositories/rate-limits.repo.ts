@@ -79,8 +79,10 @@ export function rateCounter(db: Db): RateCounter {
         const { rows } = await db.kysely.executeQuery<{ points: number; expire: number }>(CompiledQuery.raw(SQLITE_HIT, sqliteHitParameters(key, points, now + windowMs, now)));
         return toWindow(rows[0]!);
       },
+      // Through kysely, like a hit made while a transaction is open: on the driver it would join that transaction
+      // and be undone with it. Once every five minutes, so always this way.
       async sweep(now) {
-        sqlite.prepare('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= ?').run(now);
+        await db.kysely.executeQuery(CompiledQuery.raw('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= ?', [now]));
       },
     };
   }

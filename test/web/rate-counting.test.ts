@@ -6,6 +6,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../db/connect.js';
 import { migrateToLatest } from '../../db/migrate.js';
+import { rateCounter } from '../../db/repositories/rate-limits.repo.js';
 import { countingPlace, type CountingPlace } from '../../src/web/rate-counting.js';
 import { createRateLimiter } from '../../src/web/rate-limiter.js';
 
@@ -161,6 +162,34 @@ describe('rate counting on one SQLite file', () => {
     expect(await transaction).toBe('rolled back');
     expect((await hit).remaining).toBe(99);
     expect(await stored(a.db, 'ws:w1')).toBe(1);
+  });
+
+  it("the sweep of ended windows made while a transaction is open waits for it, and is not undone with it", async () => {
+    const path = await file();
+    const a = processOn(path);
+    const now = Date.now();
+    await sql`insert into rate_limits (key, points, expire) values ('ws:ended', 5, ${now - 1}), ('ws:live', 5, ${now + 60_000})`.execute(a.db.kysely);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    const transaction = a.db.kysely
+      .transaction()
+      .execute(async (tx) => {
+        await sql`update rate_limits set points = points + 1`.execute(tx);
+        inside();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => 'rolled back');
+    await entered;
+    const sweep = rateCounter(a.db).sweep(now);
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    expect(await transaction).toBe('rolled back');
+    await sweep;
+    expect(await stored(a.db, 'ws:ended')).toBeUndefined();
+    expect(await stored(a.db, 'ws:live')).toBe(5);
   });
 
   it('counts in the table until it has joined (a worker never does)', async () => {
