@@ -1,8 +1,8 @@
-import { CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
-import type { ContentsTable, Database } from '../schema.js';
+import { CompiledQuery, type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
+import type { ContentsTable, Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
 import { compiledOnce } from './compiled-once.js';
-import { jobWritesJson, jobWritesUpdate, type LeasedJobWrite, updateJobUnderLease, writtenPlaces } from './jobs.repo.js';
+import { jobFromRow, jobWritesJson, jobWritesUpdate, type JobRow, type LeasedJobWrite, listJobsForContent, updateJobUnderLease, writtenPlaces } from './jobs.repo.js';
 
 export interface ContentRow {
   id: string;
@@ -72,6 +72,26 @@ const byWorkspaceAndId = compiledOnce((db) => db.selectFrom('contents').selectAl
 export async function findContent(db: Kysely<Database>, workspaceId: string, id: string): Promise<ContentRow | undefined> {
   const [r] = (await byWorkspaceAndId(db, [workspaceId, id])).rows;
   return r && toRow(r);
+}
+
+/**
+ * On PostgreSQL, a content and its jobs in one round trip: the jobs as a JSON array in the order a content shows
+ * them. A round trip there costs more than the JSON does.
+ */
+const withJobsPostgres = compiledOnce((db) => ({
+  compile: () =>
+    sql<Selectable<ContentsTable> & { content_jobs: Selectable<JobsTable>[] }>`select c.*, coalesce((select json_agg(j order by j.created_at, j.id) from jobs j where j.content_id = c.id), '[]') as content_jobs from contents c where c.workspace_id = ${''} and c.id = ${''}`.compile(db),
+}));
+
+/** A content and its jobs, oldest job first: what every read of one content shows. */
+export async function findContentWithJobs(db: Kysely<Database>, workspaceId: string, id: string): Promise<{ content: ContentRow; jobs: JobRow[] } | undefined> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const [r] = (await withJobsPostgres(db, [workspaceId, id])).rows;
+    return r && { content: toRow(r), jobs: r.content_jobs.map(jobFromRow) };
+  }
+  // On SQLite the same in one statement (json_group_array) cost what it saved: bench/PROFILE.md, the floor of a read.
+  const content = await findContent(db, workspaceId, id);
+  return content && { content, jobs: await listJobsForContent(db, id) };
 }
 
 /** The contents of a claim's jobs, in one statement: a publishing content's request no longer changes. */

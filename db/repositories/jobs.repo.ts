@@ -35,7 +35,8 @@ export interface JobRow {
   networkState: Record<string, unknown> | null;
 }
 
-function toRow(r: Selectable<JobsTable>): JobRow {
+/** A jobs row as the core reads it. */
+export function jobFromRow(r: Selectable<JobsTable>): JobRow {
   return {
     id: r.id,
     contentId: r.content_id,
@@ -104,13 +105,13 @@ export async function insertJobs(
 const byContent = compiledOnce((db) => db.selectFrom('jobs').selectAll().where('content_id', '=', '').orderBy('created_at', 'asc').orderBy('id', 'asc'));
 
 export async function listJobsForContent(db: Kysely<Database>, contentId: string): Promise<JobRow[]> {
-  return (await byContent(db, [contentId])).rows.map(toRow);
+  return (await byContent(db, [contentId])).rows.map(jobFromRow);
 }
 
 export async function listJobsForContents(db: Kysely<Database>, contentIds: string[]): Promise<JobRow[]> {
   if (contentIds.length === 0) return [];
   const rows = await db.selectFrom('jobs').selectAll().where('content_id', 'in', contentIds).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
-  return rows.map(toRow);
+  return rows.map(jobFromRow);
 }
 
 /** The claim's statement, built with placeholder values; parameters: lease, lease end, 1, now, now, limit. */
@@ -144,7 +145,7 @@ export async function claimDueJobs(
 ): Promise<JobRow[]> {
   const claim = dialect === 'postgres' ? claimPostgres : claimSqlite;
   const { rows } = await claim(db, [args.lease, args.lockedUntil, 1, args.now, args.now, args.limit]);
-  return rows.map(toRow);
+  return rows.map(jobFromRow);
 }
 
 export type JobUpdate = Updateable<JobsTable>;
@@ -323,7 +324,7 @@ export async function requeueFailedJobs(
     const keep = args.keepCodes;
     query = query.where((eb) => eb.or([eb('error_code', 'is', null), eb('error_code', 'not in', keep)]));
   }
-  const rows = (await query.returningAll().execute()).map(toRow);
+  const rows = (await query.returningAll().execute()).map(jobFromRow);
   return rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
@@ -338,7 +339,7 @@ export async function startScheduledJobs(db: Kysely<Database>, contentIds: strin
     .where('status', '=', 'scheduled')
     .returningAll()
     .execute();
-  return rows.map(toRow).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return rows.map(jobFromRow).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Fails a content's scheduled jobs with one code (a missed schedule, a charge refused at publishing time). */

@@ -5,6 +5,7 @@ import {
   type ContentRow,
   EDITABLE_STATUSES,
   findContent,
+  findContentWithJobs,
   heldQueueSlots,
   insertContent,
   listContents,
@@ -491,9 +492,9 @@ export function createContentsService(deps: {
     /** @throws ServiceError `not_found`. */
     async get(principal: Principal, workspaceId: string, contentId: string): Promise<Content> {
       assertWorkspaceAccess(principal, workspaceId);
-      const row = await findContent(db, workspaceId, contentId);
-      if (!row) throw contentNotFound(contentId);
-      return renderContent(row, await listJobsForContent(db, contentId));
+      const found = await findContentWithJobs(db, workspaceId, contentId);
+      if (!found) throw contentNotFound(contentId);
+      return renderContent(found.content, found.jobs);
     },
 
     /**
