@@ -6,6 +6,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../db/connect.js';
 import { migrateToLatest } from '../../db/migrate.js';
+import type { Database } from '../../db/schema.js';
 import { rateCounter } from '../../db/repositories/rate-limits.repo.js';
 import { countingPlace, type CountingPlace } from '../../src/web/rate-counting.js';
 import { createRateLimiter } from '../../src/web/rate-limiter.js';
@@ -43,6 +44,32 @@ describe('rate counting on one SQLite file', () => {
   const stored = async (db: Db, key: string) =>
     (await db.kysely.selectFrom('rate_limits').select('points').where('key', '=', key).executeTakeFirst())?.points;
   const counting = async (db: Db) => (await db.kysely.selectFrom('rate_limit_processes').select('counting').orderBy('counting').execute()).map((r) => r.counting);
+
+  /**
+   * Opens a transaction on `db` that runs `write`, starts `meanwhile` while it is still open, then rolls the
+   * transaction back; gives what `meanwhile` gave, once both have ended.
+   */
+  async function aroundRolledBack<T>(db: Db, write: (tx: Kysely<Database>) => Promise<unknown>, meanwhile: () => Promise<T>): Promise<T> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    const transaction = db.kysely
+      .transaction()
+      .execute(async (tx) => {
+        await write(tx);
+        inside();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => 'rolled back');
+    await entered;
+    const result = meanwhile();
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    expect(await transaction).toBe('rolled back');
+    return result;
+  }
 
   it('counts in memory while alone, and hands its count over to a process that joins, which waits for it', async () => {
     const path = await file();
@@ -142,25 +169,8 @@ describe('rate counting on one SQLite file', () => {
   it('a hit counted in the table while a transaction is open on the connection waits for it, and is not undone with it', async () => {
     const path = await file();
     const a = processOn(path);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let inside!: () => void;
-    const entered = new Promise<void>((resolve) => (inside = resolve));
-    const transaction = a.db.kysely
-      .transaction()
-      .execute(async (tx) => {
-        await sql`delete from rate_limits`.execute(tx);
-        inside();
-        await held;
-        throw new Error('rolled back');
-      })
-      .catch(() => 'rolled back');
-    await entered;
-    const hit = a.limiter.consume('w1');
-    await new Promise((r) => setTimeout(r, 20));
-    release();
-    expect(await transaction).toBe('rolled back');
-    expect((await hit).remaining).toBe(99);
+    const hit = await aroundRolledBack(a.db, (tx) => sql`delete from rate_limits`.execute(tx), () => a.limiter.consume('w1'));
+    expect(hit.remaining).toBe(99);
     expect(await stored(a.db, 'ws:w1')).toBe(1);
   });
 
@@ -169,25 +179,7 @@ describe('rate counting on one SQLite file', () => {
     const a = processOn(path);
     const now = Date.now();
     await sql`insert into rate_limits (key, points, expire) values ('ws:ended', 5, ${now - 1}), ('ws:live', 5, ${now + 60_000})`.execute(a.db.kysely);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let inside!: () => void;
-    const entered = new Promise<void>((resolve) => (inside = resolve));
-    const transaction = a.db.kysely
-      .transaction()
-      .execute(async (tx) => {
-        await sql`update rate_limits set points = points + 1`.execute(tx);
-        inside();
-        await held;
-        throw new Error('rolled back');
-      })
-      .catch(() => 'rolled back');
-    await entered;
-    const sweep = rateCounter(a.db).sweep(now);
-    await new Promise((r) => setTimeout(r, 20));
-    release();
-    expect(await transaction).toBe('rolled back');
-    await sweep;
+    await aroundRolledBack(a.db, (tx) => sql`update rate_limits set points = points + 1`.execute(tx), () => rateCounter(a.db).sweep(now));
     expect(await stored(a.db, 'ws:ended')).toBeUndefined();
     expect(await stored(a.db, 'ws:live')).toBe(5);
   });
