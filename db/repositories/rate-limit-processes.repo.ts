@@ -34,7 +34,7 @@ export function joinCounting(sqlite: SqliteHandle, id: string, pid: number, live
   return sqlite
     .transaction(() => {
       const { live, dead } = others(sqlite, id, liveness);
-      for (const row of dead) sqlite.prepare('DELETE FROM rate_limit_processes WHERE id = ?').run(row.id);
+      for (const row of dead) leaveCounting(sqlite, row.id);
       const counting: Counting = live.length === 0 ? 'memory' : 'database';
       sqlite
         .prepare('INSERT INTO rate_limit_processes (id, pid, heartbeat_at, counting) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, heartbeat_at = excluded.heartbeat_at, counting = excluded.counting')
@@ -67,6 +67,7 @@ export function heartbeat(sqlite: SqliteHandle, id: string, now: number): void {
   sqlite.prepare('UPDATE rate_limit_processes SET heartbeat_at = ? WHERE id = ?').run(now, id);
 }
 
+/** Removes process `id`'s row: at its own stop, or by another that found it gone. */
 export function leaveCounting(sqlite: SqliteHandle, id: string): void {
   sqlite.prepare('DELETE FROM rate_limit_processes WHERE id = ?').run(id);
 }

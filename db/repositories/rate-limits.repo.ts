@@ -1,4 +1,4 @@
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db, SqliteHandle } from '../connect.js';
 import { toMillis } from './rows.js';
 
@@ -69,6 +69,11 @@ export interface WorkspaceHit {
  * on every authenticated request, and building the query each time cost more than running it.
  */
 export function rateCounter(db: Db): RateCounter {
+  // Once every five minutes, so through kysely in both dialects: on SQLite it then waits for a transaction open on
+  // the connection, where a statement on the driver would join it and be undone with it.
+  const sweep = async (now: number): Promise<void> => {
+    await db.kysely.deleteFrom('rate_limits').where(sql`coalesce(expire, 0)`, '<=', now).execute();
+  };
   if (db.dialect === 'sqlite') {
     const sqlite = db.sqlite;
     return {
@@ -79,11 +84,7 @@ export function rateCounter(db: Db): RateCounter {
         const { rows } = await db.kysely.executeQuery<{ points: number; expire: number }>(CompiledQuery.raw(SQLITE_HIT, sqliteHitParameters(key, points, now + windowMs, now)));
         return toWindow(rows[0]!);
       },
-      // Through kysely, like a hit made while a transaction is open: on the driver it would join that transaction
-      // and be undone with it. Once every five minutes, so always this way.
-      async sweep(now) {
-        await db.kysely.executeQuery(CompiledQuery.raw('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= ?', [now]));
-      },
+      sweep,
     };
   }
   const pool = db.pool;
@@ -92,8 +93,6 @@ export function rateCounter(db: Db): RateCounter {
       const result = await pool.query<{ points: number; expire: string }>({ name: 'rate_limit_hit', text: POSTGRES_HIT, values: [key, points, now + windowMs, now] });
       return toWindow(result.rows[0]!);
     },
-    async sweep(now) {
-      await pool.query('DELETE FROM rate_limits WHERE coalesce(expire, 0) <= $1', [now]);
-    },
+    sweep,
   };
 }
