@@ -1,12 +1,19 @@
 import pg from 'pg';
 
-/** Counts the statements the service process sends to PostgreSQL while `run` runs, by their text. */
-export async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
+/**
+ * Counts the statements the service process sends to PostgreSQL while `run` runs, by their text. With `carrying`,
+ * only those whose parameters mention one of these strings: the server's own workers send statements of the same
+ * text meanwhile, for other rows.
+ */
+export async function statementsDuring(run: () => Promise<unknown>, options: { carrying?: readonly string[] } = {}): Promise<string[]> {
   const seen: string[] = [];
   const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0];
-    seen.push(typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String(first.text) : '?');
+    const [first, second] = args;
+    const config = typeof first === 'object' && first !== null ? (first as { text?: unknown; values?: unknown }) : null;
+    const text = typeof first === 'string' ? first : config !== null && 'text' in config ? String(config.text) : '?';
+    const values = JSON.stringify(Array.isArray(second) ? second : (config?.values ?? []));
+    if (options.carrying === undefined || options.carrying.some((s) => values.includes(s))) seen.push(text);
     return query.apply(this, args);
   } as typeof pg.Client.prototype.query;
   try {
