@@ -59,9 +59,14 @@ export function transactionBatches(db: Kysely<Database>, dialect: Dialect, maxBa
         try {
           value = await p.work(trx);
         } catch (err) {
-          // Throws in turn when SQLite has ended the whole transaction (I/O error, full disk): handled below.
-          await trx.executeQuery(ROLLBACK_TO);
-          await trx.executeQuery(RELEASE);
+          try {
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
+          } catch {
+            // SQLite has ended the whole transaction (full disk, I/O error), so the savepoint is gone too: the
+            // work's own error is what went wrong, for this work and for every other in the batch (below).
+            throw err;
+          }
           failed.add(p);
           p.reject(err);
           continue;

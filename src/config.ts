@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { DatabaseTarget } from '../db/connect.js';
+import { DEFAULT_POSTGRES_WAITS, type DatabaseTarget } from '../db/connect.js';
 import { DEFAULT_PLANS, type Plan, planSchema } from './core/meters/plans.js';
 import { DEFAULT_OFFERS, DEFAULT_PRICES, type Offer, offerSchema, type PriceTable, priceTableSchema } from './core/wallet/prices.js';
 import type { PublisherSettings } from './workers/publisher.js';
@@ -33,6 +33,15 @@ function ms(fallback: number) {
   return positiveInt(fallback);
 }
 
+/** Milliseconds where 0 means "no limit". */
+function msOrOff(fallback: number) {
+  return z.coerce
+    .number({ message: 'must be a number of milliseconds (0 for no limit)' })
+    .int({ message: 'must be a number of milliseconds (0 for no limit)' })
+    .min(0, { message: 'must be a number of milliseconds (0 for no limit)' })
+    .default(fallback);
+}
+
 const envSchema = z.object({
   PORT: z.coerce
     .number({ message: 'must be an integer between 0 and 65535' })
@@ -51,6 +60,11 @@ const envSchema = z.object({
     })
     .default('sqlite:./data/service.db'),
   DATABASE_PREPARED_STATEMENTS: booleanText.default(true),
+  DATABASE_CONNECT_TIMEOUT_MS: msOrOff(DEFAULT_POSTGRES_WAITS.connectMs),
+  DATABASE_STATEMENT_TIMEOUT_MS: msOrOff(DEFAULT_POSTGRES_WAITS.statementMs),
+  DATABASE_LOCK_TIMEOUT_MS: msOrOff(DEFAULT_POSTGRES_WAITS.lockMs),
+  SQLITE_WRITE_FAILURE_HOLD_MS: ms(30_000),
+  READY_TIMEOUT_MS: ms(2_000),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   SECRET_KEY: z
     .string()
@@ -130,6 +144,8 @@ export interface Config {
   /** Public base URL; when PORT is 0 it is completed once the real port is known. */
   baseUrl: string | undefined;
   database: DatabaseTarget;
+  /** How long `/readyz` waits for the database before answering that it is not reachable. */
+  readyTimeoutMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
   /** 32-byte key for AES-256-GCM of stored secrets; undefined means "use the one kept in the data folder". */
   secretKey: Buffer | undefined;
@@ -337,15 +353,17 @@ export class ConfigError extends Error {
   }
 }
 
-function parseDatabaseUrl(url: string, preparedStatements: boolean): DatabaseTarget {
+function parseDatabaseUrl(e: z.infer<typeof envSchema>): DatabaseTarget {
+  const url = e.DATABASE_URL;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return { dialect: 'postgres', connectionString: url, preparedStatements };
+    const waits = { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS, lockMs: e.DATABASE_LOCK_TIMEOUT_MS };
+    return { dialect: 'postgres', connectionString: url, preparedStatements: e.DATABASE_PREPARED_STATEMENTS, waits };
   }
   const file = url.replace(/^(sqlite|file):/, '');
   if (file.length === 0) {
     throw new ConfigError('DATABASE_URL', 'DATABASE_URL: the sqlite: form needs a file path (sqlite:./data/service.db)');
   }
-  return { dialect: 'sqlite', file };
+  return { dialect: 'sqlite', file, writeFailureHoldMs: e.SQLITE_WRITE_FAILURE_HOLD_MS };
 }
 
 function decodeSecretKey(text: string): Buffer {
@@ -405,7 +423,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(variable, `${variable} ${issue?.message ?? 'is invalid'} (got ${JSON.stringify(value)})`);
   }
   const e = parsed.data;
-  const database = parseDatabaseUrl(e.DATABASE_URL, e.DATABASE_PREPARED_STATEMENTS);
+  const database = parseDatabaseUrl(e);
   if (database.dialect === 'postgres' && e.SECRET_KEY === undefined) {
     throw new ConfigError('SECRET_KEY', 'SECRET_KEY is required when DATABASE_URL selects PostgreSQL');
   }
@@ -423,6 +441,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     host: e.HOST,
     baseUrl: baseUrl ?? (e.PORT === 0 ? undefined : defaultBaseUrl(e.HOST, e.PORT)),
     database,
+    readyTimeoutMs: e.READY_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY === undefined ? undefined : decodeSecretKey(e.SECRET_KEY),
     allowLocalUrls: e.ALLOW_LOCAL_URLS,

@@ -231,7 +231,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         apiKeys,
         sessions,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
-        health: createHealthService(deps),
+        health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,
         brands: createBrandsService({ ...deps, meters }),
         queue: createQueueService(deps),

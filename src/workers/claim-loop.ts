@@ -10,11 +10,16 @@ export interface Claim {
   lockedUntil: number;
 }
 
+/** The longest pause between polls while claims fail, so a worker resumes within it once the database is back. */
+const BACKOFF_MAX_MS = 5_000;
+
 /**
  * The claiming shared by the workers. A tick claims only while the worker is not stopping and has room, under a
  * fresh lease token (`<workerId>:<random>`, so a lease names the worker that holds it) valid for `leaseMs`;
  * `claim` takes the rows and says how many it took on. The loop calls `tick` every `pollMs` and again while it
  * finds work, and also as soon as a slot frees (`refill`), so throughput is not bounded by the poll interval.
+ * A claim that fails (the database unreachable, a statement timed out) is logged and the loop goes on, polling
+ * less often while failures last.
  */
 export function createClaimLoop(args: {
   /** Prefix of this worker's id (`wrk_`, `whd_`). */
@@ -35,7 +40,16 @@ export function createClaimLoop(args: {
   let stopping = false;
   let refilling = false;
 
-  const fail = (err: unknown) => args.logger.error({ err }, `claiming ${args.what} failed`);
+  /** Claims failed in a row (the database away): the poll backs off, and refills wait for it. */
+  let failures = 0;
+  const fail = (err: unknown) => {
+    failures += 1;
+    // The first failure is news; the rest of an outage is one warning per (backed-off) poll.
+    const log = failures === 1 ? args.logger.error.bind(args.logger) : args.logger.warn.bind(args.logger);
+    log({ err, failures, retry_in_ms: delay() }, `claiming ${args.what} failed; retrying`);
+  };
+  /** The poll's delay: `pollMs`, doubled per failed claim in a row up to `BACKOFF_MAX_MS` (or `pollMs` if longer). */
+  const delay = () => (failures === 0 ? args.pollMs : Math.max(args.pollMs, Math.min(args.pollMs * 2 ** failures, BACKOFF_MAX_MS)));
 
   /** Claims what fits in the free room; returns how many rows were taken on. Tests and drains call it directly. */
   async function tick(): Promise<number> {
@@ -68,6 +82,7 @@ export function createClaimLoop(args: {
           while (running && (await tick()) > 0) {
             /* keep claiming while there is work and room */
           }
+          failures = 0;
         } while (wanted && running);
       } catch (err) {
         fail(err);
@@ -83,7 +98,7 @@ export function createClaimLoop(args: {
     timer = setTimeout(async () => {
       await claimWhileWork();
       if (running) schedule();
-    }, args.pollMs);
+    }, delay());
   }
 
   return {
@@ -105,7 +120,8 @@ export function createClaimLoop(args: {
     },
     /** A slot freed: claim again now (only while the loop runs; tests drive `tick` themselves). */
     refill(): void {
-      if (!running || refilling) return;
+      // While claims fail, the backed-off poll alone tries again: a finished job must not make a claim each.
+      if (!running || refilling || failures > 0) return;
       refilling = true;
       setImmediate(() => {
         refilling = false;

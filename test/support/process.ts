@@ -42,7 +42,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start: ${err}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`service did not start: ${err}`)), 60_000);
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const match = /Listening on (\S+)/.exec(out);

@@ -26,11 +26,13 @@ export function systemRoutes(health: HealthService) {
       path: '/readyz',
       tag: 'Operations',
       summary: 'Readiness',
-      description: 'Answers 200 when the database is reachable, 500 server_error otherwise.',
+      description:
+        'Answers 200 when the database answers within READY_TIMEOUT_MS and writes are not failing (SQLite: no full disk or I/O error within SQLITE_WRITE_FAILURE_HOLD_MS); 500 server_error otherwise, its message saying which.',
       auth: 'none',
       success: { status: 200, description: 'Ready.', schema: statusSchema },
       handle: async () => {
-        if (!(await health.databaseReachable())) throw new ServiceError('server_error', 'The database is not reachable.');
+        const why = await health.unreadiness();
+        if (why !== null) throw new ServiceError('server_error', why);
         return { status: 'ok' as const, database: 'ok' as const };
       },
     }),
