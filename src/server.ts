@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
 import { buildApp } from './app.js';
 import { type Config, defaultBaseUrl, sandboxPaymentUrlTemplate } from './config.js';
 import { type Container, type ContainerOptions, createContainer } from './container.js';
@@ -19,6 +19,58 @@ export interface RunningService {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** How long a kept-alive socket must have carried no request before a stopping server closes it. */
+const IDLE_BEFORE_CLOSE_MS = 1_000;
+
+/**
+ * Graceful closing of an HTTP server's connections. Once `close` is called, every response carries
+ * `Connection: close`, so a client learns with its answer not to send on that socket again, and the server ends
+ * the socket after the response. A kept-alive socket that carries no request is closed only after it has been
+ * idle `IDLE_BEFORE_CLOSE_MS`: a client that picked it up just before the stop has sent its request by then
+ * (which is answered, with `Connection: close`). Closing idle sockets at once, as Node's `server.close()` does,
+ * resets the request a client is sending on one at that moment. A client can still meet a reset by sending on a
+ * socket at the instant it is closed (the usual keep-alive race); README's advice is to retry with the same
+ * `Idempotency-Key`.
+ */
+function gracefulConnections(server: Server) {
+  /** Per open socket: requests in flight on it, and when it last finished one (or opened). */
+  const sockets = new Map<Socket, { active: number; idleSince: number }>();
+  let closing = false;
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, { active: 0, idleSince: performance.now() });
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // Registered before the app's listener, so the header is set before any handler writes.
+  server.on('request', (req, res) => {
+    const state = sockets.get(req.socket);
+    if (state) {
+      state.active += 1;
+      res.once('close', () => {
+        state.active -= 1;
+        state.idleSince = performance.now();
+      });
+    }
+    if (closing) res.setHeader('Connection', 'close');
+  });
+  return {
+    /** Stops accepting and closes each socket once idle; resolves when every socket has closed, or at `graceMs`. */
+    close(graceMs: number): Promise<void> {
+      closing = true;
+      // net's close, not http's: it stops accepting without closing the idle sockets at once (see above).
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+      const sweep = setInterval(() => {
+        const now = performance.now();
+        for (const [socket, state] of sockets) if (state.active === 0 && now - state.idleSince >= IDLE_BEFORE_CLOSE_MS) socket.destroy();
+      }, 50);
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
+      return closed.finally(() => {
+        clearInterval(sweep);
+        clearTimeout(force);
+      });
+    },
+  };
+}
+
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -34,6 +86,7 @@ export async function startService(config: Config, options: ContainerOptions & {
   // Listen first: with PORT=0 the port, hence the default base URL that OAuth metadata and links carry, is known
   // only then. Requests are served once the app is attached, after the database is ready.
   const server = createServer();
+  const connections = gracefulConnections(server);
   // Longer than a load balancer's usual idle timeout (60 s) and than clients keep idle sockets, so the client, not
   // the server, closes an idle connection: a client never reuses a socket the server is closing at that moment
   // (ECONNRESET on a busy machine, where timers run late).
@@ -72,13 +125,7 @@ export async function startService(config: Config, options: ContainerOptions & {
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 10_000): Promise<void> => {
     stopping ??= (async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Keep-alive sockets become idle as their last response ends; close them then rather than at their timeout.
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const force = setTimeout(() => server.closeAllConnections(), graceMs);
-      await closed;
-      clearInterval(sweep);
-      clearTimeout(force);
+      await connections.close(graceMs);
       await container.close();
     })();
     return stopping;
