@@ -8,7 +8,7 @@ import { migrations } from './migrations/index.js';
  * @throws the first migration error, after kysely has rolled that migration back.
  */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<MigrationResultSet> {
-  const result = await (await migrator(db, dialect)).migrateToLatest();
+  const result = await unbounded(db, dialect, async (conn) => (await migrator(conn, dialect)).migrateToLatest());
   if (result.error) throw result.error;
   return result;
 }
@@ -19,9 +19,30 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Pr
  * @throws the first migration error, after kysely has rolled that migration back.
  */
 export async function migrateUpTo(db: Kysely<unknown>, dialect: Dialect, name: string): Promise<MigrationResultSet> {
-  const result = await (await migrator(db, dialect)).migrateTo(name);
+  const result = await unbounded(db, dialect, async (conn) => (await migrator(conn, dialect)).migrateTo(name));
   if (result.error) throw result.error;
   return result;
+}
+
+/**
+ * Runs `work` on one PostgreSQL connection with the session's statement and lock deadlines lifted: those bound a
+ * request's waits, while a process that starts beside another must wait for the other's migration lock as long as
+ * that migration takes, and a migration that rewrites a large table may run longer than any request should.
+ * SQLite has no such deadlines.
+ */
+async function unbounded<T>(db: Kysely<unknown>, dialect: Dialect, work: (conn: Kysely<unknown>) => Promise<T>): Promise<T> {
+  if (dialect !== 'postgres') return work(db);
+  return db.connection().execute(async (conn) => {
+    await sql`set statement_timeout = 0`.execute(conn);
+    await sql`set lock_timeout = 0`.execute(conn);
+    try {
+      return await work(conn);
+    } finally {
+      // Back to the values the pool opened the connection with, before it serves anything else.
+      await sql`reset statement_timeout`.execute(conn);
+      await sql`reset lock_timeout`.execute(conn);
+    }
+  });
 }
 
 async function migrator(db: Kysely<unknown>, dialect: Dialect): Promise<Migrator> {
