@@ -1,5 +1,6 @@
 import type { Confirmation, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from '../adapter.js';
 import { failure } from '../kit/failure.js';
+import { postTexts } from '../kit/post-texts.js';
 import type { Json } from '../kit/json.js';
 import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
 import { mediaKindOf, PLATFORMS } from '../../vocabulary/platforms.js';
@@ -41,11 +42,6 @@ const LEASE_LOST: NotReady = { ok: 'pending', retryAfterMs: 30_000 };
 const NO_CREDENTIALS = failure('upstream_unknown', false, 'This Bluesky connection has no credentials. Reconnect it.');
 const NO_ACCOUNT = failure('token_expired', false, 'This Bluesky connection does not name its data server. Sign in again with an app password.');
 const KEY_TAKEN = failure('upstream_unknown', false, "Another Bluesky post already uses this job's record key, so nothing was posted. Publish it again.");
-
-/** The texts of the posts: a chain's, or the single post's (possibly empty) text. */
-function postTexts(req: PublishRequest): string[] {
-  return req.contentType === 'thread' && req.thread && req.thread.length > 0 ? req.thread : [req.text ?? ''];
-}
 
 /** The limits the post record enforces, checked before anything is uploaded or posted (spec 8). */
 function overLimit(texts: string[]): NetworkFailure | null {
