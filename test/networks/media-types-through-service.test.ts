@@ -81,7 +81,7 @@ async function jobsOf(server: TestServer, ws: { workspace_id: string; api_key: s
 describeEachDb(
   'uploaded media types through the live adapters',
   (server) => {
-    it('X is told the upload\'s real type: video/quicktime for a MOV, image/png for a PNG', async () => {
+    it('X is told the upload\'s real type: video/quicktime for a MOV, image/png for a PNG, image/gif (in segments) for a GIF', async () => {
       const { ws, brandId } = await liveBrand(server());
       const mov = await create(server(), ws, { brand_id: brandId, target_platforms: ['x'], content_type: 'video', media: [{ media_id: await upload(server(), ws, 'video/quicktime') }] });
       const before = x.media.size;
@@ -94,6 +94,13 @@ describeEachDb(
       await server().settle();
       expect(await jobsOf(server(), ws, png)).toEqual([['x', 'published', null]]);
       expect([...x.media.values()].slice(next).map((m) => [m.kind, m.mediaType])).toEqual([['image', 'image/png']]);
+
+      // A GIF goes in segments as tweet_gif: X's one-shot upload takes no GIF.
+      const gif = await create(server(), ws, { brand_id: brandId, target_platforms: ['x'], content_type: 'photo', media: [{ media_id: await upload(server(), ws, 'image/gif') }] });
+      const last = x.media.size;
+      await server().settle();
+      expect(await jobsOf(server(), ws, gif)).toEqual([['x', 'published', null]]);
+      expect([...x.media.values()].slice(last).map((m) => [m.kind, m.mediaType, m.finalized])).toEqual([['gif', 'image/gif', true]]);
     });
 
     it('a Bluesky blob is sent with the upload\'s type and lands as an image of that type', async () => {
