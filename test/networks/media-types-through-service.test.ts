@@ -52,7 +52,7 @@ async function liveBrand(server: TestServer) {
   const consent = await fetch(started.body.authorization_url as string, { redirect: 'manual' });
   const back = new URL(consent.headers.get('location')!);
   expect((await server.request('GET', back.pathname + back.search)).status).toBe(200);
-  return { ws, brandId };
+  return { ws, brandId, blueskyConnection: sky.body.id as string };
 }
 
 async function upload(server: TestServer, ws: { workspace_id: string; api_key: string }, type: FileType): Promise<string> {
@@ -79,7 +79,7 @@ async function jobsOf(server: TestServer, ws: { workspace_id: string; api_key: s
 }
 
 describeEachDb(
-  'uploaded media types through the live adapters',
+  'uploaded media through the live adapters',
   (server) => {
     it('X is told the upload\'s real type: video/quicktime for a MOV, image/png for a PNG, image/gif (in segments) for a GIF', async () => {
       const { ws, brandId } = await liveBrand(server());
@@ -113,6 +113,17 @@ describeEachDb(
       expect(blobs.map((r) => r.contentType)).toEqual(['image/gif']);
       const embed = bluesky.posts.slice(posts)[0]?.value.embed as { images: { image: { mimeType: string } }[] };
       expect(embed.images.map((i) => i.image.mimeType)).toEqual(['image/gif']);
+    });
+
+    it('a token refused by Bluesky\'s video service fails that post and leaves the connection active', async () => {
+      const { ws, brandId, blueskyConnection } = await liveBrand(server());
+      const id = await create(server(), ws, { brand_id: brandId, target_platforms: ['bluesky'], content_type: 'video', media: [{ media_id: await upload(server(), ws, 'video/quicktime') }] });
+      bluesky.failNext('app.bsky.video.getUploadLimits', 400, { error: 'InvalidToken', message: 'Bad token method' }, undefined, 'video');
+      await server().settle();
+      const content = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/contents/${id}`, { key: ws.api_key });
+      expect((content.body.jobs as { status: string; error_code: string }[]).map((j) => [j.status, j.error_code])).toEqual([['failed', 'upstream_unknown']]);
+      const conn = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/connections/${blueskyConnection}`, { key: ws.api_key });
+      expect(conn.body).toMatchObject({ status: 'active', status_reason: null });
     });
 
     it('a request stored before media types were kept still publishes, with the type guessed as before', async () => {
