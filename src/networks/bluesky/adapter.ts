@@ -61,7 +61,11 @@ function chainFailure(f: NetworkFailure, k: number, n: number): NetworkFailure {
   return { ...f, partlyLive: true, message: `The chain stopped at post ${k + 1} of ${n}; ${live} on Bluesky. ${f.message}` };
 }
 
-/** The embed of a chain's first post (lexicons app.bsky.embed.images / app.bsky.embed.video). */
+/**
+ * The embed of a chain's first post (lexicons app.bsky.embed.images / app.bsky.embed.video). The images lexicon
+ * requires `alt` on every image, as a string with no minimum length: an image without a description carries
+ * `alt: ""`, which the PDS accepts, where leaving the property out would fail record validation.
+ */
 function embedOf(images: BlobRef[] | null, video: BlobRef | null): Json | null {
   if (images) return { $type: 'app.bsky.embed.images', images: images.map((image) => ({ image, alt: '' })) };
   if (video) return { $type: 'app.bsky.embed.video', video };
