@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type XRequestSchema, xSchemaViolations } from './x-openapi.js';
 
 /**
  * A local stand-in for X API v2 (posts, the user timeline, users/me, media upload) and its OAuth 2.0 endpoints,
@@ -54,12 +55,8 @@ interface Grant {
 export const ALL_SCOPES = ['tweet.read', 'tweet.write', 'users.read', 'offline.access', 'media.write'];
 const TWEET_FIELDS = new Set(['attachments', 'author_id', 'conversation_id', 'created_at', 'edit_history_tweet_ids', 'entities', 'id', 'in_reply_to_user_id', 'lang', 'public_metrics', 'referenced_tweets', 'reply_settings', 'text']);
 const TIMELINE_PARAMS = new Set(['max_results', 'pagination_token', 'start_time', 'end_time', 'since_id', 'until_id', 'exclude', 'tweet.fields', 'expansions', 'media.fields', 'user.fields', 'poll.fields', 'place.fields']);
-// X's OpenAPI (docs.x.com, 2.16x): the one-shot upload's MediaCategoryOneShot and media_type enums, and
-// initialize's MediaCategory and media_type. GIFs (tweet_gif, image/gif) exist only in the chunked flow.
-const ONE_SHOT_CATEGORIES = new Set(['tweet_image', 'dm_image', 'subtitles']);
-const ONE_SHOT_TYPES = new Set(['text/srt', 'text/vtt', 'image/jpeg', 'image/bmp', 'image/png', 'image/webp', 'image/pjpeg', 'image/tiff']);
-const INIT_CATEGORIES = new Set(['amplify_video', 'tweet_gif', 'tweet_image', 'tweet_video', 'dm_gif', 'dm_image', 'dm_video', 'subtitles']);
-const INIT_TYPES = new Set(['video/mp4', 'video/webm', 'video/mp2t', 'video/quicktime', 'text/srt', 'text/vtt', 'image/jpeg', 'image/gif', 'image/bmp', 'image/png', 'image/webp', 'image/pjpeg', 'image/tiff']);
+// Request bodies are first checked against X's OpenAPI (x-openapi.ts): there, GIFs (tweet_gif, image/gif)
+// exist only in the chunked flow. The checks after it are the fake's own (what X does beyond its description).
 const MB = 1024 * 1024;
 
 const problem = (status: number, title: string, detail: string, type = 'about:blank', extra: Record<string, unknown> = {}) => ({ title, detail, type, status, ...extra });
@@ -102,6 +99,8 @@ export async function startFakeX() {
     tweets: [] as FakeTweet[],
     /** POST /2/tweets requests that reached the endpoint (created or refused). */
     postAttempts: 0,
+    /** Request bodies refused for breaking X's OpenAPI, each as "METHOD path: what". */
+    schemaViolations: [] as string[],
     media: new Map<string, FakeMedia>(),
     requests: [] as { method: string; path: string; query: Record<string, string>; authorization: string }[],
     authorizeRequests: [] as URLSearchParams[],
@@ -170,6 +169,14 @@ export async function startFakeX() {
       return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
     };
     fake.requests.push({ method, path, query: Object.fromEntries(url.searchParams), authorization: header('authorization') });
+    /** Refuses a body X's OpenAPI does not allow (400, as X's validation answers); true when it did. */
+    const breaks = (schema: XRequestSchema, body: unknown): boolean => {
+      const violations = xSchemaViolations(schema, body);
+      if (violations.length === 0) return false;
+      fake.schemaViolations.push(...violations.map((v) => `${method} ${path}: ${v}`));
+      send(res, 400, invalid(violations.join('; ')));
+      return true;
+    };
     const contentType = header('content-type');
     const json = (): Record<string, unknown> | null => {
       try {
@@ -263,6 +270,7 @@ export async function startFakeX() {
       fake.postAttempts++;
       const body = json();
       if (body === null) return send(res, 400, invalid('Request body is not valid JSON.'));
+      if (breaks('TweetCreateRequest', body)) return;
       const unknown = Object.keys(body).filter((k) => !['text', 'media', 'reply', 'quote_tweet_id', 'reply_settings', 'poll', 'geo', 'nullcast'].includes(k));
       if (unknown.length > 0) return send(res, 400, invalid(`[${unknown.join(', ')}] is not a valid field.`));
       const text = body.text === undefined ? '' : body.text;
@@ -333,10 +341,10 @@ export async function startFakeX() {
       const file = f?.get('media');
       const category = f?.get('media_category');
       if (!f || typeof file === 'string' || !file || typeof category !== 'string') return send(res, 400, invalid('media and media_category are required.'));
-      if (!ONE_SHOT_CATEGORIES.has(category)) return send(res, 400, invalid(`media_category [${category}] is not one of [${[...ONE_SHOT_CATEGORIES].join(', ')}].`));
+      // Without a media_type field, the file part's own type stands for it.
       const declared = f.get('media_type');
       const type = typeof declared === 'string' ? declared : file.type;
-      if (!ONE_SHOT_TYPES.has(type)) return send(res, 400, invalid(`media_type [${type}] is not one of [${[...ONE_SHOT_TYPES].join(', ')}].`));
+      if (breaks('MediaUploadRequestOneShot', { ...Object.fromEntries([...f.entries()].filter(([, v]) => typeof v === 'string')), media_type: type })) return;
       if (file.size === 0) return send(res, 400, invalid('media is empty.'));
       if (file.size > 5 * MB) return send(res, 400, invalid(`File size exceeds ${5 * MB} bytes.`));
       const m: FakeMedia = { id: nextId(), ownerId: grant.userId, kind: 'image', mediaType: type, totalBytes: file.size, segments: new Map([[0, file.size]]), finalized: true, state: null, pollsLeft: 0 };
@@ -362,11 +370,12 @@ export async function startFakeX() {
     if (method === 'POST' && path === '/2/media/upload/initialize') {
       const body = json();
       if (!contentType.startsWith('application/json') || body === null) return send(res, 400, invalid('A JSON body is required.'));
+      if (breaks('MediaUploadConfigRequest', body)) return;
       const type = body.media_type;
-      if (typeof type !== 'string' || !INIT_TYPES.has(type)) return send(res, 400, invalid(`media_type [${String(type)}] is not supported.`));
+      if (typeof type !== 'string') return send(res, 400, invalid('media_type is required.'));
       if (!Number.isInteger(body.total_bytes) || Number(body.total_bytes) <= 0) return send(res, 400, invalid('total_bytes is required.'));
       const category = body.media_category;
-      if (typeof category !== 'string' || !INIT_CATEGORIES.has(category)) return send(res, 400, invalid(`media_category [${String(category)}] is not one of [${[...INIT_CATEGORIES].join(', ')}].`));
+      if (typeof category !== 'string') return send(res, 400, invalid('media_category is required here.'));
       // This fake takes posts' videos and GIFs in segments; each category wants its own kind of file.
       const gif = category === 'tweet_gif';
       if (!(gif ? type === 'image/gif' : (category === 'tweet_video' || category === 'amplify_video') && type.startsWith('video/'))) {

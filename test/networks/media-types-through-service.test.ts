@@ -26,6 +26,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  // Every body the adapter sent to X held to X's OpenAPI (the fake would have refused it otherwise).
+  expect(x.schemaViolations).toEqual([]);
   await Promise.all([bluesky.close(), x.close()]);
 });
 

@@ -234,6 +234,11 @@ describe('X publishing', () => {
     };
     expect((await oneShot('tweet_gif', 'image/gif')).status).toBe(400);
     expect((await oneShot('tweet_image', 'image/gif')).status).toBe(400);
+    expect(fake.schemaViolations).toEqual([
+      expect.stringMatching(/^POST \/2\/media\/upload: MediaUploadRequestOneShot\/media_category must be equal to one of the allowed values/),
+      expect.stringMatching(/^POST \/2\/media\/upload: MediaUploadRequestOneShot\/media_type must be equal to one of the allowed values/),
+      expect.stringMatching(/^POST \/2\/media\/upload: MediaUploadRequestOneShot\/media_type must be equal to one of the allowed values/),
+    ]);
     expect((await oneShot('tweet_image', 'image/png')).status).toBe(200);
   });
 
