@@ -35,6 +35,10 @@ export interface PublishRequest {
   contentType: ContentType;
   text: string | null;
   title: string | null;
+  /**
+   * The chain to publish, post after post, whenever non-empty: a `thread` content's posts, or a long text or
+   * caption that `thread_split: "auto"` split (whose content type stays `text`, `photo`…). Null: one post.
+   */
   thread: string[] | null;
   media: MediaRef[];
   /** Forced outcome on sandbox connections. */

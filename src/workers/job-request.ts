@@ -64,7 +64,7 @@ export async function buildJobRequest(
       url: m.url ?? `file://${m.storagePath ?? ''}`,
       publicUrl: m.url === null && m.mediaId !== null ? deps.publicMediaUrl(m.mediaId) : null,
       sizeBytes: m.sizeBytes,
-      contentType: null,
+      contentType: m.contentType,
     })),
     sandboxOutcome: job.sandboxOutcome,
     progress: job.networkState,

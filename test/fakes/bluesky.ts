@@ -46,6 +46,8 @@ export interface XrpcRequest {
   params: URLSearchParams;
   /** The bearer token's kind, never its value. */
   auth: 'access' | 'refresh' | 'service' | 'none' | 'unknown';
+  /** The declared Content-Type ('' when none). */
+  contentType: string;
 }
 
 interface Scripted {
@@ -204,7 +206,7 @@ export async function startFakeBluesky() {
     const params = url.searchParams;
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? null;
     const auth: XrpcRequest['auth'] = bearer === null ? 'none' : access.has(bearer) ? 'access' : refresh.has(bearer) ? 'refresh' : service.has(bearer) ? 'service' : 'unknown';
-    fake.requests.push({ role, method, nsid, params, auth });
+    fake.requests.push({ role, method, nsid, params, auth, contentType: String(req.headers['content-type'] ?? '') });
     if (!nsid) return send(res, 404, xerr('XRPCNotSupported', 'Not found'));
 
     const dropAt = drops.findIndex((d) => d.nsid === nsid && (d.role === undefined || d.role === role));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type XRequestSchema, xSchemaViolations } from './x-openapi.js';
 
 /**
  * A local stand-in for X API v2 (posts, the user timeline, users/me, media upload) and its OAuth 2.0 endpoints,
@@ -54,8 +55,8 @@ interface Grant {
 export const ALL_SCOPES = ['tweet.read', 'tweet.write', 'users.read', 'offline.access', 'media.write'];
 const TWEET_FIELDS = new Set(['attachments', 'author_id', 'conversation_id', 'created_at', 'edit_history_tweet_ids', 'entities', 'id', 'in_reply_to_user_id', 'lang', 'public_metrics', 'referenced_tweets', 'reply_settings', 'text']);
 const TIMELINE_PARAMS = new Set(['max_results', 'pagination_token', 'start_time', 'end_time', 'since_id', 'until_id', 'exclude', 'tweet.fields', 'expansions', 'media.fields', 'user.fields', 'poll.fields', 'place.fields']);
-const IMAGE_CATEGORIES = new Set(['tweet_image', 'tweet_gif', 'tweet_video', 'dm_image', 'dm_video', 'dm_gif', 'subtitles']);
-const INIT_TYPES = new Set(['video/mp4', 'video/webm', 'video/mp2t', 'video/quicktime', 'image/jpeg', 'image/gif', 'image/png', 'image/webp']);
+// Request bodies are first checked against X's OpenAPI (x-openapi.ts): there, GIFs (tweet_gif, image/gif)
+// exist only in the chunked flow. The checks after it are the fake's own (what X does beyond its description).
 const MB = 1024 * 1024;
 
 const problem = (status: number, title: string, detail: string, type = 'about:blank', extra: Record<string, unknown> = {}) => ({ title, detail, type, status, ...extra });
@@ -98,11 +99,13 @@ export async function startFakeX() {
     tweets: [] as FakeTweet[],
     /** POST /2/tweets requests that reached the endpoint (created or refused). */
     postAttempts: 0,
+    /** Request bodies refused for breaking X's OpenAPI, each as "METHOD path: what". */
+    schemaViolations: [] as string[],
     media: new Map<string, FakeMedia>(),
     requests: [] as { method: string; path: string; query: Record<string, string>; authorization: string }[],
     authorizeRequests: [] as URLSearchParams[],
     knobs: {
-      /** STATUS checks that answer in_progress after a finalize (and for GIFs). */
+      /** STATUS checks that answer in_progress after a finalize. */
       processingPolls: 0,
       processingFails: false,
       /** What a failed processing says in `processing_info.error.message` (X words each cause its own way). */
@@ -166,6 +169,14 @@ export async function startFakeX() {
       return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
     };
     fake.requests.push({ method, path, query: Object.fromEntries(url.searchParams), authorization: header('authorization') });
+    /** Refuses a body X's OpenAPI does not allow (400, as X's validation answers); true when it did. */
+    const breaks = (schema: XRequestSchema, body: unknown): boolean => {
+      const violations = xSchemaViolations(schema, body);
+      if (violations.length === 0) return false;
+      fake.schemaViolations.push(...violations.map((v) => `${method} ${path}: ${v}`));
+      send(res, 400, invalid(violations.join('; ')));
+      return true;
+    };
     const contentType = header('content-type');
     const json = (): Record<string, unknown> | null => {
       try {
@@ -259,6 +270,7 @@ export async function startFakeX() {
       fake.postAttempts++;
       const body = json();
       if (body === null) return send(res, 400, invalid('Request body is not valid JSON.'));
+      if (breaks('TweetCreateRequest', body)) return;
       const unknown = Object.keys(body).filter((k) => !['text', 'media', 'reply', 'quote_tweet_id', 'reply_settings', 'poll', 'geo', 'nullcast'].includes(k));
       if (unknown.length > 0) return send(res, 400, invalid(`[${unknown.join(', ')}] is not a valid field.`));
       const text = body.text === undefined ? '' : body.text;
@@ -270,7 +282,7 @@ export async function startFakeX() {
       if (text.trim() === '' && mediaIds.length === 0) return send(res, 400, invalid('You must provide text or media.'));
       if ([...text].length > 280) return send(res, 400, invalid('Your Tweet text is too long.'));
       const media = (mediaIds as string[]).map((id) => fake.media.get(id));
-      if (media.some((m) => !m || m.ownerId !== grant.userId || m.state === 'failed' || (m.kind === 'video' && !m.finalized) || (m.state !== null && m.state !== 'succeeded'))) {
+      if (media.some((m) => !m || m.ownerId !== grant.userId || m.state === 'failed' || (m.kind !== 'image' && !m.finalized) || (m.state !== null && m.state !== 'succeeded'))) {
         return send(res, 400, invalid('Your media IDs are invalid.'));
       }
       if (media.some((m) => m?.kind !== 'image') && media.length > 1) return send(res, 400, invalid('A post may carry one video or GIF.'));
@@ -328,23 +340,16 @@ export async function startFakeX() {
       const f = await form();
       const file = f?.get('media');
       const category = f?.get('media_category');
-      if (!f || typeof file === 'string' || !file || typeof category !== 'string' || !IMAGE_CATEGORIES.has(category)) {
-        return send(res, 400, invalid('media and media_category are required.'));
-      }
+      if (!f || typeof file === 'string' || !file || typeof category !== 'string') return send(res, 400, invalid('media and media_category are required.'));
+      // Without a media_type field, the file part's own type stands for it.
+      const declared = f.get('media_type');
+      const type = typeof declared === 'string' ? declared : file.type;
+      if (breaks('MediaUploadRequestOneShot', { ...Object.fromEntries([...f.entries()].filter(([, v]) => typeof v === 'string')), media_type: type })) return;
       if (file.size === 0) return send(res, 400, invalid('media is empty.'));
-      const limit = category === 'tweet_gif' ? 15 * MB : 5 * MB;
-      if (file.size > limit) return send(res, 400, invalid(`File size exceeds ${limit} bytes.`));
-      const kind = category === 'tweet_gif' ? 'gif' : 'image';
-      const m: FakeMedia = { id: nextId(), ownerId: grant.userId, kind, mediaType: file.type, totalBytes: file.size, segments: new Map([[0, file.size]]), finalized: true, state: null, pollsLeft: 0 };
-      if (kind === 'gif') {
-        m.state = 'pending';
-        m.pollsLeft = fake.knobs.processingPolls;
-      }
+      if (file.size > 5 * MB) return send(res, 400, invalid(`File size exceeds ${5 * MB} bytes.`));
+      const m: FakeMedia = { id: nextId(), ownerId: grant.userId, kind: 'image', mediaType: type, totalBytes: file.size, segments: new Map([[0, file.size]]), finalized: true, state: null, pollsLeft: 0 };
       fake.media.set(m.id, m);
-      const data: Record<string, unknown> = { id: m.id, media_key: `${kind === 'gif' ? 16 : 3}_${m.id}`, size: m.totalBytes, expires_after_secs: 86_400 };
-      if (m.state) data.processing_info = { state: m.state, check_after_secs: fake.knobs.checkAfterSecs };
-      else data.image = { image_type: file.type, w: 1200, h: 800 };
-      return reply(200, { data });
+      return reply(200, { data: { id: m.id, media_key: `3_${m.id}`, size: m.totalBytes, expires_after_secs: 86_400, image: { image_type: type, w: 1200, h: 800 } } });
     }
     if (method === 'GET' && path === '/2/media/upload') {
       const m = fake.media.get(url.searchParams.get('media_id') ?? '');
@@ -360,24 +365,32 @@ export async function startFakeX() {
       const info: Record<string, unknown> = m.state === 'failed'
         ? { state: 'failed', progress_percent: 100, error: { code: 1, name: 'InvalidMedia', message: fake.knobs.processingError } }
         : m.state === 'succeeded' || m.state === null ? { state: 'succeeded', progress_percent: 100 } : { state: m.state, check_after_secs: fake.knobs.checkAfterSecs, progress_percent: 50 };
-      return reply(200, { data: { id: m.id, media_key: `${m.kind === 'video' ? 7 : 3}_${m.id}`, expires_after_secs: 86_000, processing_info: info } });
+      return reply(200, { data: { id: m.id, media_key: `${m.kind === 'video' ? 7 : m.kind === 'gif' ? 16 : 3}_${m.id}`, expires_after_secs: 86_000, processing_info: info } });
     }
     if (method === 'POST' && path === '/2/media/upload/initialize') {
       const body = json();
       if (!contentType.startsWith('application/json') || body === null) return send(res, 400, invalid('A JSON body is required.'));
+      if (breaks('MediaUploadConfigRequest', body)) return;
       const type = body.media_type;
-      if (typeof type !== 'string' || !INIT_TYPES.has(type)) return send(res, 400, invalid(`media_type [${String(type)}] is not supported.`));
+      if (typeof type !== 'string') return send(res, 400, invalid('media_type is required.'));
       if (!Number.isInteger(body.total_bytes) || Number(body.total_bytes) <= 0) return send(res, 400, invalid('total_bytes is required.'));
-      if (body.media_category !== 'tweet_video' && body.media_category !== 'amplify_video') return send(res, 400, invalid('media_category must be a video category here.'));
-      if (Number(body.total_bytes) > 512 * MB) return send(res, 400, invalid('total_bytes exceeds the maximum allowed file size.'));
-      const m: FakeMedia = { id: nextId(), ownerId: grant.userId, kind: 'video', mediaType: type, totalBytes: Number(body.total_bytes), segments: new Map(), finalized: false, state: null, pollsLeft: 0 };
+      const category = body.media_category;
+      if (typeof category !== 'string') return send(res, 400, invalid('media_category is required here.'));
+      // This fake takes posts' videos and GIFs in segments; each category wants its own kind of file.
+      const gif = category === 'tweet_gif';
+      if (!(gif ? type === 'image/gif' : (category === 'tweet_video' || category === 'amplify_video') && type.startsWith('video/'))) {
+        return send(res, 400, invalid(`media_type [${type}] does not match media_category [${category}].`));
+      }
+      const limit = gif ? 15 * MB : 512 * MB;
+      if (Number(body.total_bytes) > limit) return send(res, 400, invalid('total_bytes exceeds the maximum allowed file size.'));
+      const m: FakeMedia = { id: nextId(), ownerId: grant.userId, kind: gif ? 'gif' : 'video', mediaType: type, totalBytes: Number(body.total_bytes), segments: new Map(), finalized: false, state: null, pollsLeft: 0 };
       fake.media.set(m.id, m);
-      return reply(200, { data: { id: m.id, media_key: `7_${m.id}`, expires_after_secs: 1_295_999 } });
+      return reply(200, { data: { id: m.id, media_key: `${gif ? 16 : 7}_${m.id}`, expires_after_secs: 1_295_999 } });
     }
     const action = /^\/2\/media\/upload\/(\d{1,19})\/(append|finalize)$/.exec(path);
     if (method === 'POST' && action) {
       const m = fake.media.get(action[1] ?? '');
-      if (!m || m.ownerId !== grant.userId || m.kind !== 'video') return send(res, 400, invalid('Invalid media id.'));
+      if (!m || m.ownerId !== grant.userId || m.kind === 'image') return send(res, 400, invalid('Invalid media id.'));
       if (m.finalized) return send(res, 400, invalid('The upload was already finalized.'));
       if (action[2] === 'append') {
         const f = await form();
@@ -394,7 +407,7 @@ export async function startFakeX() {
       m.finalized = true;
       m.state = 'pending';
       m.pollsLeft = fake.knobs.processingPolls;
-      return reply(200, { data: { id: m.id, media_key: `7_${m.id}`, size: m.totalBytes, expires_after_secs: 86_400, processing_info: { state: 'pending', check_after_secs: fake.knobs.checkAfterSecs } } });
+      return reply(200, { data: { id: m.id, media_key: `${m.kind === 'gif' ? 16 : 7}_${m.id}`, size: m.totalBytes, expires_after_secs: 86_400, processing_info: { state: 'pending', check_after_secs: fake.knobs.checkAfterSecs } } });
     }
     return send(res, 404, problem(404, 'Not Found Error', `No route for ${method} ${path}`));
   }

@@ -277,6 +277,29 @@ describe('Bluesky publishing', () => {
     expect(fake.posts).toHaveLength(0);
   });
 
+  it('a token refused by the video service fails the post (upstream_unknown), not the sign-in; the PDS refusing it still does', async () => {
+    // Refused at submit (upload limits, upload) or at publish: whichever step, its answer.
+    const attempt = async () => {
+      const job = new Job({ contentType: 'video', media: [media('https://media.example/v.mp4')] });
+      const a = adapter();
+      const submitted = await a.submit(job.request());
+      return submitted.ok ? a.publish(job.request(), submitted.containerId) : submitted;
+    };
+    for (const [nsid, status, body] of [
+      ['app.bsky.video.getUploadLimits', 400, { error: 'InvalidToken', message: 'Bad token scope' }],
+      ['app.bsky.video.uploadVideo', 401, { error: 'AuthenticationRequired', message: 'jwt audience does not match service did' }],
+      ['app.bsky.video.getUploadLimits', 400, { error: 'ExpiredToken', message: 'Token has expired' }],
+    ] as const) {
+      fake.failNext(nsid, status, body, undefined, 'video');
+      const result = await attempt();
+      expect(result, nsid).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false });
+      expect(result.ok === false && result.message).toContain('The connection is not affected');
+    }
+    fake.failNext('com.atproto.server.getServiceAuth', 400, { error: 'ExpiredToken', message: 'Token has expired' }, undefined, 'pds');
+    expect(await attempt()).toMatchObject({ ok: false, code: 'token_expired' });
+    expect(fake.posts).toHaveLength(0);
+  });
+
   it('posts a chain of 25, each replying to the first (root) and the previous (parent), saving progress after each', async () => {
     const job = new Job({ contentType: 'thread', text: null, thread: chainOf(25) });
     const { result } = await drive(adapter(), job);

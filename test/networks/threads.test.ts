@@ -210,6 +210,20 @@ describe('threads adapter: chains', () => {
     expect(j.state.progress).toMatchObject({ index: 25, ids: fake.posts.map((p) => p.id), lastMediaId: fake.posts[24]?.id });
   });
 
+  it('a photo whose long caption was split into a chain: the photo on the first post, text replies after it', async () => {
+    const adapter = createThreadsAdapter(settings(), makeDeps().deps);
+    const media = [{ url: 'https://cdn.example.com/a.jpg', sizeBytes: 1000, contentType: 'image/jpeg' }];
+    const { published } = await drive(adapter, job({ contentType: 'photo', media, text: 'unsplit', thread: chainOf(3) }));
+    expect(published?.ok).toBe(true);
+    expectChained(3);
+    const containers = fake.posts.map((p) => fake.containers.get(p.containerId));
+    expect(containers.map((c) => [c?.mediaType, c?.mediaUrl, c?.text])).toEqual([
+      ['IMAGE', 'https://cdn.example.com/a.jpg', chainOf(3)[0]],
+      ['TEXT', null, chainOf(3)[1]],
+      ['TEXT', null, chainOf(3)[2]],
+    ]);
+  });
+
   it('a chain that fails permanently at post 7: posts 1..6 stay live and the job fails naming post 7', async () => {
     fake.failNext((r) => on.publish(r) && fake.posts.length === 6, 400, graphError(100, 'Invalid parameter', { subcode: 4279009 }), Infinity);
     const adapter = createThreadsAdapter(settings(), makeDeps().deps);

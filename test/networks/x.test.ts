@@ -206,13 +206,40 @@ describe('X publishing', () => {
     expect(requestsTo('POST', '/2/media/upload')).toHaveLength(4);
   });
 
-  it('uploads a GIF as tweet_gif and waits for X to process it before posting', async () => {
+  it('sends a GIF in segments as tweet_gif (the one-shot upload takes no GIF) and waits for X to process it', async () => {
     fake.knobs.processingPolls = 1;
     const { result, pendings } = await drive(createXAdapter(settings(), deps()), new Job({ contentType: 'photo', media: [{ ...photo, url: 'https://m.example/a.gif', contentType: null }] }));
     expect(result.ok).toBe(true);
     expect(pendings).toBe(0); // two quick STATUS checks within the call
-    expect([...fake.media.values()]).toMatchObject([{ kind: 'gif', mediaType: 'image/gif', state: 'succeeded' }]);
+    expect([...fake.media.values()]).toMatchObject([{ kind: 'gif', mediaType: 'image/gif', state: 'succeeded', finalized: true }]);
+    expect(requestsTo('POST', '/2/media/upload')).toHaveLength(0);
+    expect(requestsTo('POST', /^\/2\/media\/upload\/(initialize|\d+\/append|\d+\/finalize)$/).map((r) => r.path.replace(/\d{5,}/, 'ID'))).toEqual([
+      '/2/media/upload/initialize',
+      '/2/media/upload/ID/append',
+      '/2/media/upload/ID/finalize',
+    ]);
     expect(requestsTo('GET', '/2/media/upload')).toHaveLength(2);
+    // Declared from the upload's type alone, as an upload has no file name.
+    const declared = await drive(createXAdapter(settings(), deps()), new Job({ text: 'Declared', contentType: 'photo', media: [{ ...photo, url: 'file:///media/abc', contentType: 'image/gif' }] }));
+    expect(declared.result.ok).toBe(true);
+    expect([...fake.media.values()].at(-1)).toMatchObject({ kind: 'gif', mediaType: 'image/gif' });
+  });
+
+  it('the fake follows X\'s OpenAPI: the one-shot upload refuses tweet_gif and image/gif', async () => {
+    const oneShot = (category: string, type: string) => {
+      const form = new FormData();
+      form.set('media_category', category);
+      form.set('media', new Blob([file], { type }), 'media');
+      return fetch(`${fake.baseUrl}/2/media/upload`, { method: 'POST', headers: { authorization: `Bearer ${fake.token}` }, body: form });
+    };
+    expect((await oneShot('tweet_gif', 'image/gif')).status).toBe(400);
+    expect((await oneShot('tweet_image', 'image/gif')).status).toBe(400);
+    expect(fake.schemaViolations).toEqual([
+      expect.stringMatching(/^POST \/2\/media\/upload: MediaUploadRequestOneShot\/media_category must be equal to one of the allowed values/),
+      expect.stringMatching(/^POST \/2\/media\/upload: MediaUploadRequestOneShot\/media_type must be equal to one of the allowed values/),
+      expect.stringMatching(/^POST \/2\/media\/upload: MediaUploadRequestOneShot\/media_type must be equal to one of the allowed values/),
+    ]);
+    expect((await oneShot('tweet_image', 'image/png')).status).toBe(200);
   });
 
   it('refuses what X would refuse before sending anything: a photo over 5 MB, an unsupported format, a long text', async () => {

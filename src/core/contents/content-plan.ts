@@ -33,6 +33,11 @@ export interface PlannedMedia {
   /** null when the address does not report a size: the 100 MB cap is applied when publishing (spec 8). */
   sizeBytes: number | null;
   storagePath: string | null;
+  /**
+   * The media type: an upload's, as stored with it; an address's, as its server declared it when probed, kept only
+   * when it names an image or video type (a generic `application/octet-stream` says nothing). Null when unknown.
+   */
+  contentType: string | null;
 }
 
 export interface PlannedTarget {
@@ -175,6 +180,12 @@ async function probeAll(urls: string[], probe: ProbeMedia, deadlineMs: number): 
   }
 }
 
+/** A declared `Content-Type` reduced to its media type, when it names an image or a video; else null. */
+function mediaTypeOf(declared: string | null): string | null {
+  const type = declared?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return /^(image|video)\/[a-z0-9.+-]+$/.test(type) ? type : null;
+}
+
 /** Resolves and sizes the media items (uploads by id, URLs by probe, all probes together under one deadline). */
 async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: CreateContentInput, probe: ProbeMedia, options: PlanOptions): Promise<PlannedMedia[]> {
   const items = input.media ?? [];
@@ -186,7 +197,7 @@ async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: Cr
     if (!('media_id' in item)) continue;
     const media = await findMedia(db, workspaceId, item.media_id);
     if (!media) throw invalid(`media[${i}].media_id`, `${item.media_id} is not an upload of this workspace`);
-    uploads.set(i, { url: null, mediaId: media.id, sizeBytes: media.sizeBytes, storagePath: media.storagePath });
+    uploads.set(i, { url: null, mediaId: media.id, sizeBytes: media.sizeBytes, storagePath: media.storagePath, contentType: media.contentType });
   }
   const deadlineMs = options.probeDeadlineMs ?? MEDIA_PROBE_DEADLINE_MS;
   const byUrl = items.flatMap((item, i) => ('url' in item ? [{ i, url: item.url }] : []));
@@ -212,7 +223,7 @@ async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: Cr
               : 'could not be reached';
       throw invalid(`media[${i}].url`, `the address ${why}`);
     }
-    out.push({ url, mediaId: null, sizeBytes: result.size, storagePath: null });
+    out.push({ url, mediaId: null, sizeBytes: result.size, storagePath: null, contentType: mediaTypeOf(result.contentType) });
   }
   return out;
 }

@@ -17,6 +17,8 @@ export const storedRequestSchema = z.object({
       /** null when the address did not report a size: the cap for such addresses is applied when publishing. */
       sizeBytes: z.number().nullable(),
       storagePath: z.string().nullable(),
+      /** The media type (an upload's, or an address's image/video type); absent from requests stored before it was kept. */
+      contentType: z.string().nullable().default(null),
     }),
   ),
   targets: z.array(

@@ -1,5 +1,6 @@
 import type { Confirmation, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from '../adapter.js';
 import { failure } from '../kit/failure.js';
+import { postTexts } from '../kit/post-texts.js';
 import type { Json } from '../kit/json.js';
 import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
 import { mediaKindOf, PLATFORMS } from '../../vocabulary/platforms.js';
@@ -42,11 +43,6 @@ const NO_CREDENTIALS = failure('upstream_unknown', false, 'This Bluesky connecti
 const NO_ACCOUNT = failure('token_expired', false, 'This Bluesky connection does not name its data server. Sign in again with an app password.');
 const KEY_TAKEN = failure('upstream_unknown', false, "Another Bluesky post already uses this job's record key, so nothing was posted. Publish it again.");
 
-/** The texts of the posts: a chain's, or the single post's (possibly empty) text. */
-function postTexts(req: PublishRequest): string[] {
-  return req.contentType === 'thread' && req.thread && req.thread.length > 0 ? req.thread : [req.text ?? ''];
-}
-
 /** The limits the post record enforces, checked before anything is uploaded or posted (spec 8). */
 function overLimit(texts: string[]): NetworkFailure | null {
   if (LIMITS.threadMaxPosts !== null && texts.length > LIMITS.threadMaxPosts) {
@@ -65,7 +61,11 @@ function chainFailure(f: NetworkFailure, k: number, n: number): NetworkFailure {
   return { ...f, partlyLive: true, message: `The chain stopped at post ${k + 1} of ${n}; ${live} on Bluesky. ${f.message}` };
 }
 
-/** The embed of a chain's first post (lexicons app.bsky.embed.images / app.bsky.embed.video). */
+/**
+ * The embed of a chain's first post (lexicons app.bsky.embed.images / app.bsky.embed.video). The images lexicon
+ * requires `alt` on every image, as a string with no minimum length: an image without a description carries
+ * `alt: ""`, which the PDS accepts, where leaving the property out would fail record validation.
+ */
 function embedOf(images: BlobRef[] | null, video: BlobRef | null): Json | null {
   if (images) return { $type: 'app.bsky.embed.images', images: images.map((image) => ({ image, alt: '' })) };
   if (video) return { $type: 'app.bsky.embed.video', video };

@@ -59,6 +59,27 @@ const BLOCKED_ROW: ErrorRow<XrpcErrorInfo> = {
 /** The names a refused session token comes with: an expired or unverifiable JWT (400), or none at all (401). */
 const TOKEN_REFUSED = ['ExpiredToken', 'InvalidToken', 'AuthRequired', 'AuthenticationRequired', 'AuthMissing'];
 
+/** The account's PDS refused its session token: the sign-in is gone, and the connection with it. */
+const PDS_TOKEN_ROW: ErrorRow<XrpcErrorInfo> = {
+  name: 'ExpiredToken / InvalidToken / AuthRequired (401)',
+  matches: (e) => named(...TOKEN_REFUSED)(e) || e.status === 401,
+  code: 'token_expired',
+  retryable: false,
+};
+
+/**
+ * The video service refused a service-auth token. That token was just issued by the account's PDS, which
+ * accepted the session to issue it, so the sign-in is fine: the video service (its configuration, its view of
+ * the token's audience or expiry) failed this post, and the connection is left alone.
+ */
+const VIDEO_TOKEN_ROW: ErrorRow<XrpcErrorInfo> = {
+  name: 'video service refused its service-auth token',
+  matches: PDS_TOKEN_ROW.matches,
+  code: 'upstream_unknown',
+  retryable: false,
+  message: "Bluesky's video service did not accept the upload authorization, so the video was not posted. The connection is not affected: publish it again later.",
+};
+
 /**
  * Spec 7.4 for the account's data server (PDS) and Bluesky's video service, first match wins. Sources: the
  * lexicons of com.atproto.server.refreshSession, com.atproto.repo.*, app.bsky.video.* (bluesky-social/atproto),
@@ -82,7 +103,7 @@ export const BLUESKY_ERROR_TABLE: readonly ErrorRow<XrpcErrorInfo>[] = [
     retryable: false,
     message: 'The Bluesky account is taken down or deactivated, so nothing can be posted on it.',
   },
-  { name: 'ExpiredToken / InvalidToken / AuthRequired (401)', matches: (e) => named(...TOKEN_REFUSED)(e) || e.status === 401, code: 'token_expired', retryable: false },
+  PDS_TOKEN_ROW,
   // Per-account write points (5,000 an hour, 35,000 a day) or the per-IP request budget; RateLimit-Reset says when.
   // A reset within the hour is waited for (the retry comes after it); a later one fails the job, saying when.
   {
@@ -136,6 +157,12 @@ export const BLUESKY_ERROR_TABLE: readonly ErrorRow<XrpcErrorInfo>[] = [
   },
   { name: '5xx server side', matches: (e) => e.status >= 500, code: 'upstream_5xx', retryable: true },
 ];
+
+/**
+ * The calls on the video service (app.bsky.video.*): the same rows, except that a refused token fails the post
+ * instead of expiring the connection; only the account's PDS refusing its own session means that.
+ */
+export const BLUESKY_VIDEO_ERROR_TABLE: readonly ErrorRow<XrpcErrorInfo>[] = BLUESKY_ERROR_TABLE.map((row) => (row === PDS_TOKEN_ROW ? VIDEO_TOKEN_ROW : row));
 
 /**
  * Signing in (com.atproto.server.createSession) and renewing (refreshSession): a refused password or refresh

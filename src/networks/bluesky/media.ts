@@ -4,7 +4,7 @@ import { type Json, num, obj, str } from '../kit/json.js';
 import type { MediaSource } from '../media-source.js';
 import { PLATFORMS } from '../../vocabulary/platforms.js';
 import { didWebOf } from './account.js';
-import { BLUESKY_ERROR_TABLE, BLUESKY_VIDEO_FAILED, classifyXrpc } from './errors.js';
+import { BLUESKY_VIDEO_ERROR_TABLE, BLUESKY_VIDEO_FAILED, classifyXrpc } from './errors.js';
 import { type BlobRef, type Ctx, readBlob } from './repo.js';
 import { unexpected, xrpc } from './xrpc.js';
 
@@ -85,9 +85,9 @@ async function serviceToken(ctx: Ctx, aud: string, lxm: string, expSeconds?: num
   return token ? { ok: true, token } : unexpected(ctx.deps, 'getServiceAuth without a token');
 }
 
-/** A refusal of the video service, sorted like any error (its `error` and `message` are matched, never shown). */
+/** A refusal of the video service, sorted with its table (its `error` and `message` are matched, never shown). */
 function refusal(status: number, body: Json): NetworkFailure {
-  return classifyXrpc(BLUESKY_ERROR_TABLE, { status, error: str(body.error) ?? '', message: str(body.message) ?? '', resetAt: null, resetInMs: null }).failure;
+  return classifyXrpc(BLUESKY_VIDEO_ERROR_TABLE, { status, error: str(body.error) ?? '', message: str(body.message) ?? '', resetAt: null, resetInMs: null }).failure;
 }
 
 /** The job status of an answer: the lexicon wraps it in `jobStatus`; the live service sends it bare (atproto#3026). */
@@ -107,7 +107,7 @@ export async function uploadVideo(ctx: Ctx, m: MediaRef): Promise<VideoJob> {
     const video = ctx.videoService;
     const limitsToken = await serviceToken(ctx, didWebOf(video), 'app.bsky.video.getUploadLimits');
     if (!limitsToken.ok) return limitsToken;
-    const limits = await xrpc(ctx.deps, { base: video, nsid: 'app.bsky.video.getUploadLimits', token: limitsToken.token });
+    const limits = await xrpc(ctx.deps, { base: video, nsid: 'app.bsky.video.getUploadLimits', token: limitsToken.token, table: BLUESKY_VIDEO_ERROR_TABLE });
     if (!limits.ok) return limits.failure;
     const bytesLeft = num(limits.data.remainingDailyBytes);
     if (limits.data.canUpload !== true || (bytesLeft !== null && bytesLeft < file.source.size)) {
@@ -126,6 +126,7 @@ export async function uploadVideo(ctx: Ctx, m: MediaRef): Promise<VideoJob> {
       body: await file.source.blob(type),
       contentType: type,
       timeoutMs: VIDEO_UPLOAD_TIMEOUT_MS,
+      table: BLUESKY_VIDEO_ERROR_TABLE,
     });
     const body = res.ok ? res.data : res.body;
     const job = jobStatusOf(body ?? {});
@@ -149,7 +150,7 @@ export async function uploadVideo(ctx: Ctx, m: MediaRef): Promise<VideoJob> {
 export async function processedVideo(ctx: Ctx, jobId: string): Promise<{ ok: true; blob: BlobRef } | NotReady | NetworkFailure> {
   for (let poll = 0; poll < POLLS_PER_CALL; poll++) {
     if (poll > 0) await ctx.deps.sleep(POLL_GAP_MS);
-    const res = await xrpc(ctx.deps, { base: ctx.videoService, nsid: 'app.bsky.video.getJobStatus', params: { jobId } });
+    const res = await xrpc(ctx.deps, { base: ctx.videoService, nsid: 'app.bsky.video.getJobStatus', params: { jobId }, table: BLUESKY_VIDEO_ERROR_TABLE });
     if (!res.ok) return res.failure;
     const job = jobStatusOf(res.data);
     const blob = readBlob(job.blob);

@@ -1,5 +1,6 @@
 import type { Confirmation, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from '../adapter.js';
 import { failure } from '../kit/failure.js';
+import { postTexts } from '../kit/post-texts.js';
 import { obj, str } from '../kit/json.js';
 import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
 import { call, parseAccountId } from './api.js';
@@ -14,11 +15,6 @@ const TEXT_ONLY = 'text';
 const NO_CREDENTIALS = failure('upstream_unknown', false, 'This Mastodon connection has no credentials. Reconnect it.');
 const UNNAMED = failure('upstream_5xx', true, 'Mastodon accepted the post without naming it; the next attempt asks again under the same key.');
 const BAD_ACCOUNT = failure('upstream_unknown', false, 'This Mastodon connection does not name its server correctly. Reconnect it.');
-
-/** The texts of the posts: a chain's texts, or the single post's (possibly empty) text. */
-function postTexts(req: PublishRequest): string[] {
-  return req.contentType === 'thread' && req.thread && req.thread.length > 0 ? req.thread : [req.text ?? ''];
-}
 
 /** A failure after some posts of a chain went live says so: they stay live, the rest was never posted. */
 function chainFailure(f: NetworkFailure, k: number, n: number): NetworkFailure {

@@ -1,5 +1,6 @@
 import type { Confirmation, LiveCredentials, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from '../adapter.js';
 import { failure } from '../kit/failure.js';
+import { postTexts } from '../kit/post-texts.js';
 import { isRecord, str } from '../kit/json.js';
 import type { GraphError } from '../meta-graph/errors.js';
 import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
@@ -60,11 +61,6 @@ const advance = (p: ChainProgress, mediaId: string): ChainProgress => ({
   lookups: 0,
 });
 
-/** The texts of the posts: a chain's texts, or the single post's (possibly empty) caption. */
-function postTexts(req: PublishRequest): string[] {
-  return req.contentType === 'thread' && req.thread && req.thread.length > 0 ? req.thread : [req.text ?? ''];
-}
-
 /** A failure after some posts of a chain went live says so: they stay live, the rest was never posted. */
 function chainFailure(f: NetworkFailure, k: number, n: number): NetworkFailure {
   if (n <= 1 || k === 0) return f;
@@ -94,8 +90,9 @@ type Client = ReturnType<typeof client>;
 /** Container parameters of post k (`reply_to_id` chains it under the previous post). */
 function containerParams(req: PublishRequest, k: number, replyTo: string | null): { ok: true; params: Record<string, string | null> } | NetworkFailure {
   const text = postTexts(req)[k] ?? '';
+  // Only the first post carries the media: the replies of a caption split into a chain are text posts.
   const media = k === 0 ? req.media[0] : undefined;
-  const kind = req.contentType === 'photo' ? 'IMAGE' : req.contentType === 'video' || req.contentType === 'reel' ? 'VIDEO' : 'TEXT';
+  const kind = media === undefined ? 'TEXT' : req.contentType === 'photo' ? 'IMAGE' : req.contentType === 'video' || req.contentType === 'reel' ? 'VIDEO' : 'TEXT';
   if (kind === 'TEXT') return { ok: true, params: { media_type: 'TEXT', text, reply_to_id: replyTo } };
   // Threads downloads media itself from a public address (an upload's is its signed address).
   const address = media?.publicUrl ?? media?.url;

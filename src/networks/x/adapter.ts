@@ -1,5 +1,6 @@
 import type { Confirmation, NetworkAdapter, NetworkFailure, NotReady, PublishRequest, Published, Submitted } from '../adapter.js';
 import { failure } from '../kit/failure.js';
+import { postTexts } from '../kit/post-texts.js';
 import { list, obj, str } from '../kit/json.js';
 import type { NetworkDeps, NetworkSettings } from '../network-deps.js';
 import { mediaKindOf, PLATFORMS, textLengthOn } from '../../vocabulary/platforms.js';
@@ -21,11 +22,6 @@ const enc = encodeURIComponent;
 const NO_CREDENTIALS = failure('upstream_unknown', false, 'This X connection has no credentials. Reconnect it.');
 const later = (retryAfterMs: number): NotReady => ({ ok: 'pending', retryAfterMs });
 const postUrl = (id: string): string => `${PLATFORMS.x.postUrlBase}${id}`;
-
-/** The texts of the posts: a thread's chain, or the single post's (possibly empty) text. */
-function postTexts(req: PublishRequest): string[] {
-  return req.contentType === 'thread' ? (req.thread ?? []) : [req.text ?? ''];
-}
 
 /** X's limits (platform row, spec 8), checked before anything is sent: a refusal costs no upload and no post. */
 function outsideLimits(req: PublishRequest): NetworkFailure | null {

@@ -10,9 +10,12 @@ import { X_ERROR_TABLE, X_NETWORK_FAILURE, xErrorInfo, type XErrorInfo } from '.
 
 export const LEASE_LOST = failure('upstream_5xx', true, 'Another run took over this job; this one stopped.');
 
-/** An image sent whole (POST /2/media/upload); `pending` while X still processes it (GIFs may be processed). */
+/** An image sent whole (POST /2/media/upload); `pending` while X still processes it. */
 export type ImageStep = { kind: 'image'; id: string; pending: boolean };
-/** A video sent in segments (initialize → append × n → finalize); `segments` counts those X acknowledged. */
+/**
+ * A file sent in segments (initialize → append × n → finalize): a video, or a GIF; `segments` counts those X
+ * acknowledged. The kind stays `video` for both, as progress saved by earlier runs names it.
+ */
 export type VideoStep = { kind: 'video'; id: string; size: number; segments: number; finalizeSent: boolean; finalized: boolean; pending: boolean };
 export type MediaStep = ImageStep | VideoStep;
 

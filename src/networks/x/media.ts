@@ -7,9 +7,11 @@ import { processingFailed } from './errors.js';
 import { api, type Ctx, LEASE_LOST, type MediaStep, openFile, saveStep, unexpected, type VideoStep } from './api.js';
 
 /**
- * X API v2 media upload (OpenAPI 2.167 on docs.x.com): images whole with POST /2/media/upload (`media`,
- * `media_category`), video in segments with POST /2/media/upload/initialize → /{id}/append → /{id}/finalize,
- * then GET /2/media/upload?command=STATUS until `processing_info.state` is `succeeded`.
+ * X API v2 media upload (OpenAPI 2.167 on docs.x.com): still images whole with POST /2/media/upload (`media`,
+ * `media_category`), video and GIFs in segments with POST /2/media/upload/initialize → /{id}/append →
+ * /{id}/finalize, then GET /2/media/upload?command=STATUS until `processing_info.state` is `succeeded`. The
+ * one-shot upload's `media_category` (MediaCategoryOneShot) is only `tweet_image`, `dm_image` or `subtitles`
+ * and its `media_type` lists no GIF: `tweet_gif` exists only in initialize's MediaCategory.
  */
 
 /**
@@ -66,6 +68,7 @@ export async function uploadImage(ctx: Ctx, i: number, item: MediaRef): Promise<
   if (prior?.kind === 'image') return { ok: true, id: prior.id };
   const checked = precheck(item, 'photo');
   if (!checked.ok) return checked;
+  if (checked.type === 'image/gif') return uploadInSegments(ctx, i, item, { kind: 'photo', type: checked.type, category: 'tweet_gif' });
   const file = await openFile(ctx, item.url);
   if (!file.ok) return file;
   let res;
@@ -73,7 +76,7 @@ export async function uploadImage(ctx: Ctx, i: number, item: MediaRef): Promise<
     const max = PLATFORMS.x.limits.mediaMaxBytes.photo;
     if (max !== null && file.source.size > max) return tooLarge('photo', max);
     const form = new FormData();
-    form.set('media_category', checked.type === 'image/gif' ? 'tweet_gif' : 'tweet_image');
+    form.set('media_category', 'tweet_image');
     form.set('media', await file.source.blob(checked.type), 'media');
     res = await api(ctx, 'POST', '/2/media/upload', { form });
   } finally {
@@ -89,18 +92,23 @@ export async function uploadImage(ctx: Ctx, i: number, item: MediaRef): Promise<
   return { ok: true, id };
 }
 
+/** A video: its type checked, then sent in segments as `tweet_video`. */
+export async function uploadVideo(ctx: Ctx, i: number, item: MediaRef): Promise<Uploaded> {
+  const checked = precheck(item, 'video');
+  if (!checked.ok) return checked;
+  return uploadInSegments(ctx, i, item, { kind: 'video', type: checked.type, category: 'tweet_video' });
+}
+
 /**
  * initialize → append each segment (saved one by one, so a resumed run sends only the missing ones) → finalize.
  * A finalize whose answer was lost is not sent blindly again: STATUS tells whether it landed (the docs do not say
  * what STATUS answers before a finalize; an error there means "not finalized", so it is sent again — harmless,
- * nothing is public yet).
+ * nothing is public yet). `kind` picks the size limit: a GIF is a photo to the service's limits.
  */
-export async function uploadVideo(ctx: Ctx, i: number, item: MediaRef): Promise<Uploaded> {
+async function uploadInSegments(ctx: Ctx, i: number, item: MediaRef, as: { kind: 'photo' | 'video'; type: string; category: 'tweet_video' | 'tweet_gif' }): Promise<Uploaded> {
   const prior = ctx.state.media[i];
   let step: VideoStep | null = prior?.kind === 'video' ? prior : null;
   if (step?.finalized) return { ok: true, id: step.id };
-  const checked = precheck(item, 'video');
-  if (!checked.ok) return checked;
   // Opened only when a segment must be sent; each segment is read from disk on its own.
   let source: MediaSource | null = null;
   try {
@@ -108,9 +116,9 @@ export async function uploadVideo(ctx: Ctx, i: number, item: MediaRef): Promise<
       const read = await openFile(ctx, item.url);
       if (!read.ok) return read;
       source = read.source;
-      const max = PLATFORMS.x.limits.mediaMaxBytes.video;
-      if (max !== null && source.size > max) return tooLarge('video', max);
-      const init = await api(ctx, 'POST', '/2/media/upload/initialize', { json: { media_type: checked.type, total_bytes: source.size, media_category: 'tweet_video' } });
+      const max = PLATFORMS.x.limits.mediaMaxBytes[as.kind];
+      if (max !== null && source.size > max) return tooLarge(as.kind, max);
+      const init = await api(ctx, 'POST', '/2/media/upload/initialize', { json: { media_type: as.type, total_bytes: source.size, media_category: as.category } });
       if (!init.ok) return init.failure;
       const id = str(obj(init.body.data).id);
       if (!id) return unexpected(ctx.deps, 'media initialize without data.id');
