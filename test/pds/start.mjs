@@ -38,7 +38,8 @@ async function account(name) {
 
 const alice = await account('alice');
 const bob = await account('bob');
-const appPassword = (await alice.agent.com.atproto.server.createAppPassword({ name: 'publisher' })).data.password;
+const appPasswordName = 'publisher';
+const appPassword = (await alice.agent.com.atproto.server.createAppPassword({ name: appPasswordName })).data.password;
 
 /** Per record: the lexicon's verdict and the client library's facets for its text (mentions resolved at the PDS). */
 async function check(record) {
@@ -93,7 +94,7 @@ process.stdin.resume();
 const ready = {
   pds,
   checker: `http://127.0.0.1:${checker.address().port}`,
-  alice: { handle: alice.handle, did: alice.did, password: alice.password, appPassword },
+  alice: { handle: alice.handle, did: alice.did, password: alice.password, appPassword, appPasswordName },
   bob: { handle: bob.handle, did: bob.did },
 };
 console.log(`READY ${JSON.stringify(ready)}`);

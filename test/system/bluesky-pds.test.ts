@@ -37,7 +37,7 @@ if (missing) console.warn(`test/system/bluesky-pds.test.ts skipped: ${missing}`)
 interface Ready {
   pds: string;
   checker: string;
-  alice: { handle: string; did: string; password: string; appPassword: string };
+  alice: { handle: string; did: string; password: string; appPassword: string; appPasswordName: string };
   bob: { handle: string; did: string };
 }
 
@@ -302,5 +302,16 @@ describe.skipIf(missing !== null)(`Bluesky against the reference PDS${missing ? 
     // At least the text, the 3-post thread, the image and the 2 retried posts (and the split chain when it went out).
     expect(all.length).toBeGreaterThanOrEqual(7);
     expect((await check(all.map((r) => r.value))).filter((v) => !v.valid)).toEqual([]);
+  });
+
+  it('an app password the owner revoked no longer connects', async () => {
+    const xrpc = (nsid: string, body: unknown, token?: string) =>
+      fetch(`${env().pds}/xrpc/${nsid}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    // Revoking takes the owner's main password, as in Bluesky's settings.
+    const session = (await (await xrpc('com.atproto.server.createSession', { identifier: env().alice.handle, password: env().alice.password })).json()) as { accessJwt: string };
+    expect((await xrpc('com.atproto.server.revokeAppPassword', { name: env().alice.appPasswordName }, session.accessJwt)).status).toBe(200);
+    const refused = await connect(env().alice.appPassword);
+    expect([refused.status, refused.body.error]).toEqual([400, 'validation_failed']);
+    expect(refused.body.message).toMatch(/^app_password: Bluesky refused the sign-in/);
   });
 });
