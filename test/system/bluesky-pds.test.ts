@@ -120,7 +120,7 @@ const spans = (facets: Facet[]) => [...facets].sort(byStart).map(({ index, featu
 /** The record key at the end of a post's URI or bsky.app address. */
 const rkeyOf = (address: string) => address.split('/').at(-1) ?? '';
 
-/** A 2×2 PNG (RGB, no filter), small enough for any limit and a real image for the PDS's type sniffing. */
+/** A real 2×2 PNG, far under Bluesky's size limit. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAwMDAwMDAwMDAAAMBAAHXpuUIAAAAAElFTkSuQmCC',
   'base64',
@@ -140,8 +140,12 @@ describe.skipIf(missing !== null)(`Bluesky against the reference PDS${missing ? 
   beforeAll(async () => {
     const sqlite = testDatabaseKinds().find((k) => k.name === 'sqlite');
     if (!sqlite) throw new Error('no SQLite test database kind');
-    // The PDS and the service start side by side; the PDS is on loopback, which only ALLOW_LOCAL_URLS lets through.
-    [pds, server] = await Promise.all([startPds(), startTestServer(sqlite, { ALLOW_LOCAL_URLS: 'true' }, { clock: new ManualClock(Date.now()), workers: false })]);
+    // The PDS and the service start side by side (each kept as soon as it is up, so afterAll stops it even when the
+    // other failed); the PDS is on loopback, which only ALLOW_LOCAL_URLS lets the service reach.
+    await Promise.all([
+      startPds().then((started) => (pds = started)),
+      startTestServer(sqlite, { ALLOW_LOCAL_URLS: 'true' }, { clock: new ManualClock(Date.now()), workers: false }).then((started) => (server = started)),
+    ]);
     ws = await service().workspace('Reference PDS');
     const brand = await service().request('POST', api('/brands'), { key: ws.api_key, body: { name: 'Sky' } });
     brandId = brand.body.id as string;
