@@ -101,7 +101,7 @@ export function connectAssistantPages(pages: PageRouter): void {
 <section class="card" aria-labelledby="ways-h">
   <h2 id="ways-h">2. Two ways to let it in</h2>
   <h3>Sign in with the approval page (easiest)</h3>
-  <p>Add the address without anything else. The assistant opens a page of this service in your browser: paste an API key of this workspace there and press <strong>Approve</strong>. The assistant never sees the key; it receives its own pass, which stops working when you disconnect it on <a href="/dashboard/connected-apps">Connected apps</a> or revoke the key you approved it with.</p>
+  <p>Add the address without anything else. The assistant opens a page of this service in your browser: paste an API key of this workspace there and press <strong>Approve</strong>. The assistant never sees the key; it receives its own pass, which stops working when you disconnect it on <a href="/dashboard/connected-apps">Connected apps</a> or revoke the key you approved it with. A pass lasts a day unless your installation says otherwise; then the assistant asks you to approve it again.</p>
   <h3>An API key in the settings</h3>
   <p>VS Code, Cursor and Claude Code also accept a key written into their settings, sent with every request as the header <code>Authorization: Bearer</code> followed by the key. Create a key just for that assistant on <a href="/dashboard/api-keys">API keys</a> and name it after the assistant, so you can revoke it alone. Anyone who can read the settings file can act for this workspace.</p>
 </section>
@@ -132,7 +132,7 @@ export function connectAssistantPages(pages: PageRouter): void {
 </section>
 <section class="card" aria-labelledby="cursor-h">
   <h2 id="cursor-h">Cursor</h2>
-  <p>Put this in <code>~/.cursor/mcp.json</code> (every project) or <code>.cursor/mcp.json</code> (one project); if the file already lists servers, add the <code>${SERVER_NAME}</code> entry beside them. Cursor shows the server under <strong>Settings</strong>, <strong>MCP</strong>: press <strong>Connect</strong> to open the approval page.</p>
+  <p>Put this in <code>~/.cursor/mcp.json</code> (every project) or <code>.cursor/mcp.json</code> (one project); if the file already lists servers, add the <code>${SERVER_NAME}</code> entry beside them. Cursor lists the server in its settings, under <strong>MCP</strong> (<strong>Tools &amp; MCP</strong> in recent versions): press <strong>Connect</strong> to open the approval page.</p>
   ${snippet('cursor-config', 'Cursor, signing in with the approval page', cursorConfig(mcpUrl, false))}
   <p>With an API key instead: replace <code>${KEY_PLACEHOLDER}</code> with the key.</p>
   ${snippet('cursor-config-key', 'Cursor, with an API key', cursorConfig(mcpUrl, true))}
