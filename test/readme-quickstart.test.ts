@@ -51,8 +51,9 @@ describe('README quickstart, run with bash as written against a first start', ()
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates a brand and a sandbox connection, publishes, waits for "published", shows the meters — twice', async () => {
+  it('creates a brand and a sandbox connection, publishes, waits for "published", shows the meters — twice, reusing the brand and connection', async () => {
     const script = quickstartScript();
+    const brandLines = new Set<string>();
     for (const run of [1, 2]) {
       const { code, stdout, stderr } = await runScript(script, dir);
       expect(code, `run ${run}: ${stderr}`).toBe(0);
@@ -68,8 +69,17 @@ describe('README quickstart, run with bash as written against a first start', ()
         jobs: [{ platform_slug: 'threads', status: 'published', external_post_url: expect.stringMatching(/^https:\/\//) }],
       });
       expect(usage.plan).toBe('default');
-      // Each run adds one brand, one connection and one publication.
-      expect(usage.meters).toEqual(expect.arrayContaining([expect.objectContaining({ meter: 'brands', used: run }), expect.objectContaining({ meter: 'publicacoes', used: run })]));
+      // The second run finds the first run's brand and connection by name: one of each, one more publication.
+      expect(usage.meters).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ meter: 'brands', used: 1 }),
+          expect.objectContaining({ meter: 'connections', used: 1 }),
+          expect.objectContaining({ meter: 'publicacoes', used: run }),
+        ]),
+      );
+      brandLines.add(first ?? '');
     }
+    // Both runs printed the same brand and connection ids.
+    expect(brandLines.size).toBe(1);
   }, 120_000);
 });

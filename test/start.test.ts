@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -231,6 +231,20 @@ describe('npm start, as a newcomer runs it', () => {
       expect(icon.headers.get('content-type')).toContain('image/svg+xml');
       // Not a terminal: request logs stay JSON lines for machines.
       await waitForLine(started, /"msg":"request"/);
+    } finally {
+      await stopNpm(started);
+    }
+  }, 120_000);
+
+  it('when sources changed since the last build, npm start first says it is compiling, then prints the banner', async () => {
+    // A source newer than the last build, as after an edit or a pull: npm itself is silent, so the compile announces itself.
+    const now = new Date();
+    utimesSync(join(ROOT, 'src', 'main.ts'), now, now);
+    const started = await runCommand('npm start', env);
+    try {
+      const lines = started.output().split('\n');
+      expect(lines[0]).toBe('Compiling what changed since the last build…');
+      expect(lines[1]).toMatch(/^Listening on /);
     } finally {
       await stopNpm(started);
     }

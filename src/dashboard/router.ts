@@ -9,6 +9,7 @@ import { calendarPages } from './pages/calendar.js';
 import { draftPages } from './pages/drafts.js';
 import { queuePages } from './pages/queue.js';
 import { composePages } from './pages/compose/index.js';
+import { connectAssistantPages } from './pages/connect-assistant.js';
 import { connectedAppPages } from './pages/connected-apps.js';
 import { connectionBoardPages } from './pages/connection-board.js';
 import { contentPages } from './pages/contents.js';
@@ -43,6 +44,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   queuePages(pages);
   webhookPages(pages);
   apiKeyPages(pages);
+  connectAssistantPages(pages);
   connectedAppPages(pages);
   oauthClientPages(pages);
   walletPages(pages);

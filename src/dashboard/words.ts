@@ -27,7 +27,7 @@ export const METER_WORDS: Record<string, string> = {
   media_storage: 'Media storage',
   webhooks: 'Webhook endpoints',
   inspiration_library: 'Inspiration library',
-  criacao_de_conteudos: 'Content creation this cycle',
+  criacao_de_conteudos: 'Content creations this cycle',
   publicacoes: 'Publications this cycle',
 };
 

@@ -22,6 +22,10 @@ describeEachDb(
       expect(page.html).toContain('<a href="/dashboard/brands">Create a brand</a>');
       expect(text).toContain('Add a sandbox connection');
       expect(text).not.toContain('Inspiration library');
+      // The plan's meters in English words; the wire's Portuguese codes stay in the API.
+      expect(text).toContain('Content creations this cycle');
+      expect(text).toContain('Publications this cycle');
+      expect(text).not.toMatch(/criacao|publicacoes|inspiration_library/);
       expect(text).toContain('Media storage');
       expect(text).toContain('Nothing needs attention');
       expect(page.html).toContain('Create a brand to start posting');

@@ -8,7 +8,7 @@ describe('interface words, names and phone tables', () => {
   it('English product words for the spec codes; no meter for a feature that does not exist', () => {
     expect(['plano', 'creditos', 'automatico'].map(modeWord)).toEqual(['Plan', 'Credits', 'Plan, then credits']);
     expect(meterWord('publicacoes')).toBe('Publications this cycle');
-    expect(meterWord('criacao_de_conteudos')).toBe('Content creation this cycle');
+    expect(meterWord('criacao_de_conteudos')).toBe('Content creations this cycle');
     expect(operationWord('publicacao')).toBe('Publication');
     expect(meterShown('inspiration_library')).toBe(false);
     expect(meterShown('publicacoes')).toBe(true);

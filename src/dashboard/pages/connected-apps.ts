@@ -3,6 +3,7 @@ import { ServiceError } from '../../core/errors.js';
 import { html } from '../../web/html.js';
 import { actionButton, isoDate, table } from '../layout.js';
 import type { PageRouter } from '../page-router.js';
+import { CONNECT_ASSISTANT } from './connect-assistant.js';
 
 export const CONNECTED_APPS = '/dashboard/connected-apps';
 
@@ -46,6 +47,7 @@ export function connectedAppPages(pages: PageRouter): void {
 <section class="card" aria-labelledby="apps-h">
   <h2 id="apps-h">Apps</h2>
   ${table({ caption: 'Apps connected to this workspace', head: ['App', 'Host and client ID', 'Kind', 'Connected', 'Last authorized', 'Active tokens', 'Action'], rows, empty: 'No app is connected to this workspace.' })}
+  ${data.length === 0 ? html`<p><a href="${CONNECT_ASSISTANT}">Connect an assistant</a>: the address to give Claude, ChatGPT, VS Code or Cursor, and what to paste where.</p>` : ''}
   <p>Revoking an app ends its approvals and tokens for this workspace only; the app must be approved again to reconnect.</p>
 </section>`,
     };
