@@ -10,6 +10,7 @@ import { CLIENT_ID_PREFIX, MCP_SCOPE, OAUTH_MOUNT } from '../src/core/oauth-clie
 export { OAUTH_MOUNT };
 import { adapterFactory } from './adapter.js';
 import type { ClientMetadataDocuments } from './client-metadata-documents.js';
+import { acceptBothLoopbackSpellings } from './loopback-redirect.js';
 
 
 export interface OAuthSettings {
@@ -269,6 +270,8 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
   // No logout ever redirects to a client's address (B-5): registrations drop post_logout_redirect_uris, and
   // clients stored before that rule are covered too.
   provider.Client.prototype.postLogoutRedirectUriAllowed = () => false;
+  // `http://127.0.0.1:33418` and `http://127.0.0.1:33418/` are one loopback callback, on any port for a native client.
+  acceptBothLoopbackSpellings(provider.Client.prototype);
   return provider;
 }
 

@@ -177,6 +177,17 @@ describeEachDb(
       expect(res.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:");
     });
 
+    it('a loopback callback written without a path matches the same URL with "/" and vice versa; any port unless the document says web', async () => {
+      const base = server().service.baseUrl;
+      const refusedRedirect = async (clientId: string, uri: string) => expect(await authorize(base, clientId, uri), uri).toMatchObject({ status: 400, location: null, body: { error: 'invalid_redirect_uri' } });
+      const native = host.serve(path('no-path'), (id) => ({ ...claudeCodeDocument(id), redirect_uris: ['http://127.0.0.1'] }));
+      for (const uri of ['http://127.0.0.1', 'http://127.0.0.1/', 'http://127.0.0.1:40000/', 'http://127.0.0.1:40000']) expect(accepted(await authorize(base, native, uri)), uri).toBe(true);
+      await refusedRedirect(native, 'http://127.0.0.1:40000/cb');
+      const web = host.serve(path('web-slash'), (id) => ({ ...claudeCodeDocument(id), application_type: 'web', redirect_uris: ['http://localhost:33418/'] }));
+      for (const uri of ['http://localhost:33418/', 'http://localhost:33418']) expect(accepted(await authorize(base, web, uri)), uri).toBe(true);
+      for (const uri of ['http://localhost:40000/', 'http://localhost:40000']) await refusedRedirect(web, uri);
+    });
+
     it('a client registered dynamically keeps its display: no host line, no warning', async () => {
       const base = server().service.baseUrl;
       const reg = (await (await fetch(`${base}/api/oauth/mcp/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Registered', redirect_uris: ['http://127.0.0.1/callback'] }) })).json()) as { client_id: string };
