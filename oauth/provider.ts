@@ -236,6 +236,9 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
   provider.proxy = settings.trustProxy;
   pinOrigin(provider, settings.baseUrl);
 
+  // Outermost, so that it reads each answer as finally shaped.
+  if (settings.clientMetadataDocuments) provider.use(settings.clientMetadataDocuments.explainRefusals);
+
   // RFC 9700 §4.11.2: the authorization endpoint must not be an open redirector. Anyone can register a public
   // client with any redirect URI, so an error found before the user has seen the consent page (prompt=none's
   // login_required, a bad parameter) is answered here instead of bouncing the browser to that unvetted address.

@@ -158,6 +158,39 @@ describeEachDb(
       expect(host.fetches(path('redirect-target'))).toBe(0);
     });
 
+    it('a refusal says why in error_description; a document refused after fetching is fetched once over three tries', async () => {
+      const base = server().service.baseUrl;
+      const descriptions = async (clientId: string) => {
+        const out: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const attempt = await authorize(base, clientId);
+          expectRefused(attempt);
+          out.push(String(attempt.body?.error_description));
+        }
+        return out;
+      };
+      const again = (reason: string) => new RegExp(`^client_id metadata document: ${reason}; not fetched again for \\d+ s$`);
+
+      const missing = await descriptions(host.url(path('missing')));
+      expect(missing[0]).toBe('client_id metadata document: not found (HTTP 404)');
+      for (const later of missing.slice(1)) expect(later).toMatch(again('not found \\(HTTP 404\\)'));
+      expect(host.fetches(path('missing'))).toBe(1);
+
+      // Refused by the authorization server's own checks once fetched: remembered like a failed fetch.
+      const secret = await descriptions(host.serve(path('shared-secret'), (id) => ({ ...claudeCodeDocument(id), token_endpoint_auth_method: 'client_secret_post' })));
+      expect(secret[0]).toMatch(/shared-secret/);
+      for (const later of secret.slice(1)) expect(later).toMatch(again('.*shared-secret.*'));
+      expect(host.fetches(path('shared-secret'))).toBe(1);
+
+      const big = await descriptions(host.serve(path('too-large'), (id) => ({ ...claudeCodeDocument(id), client_name: 'x'.repeat(6_000) })));
+      expect(big[0]).toBe('client_id metadata document: larger than 5120 bytes');
+      expect(host.fetches(path('too-large'))).toBe(1);
+
+      host.routes.set(path('moved'), { status: 301, headers: { location: host.url(path('elsewhere')) }, body: '' });
+      expect((await descriptions(host.url(path('moved'))))[0]).toBe('client_id metadata document: redirects are not followed');
+      expect(host.fetches(path('moved'))).toBe(1);
+    });
+
     it('the consent page names the document host, warns about a loopback callback, escapes the name and shows no logo', async () => {
       const base = server().service.baseUrl;
       const logo = host.url(path('logo.png'));
@@ -225,7 +258,10 @@ describeEachDb('metadata documents: the per-address throttle', (server, kind) =>
     const paths = Array.from({ length: 5 }, (_, i) => `/${kind.name}/throttled-${i}.json`);
     const attempts = await Promise.all(paths.map((p) => authorize(base, host.serve(p, claudeCodeDocument, { headers: { 'cache-control': 'max-age=300' } }))));
     expect(attempts.filter(accepted)).toHaveLength(2);
-    for (const refused of attempts.filter((a) => !accepted(a))) expectRefused(refused);
+    for (const refused of attempts.filter((a) => !accepted(a))) {
+      expectRefused(refused);
+      expect(refused.body?.error_description).toMatch(/^client_id metadata document: too many document fetches from this address, retry in \d+ s$/);
+    }
     expect(paths.reduce((n, p) => n + host.fetches(p), 0)).toBe(2);
     const fetched = paths.filter((p) => host.fetches(p) === 1);
     for (const p of fetched) expect(accepted(await authorize(base, host.url(p)))).toBe(true);
