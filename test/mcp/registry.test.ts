@@ -175,6 +175,35 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
 /** Dashboard paths the links may use (a route of src/dashboard/pages, `:x` for an id), plus an optional fragment. */
 const DASHBOARD_PAGES = [/^\/dashboard\/contents\/[^/#]+$/, /^\/dashboard\/brands(#brand-[^/#]+)?$/, /^\/dashboard\/brands\/[^/#]+\/queue$/, /^\/dashboard\/webhooks\/[^/#]+$/, /^\/dashboard\/deliveries\/[^/#]+$/, /^\/dashboard\/media$/, /^\/dashboard\/wallet$/];
 
+/** The part of a tool's JSON Schema the description walk reads. */
+interface JsonSchemaNode {
+  description?: unknown;
+  properties?: Record<string, JsonSchemaNode>;
+  items?: JsonSchemaNode;
+  anyOf?: JsonSchemaNode[];
+  oneOf?: JsonSchemaNode[];
+  allOf?: JsonSchemaNode[];
+}
+
+/** The tools as a client sees them: tools/list over an in-memory connection to the real server. */
+async function listedTools() {
+  const server = buildMcpServer({
+    principal: () => Promise.reject(new Error('listing needs no principal')),
+    services: {} as ToolServices,
+    log: createLogger('silent'),
+    requestId: () => 'req_test',
+    baseUrl: 'http://localhost:3000',
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'registry-test', version: '1.0.0' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  try {
+    return (await client.listTools()).tools;
+  } finally {
+    await client.close();
+  }
+}
+
 describe('MCP tool registry (tools/index.ts)', () => {
   it('lists exactly one tool per file in tools/, named after its file', async () => {
     const fromFiles: AnyTool[] = [];
@@ -263,30 +292,36 @@ describe('MCP tool registry (tools/index.ts)', () => {
     });
   });
 
-  it('renders every schema as JSON Schema with type "object" at the root (no root $ref or union)', async () => {
-    const scope = {
-      principal: () => Promise.reject(new Error('listing needs no principal')),
-      services: {} as ToolServices,
-      log: createLogger('silent'),
-      requestId: () => 'req_test',
-      baseUrl: 'http://localhost:3000',
-    };
-    const server = buildMcpServer(scope);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'registry-test', version: '1.0.0' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-    try {
-      const { tools: listed } = await client.listTools();
-      expect(listed).toHaveLength(tools.length);
-      for (const tool of listed) {
-        for (const schema of [tool.inputSchema, tool.outputSchema]) {
-          expect(schema, tool.name).toMatchObject({ type: 'object' });
-          expect(schema, tool.name).not.toHaveProperty('$ref');
-          expect(schema, tool.name).not.toHaveProperty('anyOf');
-        }
+  it('describes every input property at its own top level, at any depth, as tools/list gives it', async () => {
+    const listed = await listedTools();
+    const undescribed: string[] = [];
+    const walk = (schema: JsonSchemaNode, path: string): void => {
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        // The property's own description: one inside an anyOf branch (a nullable field) is not shown by clients
+        // that read only the top of each property.
+        if (typeof property.description !== 'string' || property.description.trim() === '') undescribed.push(`${path}.${name}`);
+        walk(property, `${path}.${name}`);
       }
-    } finally {
-      await client.close();
+      if (schema.items !== undefined) walk(schema.items, `${path}[]`);
+      for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) walk(branch, path);
+    };
+    for (const tool of listed) walk(tool.inputSchema as JsonSchemaNode, tool.name);
+    expect(undescribed).toEqual([]);
+    // The walk sees what it must: a nullable edit field and a nested media item.
+    const update = listed.find((t) => t.name === 'update_content')?.inputSchema as JsonSchemaNode | undefined;
+    expect(update?.properties?.text?.anyOf).toBeDefined();
+    expect(update?.properties?.text?.description).toMatch(/null clears it/);
+  });
+
+  it('renders every schema as JSON Schema with type "object" at the root (no root $ref or union)', async () => {
+    const listed = await listedTools();
+    expect(listed).toHaveLength(tools.length);
+    for (const tool of listed) {
+      for (const schema of [tool.inputSchema, tool.outputSchema]) {
+        expect(schema, tool.name).toMatchObject({ type: 'object' });
+        expect(schema, tool.name).not.toHaveProperty('$ref');
+        expect(schema, tool.name).not.toHaveProperty('anyOf');
+      }
     }
   });
 });
