@@ -72,9 +72,9 @@ describeEachDb(
       const { client } = await setup();
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
-      expect(byName.get('update_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true }); // new media addresses are read
+      expect(byName.get('update_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }); // overwrites fields; a draft given a time will publish
       expect(byName.get('cancel_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
-      expect(byName.get('publish_content_now')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+      expect(byName.get('publish_content_now')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }); // gives up the scheduled time
       for (const name of ['publish_content', 'update_content']) {
         const tool = byName.get(name);
         for (const field of ['publish_at', 'time_zone', 'queue', 'draft']) expect(tool?.inputSchema.properties, `${name}.${field}`).toHaveProperty(field);
