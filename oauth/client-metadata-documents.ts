@@ -1,10 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientMetadataDocumentLimits } from '../src/config.js';
 import type { Response as OutboundResponse } from 'undici';
-import { OutboundBlockedError, safeFetch, type OutboundPolicy } from '../src/media/safe-fetch.js';
+import { safeFetch, type OutboundPolicy } from '../src/media/safe-fetch.js';
 import { publicUrlProblem } from '../src/media/url-rule.js';
 import { withinDeadline } from '../src/web/deadline.js';
 import type { RateLimiter } from '../src/web/rate-limiter.js';
+import { seconds, statusReason, unreachableReason } from './document-refusal-reasons.js';
+import { ExpiringMap } from './expiring-map.js';
 
 /**
  * OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document-02; MCP 2025-11-25 "Client ID
@@ -89,62 +91,6 @@ export function shapeDocument(document: Record<string, unknown>): Record<string,
   const kept: Record<string, unknown> = Object.fromEntries(KEPT_DOCUMENT_FIELDS.filter((f) => document[f] !== undefined).map((f) => [f, document[f]]));
   kept.application_type ??= 'native';
   return kept;
-}
-
-/** A small map whose entries expire and whose size is bounded (the oldest entry goes first). */
-class ExpiringMap<V> {
-  private readonly entries = new Map<string, { until: number; value: V }>();
-
-  constructor(private readonly maxEntries: number) {}
-
-  set(key: string, value: V, ms: number): void {
-    this.entries.delete(key);
-    this.entries.set(key, { until: Date.now() + ms, value });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-  }
-
-  /** The live entry's value and the ms it has left, or undefined. */
-  get(key: string): { value: V; msLeft: number } | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    const msLeft = entry.until - Date.now();
-    if (msLeft > 0) return { value: entry.value, msLeft };
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  take(key: string): boolean {
-    const present = this.get(key) !== undefined;
-    this.entries.delete(key);
-    return present;
-  }
-}
-
-/** Whole seconds, at least 1, for "retry in N s". */
-const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
-
-/** TLS verification failures as Node and undici name them, anywhere in an error's cause chain. */
-const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH)/;
-
-/** The short reason a fetch failed before any answer, in our words (never the network library's). */
-function unreachableReason(err: unknown, timeoutMs: number): string {
-  if (err instanceof OutboundBlockedError) {
-    if (err.reason === 'redirect_limit') return 'redirects are not followed';
-    // Which address a name resolved to stays in the log: the caller is anonymous.
-    return err.reason === 'address' ? 'its host is not a public address' : err.message;
-  }
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs} ms`;
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && TLS_CODES.test(code)) return 'its TLS certificate was not accepted';
-  }
-  return 'unreachable';
-}
-
-/** The short reason a document answered with `status` (not 200) is refused. */
-function statusReason(status: number): string {
-  if (status >= 300 && status < 400) return 'redirects are not followed';
-  return status === 404 ? 'not found (HTTP 404)' : `answered HTTP ${status}`;
 }
 
 /**

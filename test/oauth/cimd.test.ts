@@ -93,7 +93,9 @@ describeEachDb(
       restoreTls?.();
       restoreTls = undefined;
       const clientId = host.serve(path('untrusted'), claudeCodeDocument);
-      expectRefused(await authorize(server().service.baseUrl, clientId));
+      const refused = await authorize(server().service.baseUrl, clientId);
+      expectRefused(refused);
+      expect(refused.body?.error_description).toBe('client_id metadata document: its TLS certificate was not accepted');
       expect(host.fetches(path('untrusted'))).toBe(0);
       // The later tests talk to the self-signed host (see trustSelfSignedCertificates).
       restoreTls = trustSelfSignedCertificates();
