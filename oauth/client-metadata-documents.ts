@@ -1,9 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientMetadataDocumentLimits } from '../src/config.js';
 import type { Response as OutboundResponse } from 'undici';
 import { safeFetch, type OutboundPolicy } from '../src/media/safe-fetch.js';
 import { publicUrlProblem } from '../src/media/url-rule.js';
 import { withinDeadline } from '../src/web/deadline.js';
 import type { RateLimiter } from '../src/web/rate-limiter.js';
+import { seconds, statusReason, unreachableReason } from './document-refusal-reasons.js';
+import { ExpiringMap } from './expiring-map.js';
 
 /**
  * OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document-02; MCP 2025-11-25 "Client ID
@@ -14,7 +17,9 @@ import type { RateLimiter } from '../src/web/rate-limiter.js';
  *   failed, and a per-address throttle — the fetch happens before anyone has signed in, so anyone can ask for one;
  * - how they happen (`fetch`): through the same outbound-address guard as media and webhooks, never following a
  *   redirect, with a size and time cap, and only for a URL `allowFetch` has just approved;
- * - what a document may say (`shapeDocument`, `allowClient`): an allow-list of fields and a redirect fence.
+ * - what a document may say (`shapeDocument`, `allowClient`): an allow-list of fields and a redirect fence;
+ * - what a refused client is told (`explainRefusals`): the provider's answer is a fixed "fetch failed" or "fetch
+ *   not allowed", so the short reason found here replaces its `error_description`.
  */
 
 export interface ClientMetadataDocumentSettings extends ClientMetadataDocumentLimits {
@@ -88,32 +93,22 @@ export function shapeDocument(document: Record<string, unknown>): Record<string,
   return kept;
 }
 
-/** A small map whose entries expire and whose size is bounded (the oldest entry goes first). */
-class ExpiringSet {
-  private readonly until = new Map<string, number>();
-
-  constructor(private readonly maxEntries: number) {}
-
-  add(key: string, ms: number): void {
-    this.until.delete(key);
-    this.until.set(key, Date.now() + ms);
-    if (this.until.size > this.maxEntries) this.until.delete(this.until.keys().next().value!);
-  }
-
-  has(key: string): boolean {
-    const until = this.until.get(key);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
-    this.until.delete(key);
-    return false;
-  }
-
-  take(key: string): boolean {
-    const present = this.has(key);
-    this.until.delete(key);
-    return present;
-  }
+/**
+ * What one request to the authorization server learnt about metadata documents: the first refusal's reason, and
+ * the documents it fetched and those the provider then built a client from (its own checks passed).
+ */
+interface Attempt {
+  reason: string | undefined;
+  fetched: Set<string>;
+  built: Set<string>;
 }
+
+/** The part of a Koa context the refusal explainer reads and writes. */
+interface ResponseContext {
+  body: unknown;
+}
+
+const REFUSAL_ERRORS = new Set(['invalid_client', 'invalid_client_metadata']);
 
 /** How long an approval from `allowFetch` waits for the fetch it approved (the provider fetches right after). */
 const APPROVAL_MS = 10_000;
@@ -155,6 +150,11 @@ export interface ClientMetadataDocuments {
   };
   /** The provider's `fetch`: the only outbound request the authorization server makes. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /**
+   * Provider middleware around every request: gives a refusal the reason found here as `error_description`, and
+   * puts a document the provider refused after fetching it into the failure cache.
+   */
+  explainRefusals(ctx: ResponseContext, next: () => Promise<unknown>): Promise<void>;
   maxBytes: number;
 }
 
@@ -164,16 +164,25 @@ export interface ClientMetadataDocuments {
  */
 export function createClientMetadataDocuments(settings: ClientMetadataDocumentSettings, deps: { throttle: RateLimiter; log: Log }): ClientMetadataDocuments {
   const policy: OutboundPolicy = { allowLocal: settings.allowLocal };
-  const failed = new ExpiringSet(1_000);
-  const approved = new ExpiringSet(1_000);
+  /** Documents that failed moments ago, with why; none is fetched again until its entry ends. */
+  const failed = new ExpiringMap<string>(1_000);
+  const approved = new ExpiringMap<true>(1_000);
+  const attempts = new AsyncLocalStorage<Attempt>();
 
+  /** Logs a refusal; the first one of a request is the reason its client is given. */
   function refuse(clientId: string, reason: string): false {
     deps.log.info({ client_id: clientId.slice(0, 300), reason }, 'client metadata document refused');
+    const attempt = attempts.getStore();
+    if (attempt !== undefined) attempt.reason ??= reason;
     return false;
   }
 
+  function remember(clientId: string, reason: string): void {
+    failed.set(clientId, reason, settings.failureCacheSeconds * 1000);
+  }
+
   function fail(clientId: string, reason: string): Error {
-    failed.add(clientId, settings.failureCacheSeconds * 1000);
+    remember(clientId, reason);
     refuse(clientId, reason);
     return new Error(`client metadata document: ${reason}`);
   }
@@ -183,6 +192,7 @@ export function createClientMetadataDocuments(settings: ClientMetadataDocumentSe
     // Fail closed for anything else the provider might fetch (jwks_uri, sector_identifier_uri): those fields
     // are never kept, and a URL nobody approved never leaves the process.
     if (!approved.take(url)) throw new Error('the authorization server fetches only the client metadata documents it has approved');
+    attempts.getStore()?.fetched.add(url);
     // One deadline covers the answer and its body; a fetch refused or failed before any answer is told apart.
     type Got = { res: OutboundResponse; body: Buffer | null } | { failure: string };
     const got = await withinDeadline(
@@ -195,12 +205,11 @@ export function createClientMetadataDocuments(settings: ClientMetadataDocumentSe
           // connects to exactly the address it checked (no DNS rebinding). maxRedirects 0: a redirect is refused.
           res = await safeFetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal, maxRedirects: 0 }, policy);
         } catch (err) {
-          const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-          return { failure: err instanceof Error && err.name === 'OutboundBlockedError' ? err.message : timedOut ? `no answer within ${settings.timeoutMs} ms` : 'unreachable' };
+          return { failure: unreachableReason(err, settings.timeoutMs) };
         }
         if (res.status !== 200) {
           await res.body?.cancel().catch(() => undefined);
-          return { failure: `answered ${res.status}` };
+          return { failure: statusReason(res.status) };
         }
         const declared = Number(res.headers.get('content-length') ?? NaN);
         if (declared > settings.maxBytes) return { res, body: null };
@@ -224,7 +233,7 @@ export function createClientMetadataDocuments(settings: ClientMetadataDocumentSe
     const fields = document as Record<string, unknown>;
     // The provider refuses this too, with its own words; remembering it spares the next fetch.
     if (fields.client_id !== url) {
-      failed.add(url, settings.failureCacheSeconds * 1000);
+      remember(url, 'its client_id differs from its URL');
       refuse(url, 'its client_id differs from its URL');
     }
     return new Response(JSON.stringify(shapeDocument(fields)), { status: 200, headers: cacheHeaders(res.headers) });
@@ -237,21 +246,41 @@ export function createClientMetadataDocuments(settings: ClientMetadataDocumentSe
       async allowFetch(ctx, clientId) {
         const problem = publicUrlProblem(clientId, settings.allowLocal);
         if (problem !== null) return refuse(clientId, `the URL ${problem}`);
-        if (failed.has(clientId)) return refuse(clientId, 'it failed moments ago');
+        const failure = failed.get(clientId);
+        if (failure !== undefined) return refuse(clientId, `${failure.value}; not fetched again for ${seconds(failure.msLeft)} s`);
+        // Fetched in this very request and not kept: the provider refused it, and its error handler is looking
+        // the client up again. That second look gets the same answer without a second fetch or budget point.
+        const attempt = attempts.getStore();
+        if (attempt?.fetched.has(clientId) === true && !attempt.built.has(clientId)) return false;
         // Outside a request (a token check, the consent page) the provider has no context: one shared budget.
         const decision = await deps.throttle.consume(ctx?.ip ?? 'no-address');
-        if (!decision.allowed) return refuse(clientId, 'too many document fetches from this address');
-        approved.add(clientId, APPROVAL_MS);
+        if (!decision.allowed) return refuse(clientId, `too many document fetches from this address, retry in ${seconds(decision.resetAt - Date.now())} s`);
+        approved.set(clientId, true, APPROVAL_MS);
         return true;
       },
       // Runs on every resolution, cached or fetched, so a document refused once is refused from the cache too.
       allowClient(_ctx, client) {
+        attempts.getStore()?.built.add(client.clientId);
         const outside = redirectOutsideFence(client.clientId, client.redirectUris ?? []);
         return outside === undefined ? true : refuse(client.clientId, `redirect URI ${outside.slice(0, 300)} is neither loopback nor on the client_id's origin`);
       },
       cacheDuration: { min: Math.min(60, settings.cacheMaxSeconds), max: settings.cacheMaxSeconds },
     },
     fetch: fetchDocument,
+    async explainRefusals(ctx, next) {
+      const attempt: Attempt = { reason: undefined, fetched: new Set(), built: new Set() };
+      await attempts.run(attempt, next);
+      const body = ctx.body;
+      if (body === null || typeof body !== 'object' || !REFUSAL_ERRORS.has(String((body as { error?: unknown }).error))) return;
+      const answer = body as { error: string; error_description?: string };
+      // A document fetched here that never reached `allowClient` was refused by the provider's own checks
+      // (a shared secret, a grant or redirect URI its schema refuses): remembered like any failure, with the
+      // provider's words, so the next tries are answered without fetching it again.
+      for (const url of attempt.fetched) {
+        if (!attempt.built.has(url) && failed.get(url) === undefined) remember(url, (answer.error_description ?? 'refused by the authorization server').replace(/^client_id metadata document:? */, ''));
+      }
+      if (attempt.reason !== undefined) answer.error_description = `client_id metadata document: ${attempt.reason}`;
+    },
     maxBytes: settings.maxBytes,
   };
 }

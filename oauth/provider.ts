@@ -10,6 +10,7 @@ import { CLIENT_ID_PREFIX, MCP_SCOPE, OAUTH_MOUNT } from '../src/core/oauth-clie
 export { OAUTH_MOUNT };
 import { adapterFactory } from './adapter.js';
 import type { ClientMetadataDocuments } from './client-metadata-documents.js';
+import { acceptBothLoopbackSpellings } from './loopback-redirect.js';
 
 
 export interface OAuthSettings {
@@ -235,6 +236,9 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
   provider.proxy = settings.trustProxy;
   pinOrigin(provider, settings.baseUrl);
 
+  // Outermost, so that it reads each answer as finally shaped.
+  if (settings.clientMetadataDocuments) provider.use(settings.clientMetadataDocuments.explainRefusals);
+
   // RFC 9700 §4.11.2: the authorization endpoint must not be an open redirector. Anyone can register a public
   // client with any redirect URI, so an error found before the user has seen the consent page (prompt=none's
   // login_required, a bad parameter) is answered here instead of bouncing the browser to that unvetted address.
@@ -269,6 +273,8 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
   // No logout ever redirects to a client's address (B-5): registrations drop post_logout_redirect_uris, and
   // clients stored before that rule are covered too.
   provider.Client.prototype.postLogoutRedirectUriAllowed = () => false;
+  // `http://127.0.0.1:33418` and `http://127.0.0.1:33418/` are one loopback callback, on any port for a native client.
+  acceptBothLoopbackSpellings(provider.Client.prototype);
   return provider;
 }
 

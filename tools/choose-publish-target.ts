@@ -9,8 +9,10 @@ export const choosePublishTargetTool = defineTool({
     "Moves a live connection to another of the account's places, target_id from list_publish_targets (a Pinterest board): its jobs not yet published go there, " +
     "and its name follows (username · board). Choosing the current place again changes nothing. Errors: validation_failed (a target_id the account cannot publish to), " +
     'not_found (connection_id), platform_not_supported (a network without places, or a sandbox connection). Free: no meter is used.',
-  // Idempotent: the same choice twice leaves the connection as the first left it. Open world: the board is checked with the network.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  // Destructive: the new place overwrites the connection's current one, for its jobs not yet published too.
+  // Idempotent: the same choice twice leaves the connection as the first left it. Open world: the board is
+  // checked with the network, with the user's connection.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   inputSchema: z.strictObject({ connection_id: connectionIdSchema, ...chooseTargetInputSchema.shape }),
   outputSchema: connectionSchema,
   summary: (c) => `Connection ${c.id} now publishes as “${c.name}”.`,

@@ -33,15 +33,23 @@ export interface ToolContext {
 }
 
 /**
- * MCP tool annotations, every one stated: a missing hint lets a client assume the worst (or the best).
- * - readOnlyHint: a pure read; it changes nothing anywhere.
- * - destructiveHint: it deletes, or replaces things the call does not name, and the user cannot get them back
- *   (a delete, a cancel that cannot be undone, a replace-all). Edits of the fields a call names are not.
+ * MCP tool annotations, every one stated: a missing hint lets a client assume the worst (or the best). One rule
+ * per hint, read as the MCP specification ("false: the tool performs only additive updates") and the ChatGPT
+ * Apps review (destructive: may delete or overwrite user data; open world: publishes or acts outside the user's
+ * account) read them:
+ * - readOnlyHint: a pure read; it stores, charges, publishes and sends nothing.
+ * - destructiveHint: it overwrites or removes something that exists — a field, a setting, a choice or a time a
+ *   person set — so what was there is gone: every edit (`update_*`), replacement (`set_queue`), choice
+ *   (`choose_publish_target`), cancel and delete, and `publish_content_now`, which gives up the time a content
+ *   was scheduled for. A call that only adds (a creation, a send, another attempt of what failed) is not.
  * - idempotentHint: a second call with the same arguments has no further effect (a repeat may answer an error,
  *   as a second delete does, but changes nothing).
- * - openWorldHint: the call, or the work it starts, reaches outside the service: it publishes to a network,
- *   reads an address, or sends (or points) events to an outside receiver.
- * The registry test holds the expected hints of every tool in one table, so a change is a visible decision.
+ * - openWorldHint: the call, or the work it starts, acts outside the service on the user's behalf: it publishes to
+ *   a network, calls a network with the user's connection (places, sign-in), or sends (or points) the workspace's
+ *   events to an outside receiver. An anonymous read of a public address the user named, only to check or copy a
+ *   file (`preview_content`, `import_media_from_url`), is not.
+ * Each tool states why beside its annotations where a hint is not plain from its name; the registry test holds
+ * every tool's hints in one table and checks the rule's consequences.
  */
 export interface ToolHints {
   readOnlyHint: boolean;

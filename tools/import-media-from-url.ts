@@ -18,7 +18,9 @@ export const importMediaFromUrlTool = defineTool({
     'Spends the file\'s size in bytes on the media_storage meter while it is kept (get_usage). ' +
     'Errors: validation_failed naming url (not a public https address, unreachable, an HTTP error, too slow, not an image or video type we accept, an empty file), ' +
     'limit_reached (the file does not fit media_storage).',
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  // Not destructive: it only adds a media item. Not idempotent: each call stores another copy. Closed world: the
+  // one outside read is an anonymous download of the public address the user named; nobody is acted on.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   inputSchema: importMediaInputSchema,
   outputSchema: mediaItemSchema,
   summary: (m) => `Imported ${m.content_type} ${m.id} (${bytes(m.size_bytes)}) into the media library.`,

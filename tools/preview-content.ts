@@ -9,8 +9,9 @@ export const previewContentTool = defineTool({
     'including how a long text would be split into a thread with thread_split "auto". Free: creates, charges and publishes nothing, so it is safe to call as often as needed. ' +
     'Use it before publish_content to catch problems early. ' +
     'Errors are those of publish_content: caption_too_long, platform_not_supported, media_too_large, connections_required, not_found, limit_reached (a meter would be exceeded), validation_failed.',
-  // It reads the media addresses a post names (size and type, never the body): open world, still read-only.
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  // Read-only: it stores, charges and publishes nothing. Closed world: the only outside reads are anonymous checks
+  // of the media addresses the post names (size and type, never the body); no network or receiver is reached.
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: createContentInputSchema,
   outputSchema: previewSchema,
   summary: (p) =>

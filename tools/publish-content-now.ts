@@ -12,7 +12,10 @@ export const publishContentNowTool = defineTool({
     'Never publishes twice: with the same idempotency_key a repeat returns the first answer, without one it is content_not_editable. ' +
     'Errors: content_not_editable (with status) once publishing started or finished or the content was canceled; not_found; limit_reached or a credit error (nothing changes); ' +
     'for a draft the creation checks (caption_too_long, connections_required…); idempotency_conflict; validation_failed.',
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  // Destructive: the time the content was scheduled for (or its draft state) is given up for now, and a post
+  // that went out cannot be called back. Idempotent: it publishes once whatever the repeats. Open world: it
+  // publishes to the networks.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   inputSchema: z.strictObject({
     content_id: contentIdSchema,
     idempotency_key: idempotencyKeySchema.optional().describe('Unique per logical request (e.g. a UUID); a repeated call with it returns the first answer instead of failing.'),

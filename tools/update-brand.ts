@@ -7,8 +7,9 @@ export const updateBrandTool = defineTool({
   description:
     'Renames a brand (brand_id from list_brands); its connections, queue and contents stay as they are. Answers the brand with its new name. ' +
     'Free: no meter is used. Errors: not_found (brand_id unknown in this workspace), validation_failed (name empty or over 100 characters).',
-  // Only the name it is given changes, and renaming back restores it: not destructive.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Destructive: the new name overwrites the one stored. Idempotent: the same name twice is one rename. Closed
+  // world: nothing outside the service is told.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   inputSchema: brandInputSchema.extend({ brand_id: brandIdSchema.describe('Brand id (brand_…), from list_brands.') }),
   outputSchema: brandSchema,
   summary: (brand) => `Brand ${brand.id} is now named ${brand.name}.`,

@@ -19,9 +19,10 @@ export const updateContentTool = defineTool({
     'Time zone: publish_at with an offset is that instant; without one it is local time in time_zone (IANA, e.g. the user\'s zone), else the zone the content was scheduled in, else the brand queue\'s, else UTC. ' +
     'Times are checked: past, over 365 days ahead or an unknown zone is validation_failed. Free: charges nothing (posts are charged when publishing starts). ' +
     'Errors: content_not_editable (with status) once publishing started or the content was canceled; not_found; idempotency_conflict; validation_failed (also when nothing is sent to change); the creation checks.',
-  // Only the fields sent change (not destructive). Not idempotent: queue: true takes the next free slot after the
-  // one the content holds. The checks read the media addresses the post names again: open world.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  // Destructive: the fields sent overwrite the stored ones (null clears one). Not idempotent: queue: true takes the
+  // next free slot after the one the content holds. Open world: a draft given a time (or the queue) will be
+  // published to the networks at it.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   inputSchema,
   outputSchema: contentSchema,
   summary: (c) =>

@@ -264,8 +264,29 @@ function registerProtocolEndpoints(registry: OpenAPIRegistry, baseUrl: string): 
     path: '/api/oauth/mcp/revoke',
     operationId: 'oauthRevoke',
     summary: 'Token revocation (RFC 7009)',
+    description: 'Form-encoded (RFC 7009 §2.1). Answers 200 whether or not the token was known; a token issued to another client is left valid.',
     tags,
     security: [],
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: {
+              type: 'object',
+              properties: {
+                token: { type: 'string', description: 'The access token to revoke.' },
+                token_type_hint: { type: 'string', description: 'Optional hint of the kind of token: access_token (the only kind this server issues) or refresh_token.' },
+                client_id: { type: 'string', description: 'The client the token was issued to (public clients, and confidential clients with client_secret_post).' },
+                client_secret: { type: 'string', description: 'Confidential clients with client_secret_post; client_secret_basic sends it in the Authorization header instead.' },
+              },
+              required: ['token'],
+            },
+            example: { token: 'eW91ci1hY2Nlc3MtdG9rZW4tZXhhbXBsZQ', token_type_hint: 'access_token', client_id: 'mcp_client_5f2b8c1e9a3d4f60' },
+          },
+        },
+      },
+    },
     responses: { '200': { description: 'Revoked (or unknown).' }, '400': oauthError, '401': oauthError },
   });
   registry.registerPath({

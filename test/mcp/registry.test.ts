@@ -29,15 +29,15 @@ function isTool(value: unknown): value is AnyTool {
  * obvious sits beside the tool's annotations.
  */
 const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
-  // Reads. preview_content reads the media addresses a post names: open world.
+  // Reads. preview_content's anonymous checks of the media addresses a post names act on nobody: closed world.
   get_content: [true, false, true, false],
   list_contents: [true, false, true, false],
-  preview_content: [true, false, true, true],
+  preview_content: [true, false, true, false],
   list_platforms: [true, false, true, false],
   list_brands: [true, false, true, false],
   get_queue: [true, false, true, false],
   list_connections: [true, false, true, false],
-  // Read from the network at each call.
+  // Read from the network at each call, with the user's connection.
   list_publish_targets: [true, false, true, true],
   list_webhooks: [true, false, true, false],
   list_deliveries: [true, false, true, false],
@@ -47,14 +47,16 @@ const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
   get_wallet: [true, false, true, false],
   get_wallet_price: [true, false, true, false],
   list_wallet_offers: [true, false, true, false],
-  // Publishing: to the networks, so open world; publish_content_now publishes once whatever the repeats.
+  // Publishing: to the networks, so open world; publish_content_now publishes once whatever the repeats, and gives
+  // up the time the content was scheduled for (destructive); a retry only adds attempts.
   publish_content: [false, false, false, true],
-  publish_content_now: [false, false, true, true],
+  publish_content_now: [false, true, true, true],
   retry_failed_targets: [false, false, false, true],
-  // Edits of named fields: not destructive; update_content re-reads media addresses and queue: true moves on.
-  update_content: [false, false, false, true],
-  update_brand: [false, false, true, false],
-  update_webhook: [false, false, true, true],
+  // Edits overwrite what was stored: destructive. update_content can schedule a draft (open world) and queue: true
+  // moves on; a new webhook url points events at an outside receiver.
+  update_content: [false, true, false, true],
+  update_brand: [false, true, true, false],
+  update_webhook: [false, true, true, true],
   // Cannot be undone, or replaces what the call does not name.
   cancel_content: [false, true, true, false],
   delete_webhook: [false, true, true, false],
@@ -63,13 +65,40 @@ const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
   create_brand: [false, false, false, false],
   add_sandbox_connection: [false, false, false, false],
   start_connection_oauth: [false, false, false, true],
-  // The same choice twice leaves what the first left; the board is checked with the network.
-  choose_publish_target: [false, false, true, true],
+  // The new place overwrites the current one; the same choice twice leaves what the first left; the board is
+  // checked with the network.
+  choose_publish_target: [false, true, true, true],
   create_webhook: [false, false, false, true],
-  import_media_from_url: [false, false, false, true],
+  // An anonymous download of the address the user named: closed world.
+  import_media_from_url: [false, false, false, false],
   // Sends: each call makes a new attempt to an outside receiver.
   send_webhook_test: [false, false, false, true],
   redeliver_delivery: [false, false, false, true],
+};
+
+/**
+ * The consequences of the hint rule (tools/define-tool.ts, ToolHints) that do not depend on reading a tool's
+ * code: which calls overwrite or remove (by their verb), and whom outside the service each open-world call acts
+ * on. The table above must agree with them.
+ */
+const OVERWRITING_VERBS = /^(update|set|choose|cancel|delete)_/;
+/** Overwrites beyond its verb: publish_content_now gives up the time the content was scheduled for. */
+const ALSO_OVERWRITES = new Set(['publish_content_now']);
+/** Reads that change nothing anywhere. */
+const READING_VERBS = /^(get|list|preview|verify)_/;
+/** Open world: who outside the service the call, or the work it starts, acts on for the user. */
+const ACTS_OUTSIDE: Record<string, 'networks (publishing)' | 'a network, with the user\'s connection' | 'a webhook receiver'> = {
+  publish_content: 'networks (publishing)',
+  publish_content_now: 'networks (publishing)',
+  retry_failed_targets: 'networks (publishing)',
+  update_content: 'networks (publishing)',
+  list_publish_targets: "a network, with the user's connection",
+  choose_publish_target: "a network, with the user's connection",
+  start_connection_oauth: "a network, with the user's connection",
+  create_webhook: 'a webhook receiver',
+  update_webhook: 'a webhook receiver',
+  send_webhook_test: 'a webhook receiver',
+  redeliver_delivery: 'a webhook receiver',
 };
 
 /** Tools that publish to the networks: their descriptions say "Publishes to the networks". */
@@ -175,6 +204,35 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
 /** Dashboard paths the links may use (a route of src/dashboard/pages, `:x` for an id), plus an optional fragment. */
 const DASHBOARD_PAGES = [/^\/dashboard\/contents\/[^/#]+$/, /^\/dashboard\/brands(#brand-[^/#]+)?$/, /^\/dashboard\/brands\/[^/#]+\/queue$/, /^\/dashboard\/webhooks\/[^/#]+$/, /^\/dashboard\/deliveries\/[^/#]+$/, /^\/dashboard\/media$/, /^\/dashboard\/wallet$/];
 
+/** The part of a tool's JSON Schema the description walk reads. */
+interface JsonSchemaNode {
+  description?: unknown;
+  properties?: Record<string, JsonSchemaNode>;
+  items?: JsonSchemaNode;
+  anyOf?: JsonSchemaNode[];
+  oneOf?: JsonSchemaNode[];
+  allOf?: JsonSchemaNode[];
+}
+
+/** The tools as a client sees them: tools/list over an in-memory connection to the real server. */
+async function listedTools() {
+  const server = buildMcpServer({
+    principal: () => Promise.reject(new Error('listing needs no principal')),
+    services: {} as ToolServices,
+    log: createLogger('silent'),
+    requestId: () => 'req_test',
+    baseUrl: 'http://localhost:3000',
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'registry-test', version: '1.0.0' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  try {
+    return (await client.listTools()).tools;
+  } finally {
+    await client.close();
+  }
+}
+
 describe('MCP tool registry (tools/index.ts)', () => {
   it('lists exactly one tool per file in tools/, named after its file', async () => {
     const fromFiles: AnyTool[] = [];
@@ -213,6 +271,13 @@ describe('MCP tool registry (tools/index.ts)', () => {
       if (tool.annotations.readOnlyHint) expect(tool.annotations.destructiveHint).toBe(false);
       const [readOnlyHint, destructiveHint, idempotentHint, openWorldHint] = HINTS[tool.name] ?? [];
       expect(tool.annotations).toEqual({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint } satisfies Partial<ToolHints>);
+    });
+
+    it('follows the hint rule: destructive when it overwrites or removes, read-only when it only reads, open world when it acts outside for the user', () => {
+      expect(tool.annotations.destructiveHint, 'destructive').toBe(OVERWRITING_VERBS.test(tool.name) || ALSO_OVERWRITES.has(tool.name));
+      expect(tool.annotations.readOnlyHint, 'read-only').toBe(READING_VERBS.test(tool.name));
+      expect(tool.annotations.openWorldHint, 'open world').toBe(tool.name in ACTS_OUTSIDE);
+      if (PUBLISHES.has(tool.name)) expect(ACTS_OUTSIDE[tool.name]).toBe('networks (publishing)');
     });
 
     it('says in fixed words whether it publishes, and whether it spends or is free', () => {
@@ -263,30 +328,36 @@ describe('MCP tool registry (tools/index.ts)', () => {
     });
   });
 
-  it('renders every schema as JSON Schema with type "object" at the root (no root $ref or union)', async () => {
-    const scope = {
-      principal: () => Promise.reject(new Error('listing needs no principal')),
-      services: {} as ToolServices,
-      log: createLogger('silent'),
-      requestId: () => 'req_test',
-      baseUrl: 'http://localhost:3000',
-    };
-    const server = buildMcpServer(scope);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'registry-test', version: '1.0.0' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-    try {
-      const { tools: listed } = await client.listTools();
-      expect(listed).toHaveLength(tools.length);
-      for (const tool of listed) {
-        for (const schema of [tool.inputSchema, tool.outputSchema]) {
-          expect(schema, tool.name).toMatchObject({ type: 'object' });
-          expect(schema, tool.name).not.toHaveProperty('$ref');
-          expect(schema, tool.name).not.toHaveProperty('anyOf');
-        }
+  it('describes every input property at its own top level, at any depth, as tools/list gives it', async () => {
+    const listed = await listedTools();
+    const undescribed: string[] = [];
+    const walk = (schema: JsonSchemaNode, path: string): void => {
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        // The property's own description: one inside an anyOf branch (a nullable field) is not shown by clients
+        // that read only the top of each property.
+        if (typeof property.description !== 'string' || property.description.trim() === '') undescribed.push(`${path}.${name}`);
+        walk(property, `${path}.${name}`);
       }
-    } finally {
-      await client.close();
+      if (schema.items !== undefined) walk(schema.items, `${path}[]`);
+      for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) walk(branch, path);
+    };
+    for (const tool of listed) walk(tool.inputSchema as JsonSchemaNode, tool.name);
+    expect(undescribed).toEqual([]);
+    // The walk sees what it must: a nullable edit field and a nested media item.
+    const update = listed.find((t) => t.name === 'update_content')?.inputSchema as JsonSchemaNode | undefined;
+    expect(update?.properties?.text?.anyOf).toBeDefined();
+    expect(update?.properties?.text?.description).toMatch(/null clears it/);
+  });
+
+  it('renders every schema as JSON Schema with type "object" at the root (no root $ref or union)', async () => {
+    const listed = await listedTools();
+    expect(listed).toHaveLength(tools.length);
+    for (const tool of listed) {
+      for (const schema of [tool.inputSchema, tool.outputSchema]) {
+        expect(schema, tool.name).toMatchObject({ type: 'object' });
+        expect(schema, tool.name).not.toHaveProperty('$ref');
+        expect(schema, tool.name).not.toHaveProperty('anyOf');
+      }
     }
   });
 });

@@ -72,9 +72,9 @@ describeEachDb(
       const { client } = await setup();
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
-      expect(byName.get('update_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true }); // new media addresses are read
+      expect(byName.get('update_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }); // overwrites fields; a draft given a time will publish
       expect(byName.get('cancel_content')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
-      expect(byName.get('publish_content_now')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+      expect(byName.get('publish_content_now')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }); // gives up the scheduled time
       for (const name of ['publish_content', 'update_content']) {
         const tool = byName.get(name);
         for (const field of ['publish_at', 'time_zone', 'queue', 'draft']) expect(tool?.inputSchema.properties, `${name}.${field}`).toHaveProperty(field);
@@ -246,6 +246,9 @@ describeEachDb(
         [{ publish_at: '2027-11-24T12:00:00Z' }, 'publish_at'],
         [{ publish_at: 'tomorrow at 9' }, 'publish_at'],
         [{ publish_at: '2027-02-30T09:00:00Z' }, 'publish_at'],
+        [{ publish_at: '2026-12-01T24:00', time_zone: 'UTC' }, 'publish_at'],
+        [{ publish_at: '2026-02-30T09:00', time_zone: 'Europe/Berlin' }, 'publish_at'],
+        [{ publish_at: '2026-12-01T09:60', time_zone: 'America/New_York' }, 'publish_at'],
         [{ publish_at: '2026-11-24T09:00', time_zone: 'Mars/Olympus' }, 'time_zone'],
         [{ time_zone: 'Europe/Berlin' }, 'time_zone'],
         [{ publish_at: '2026-11-24T09:00:00Z', draft: true }, 'draft'],
@@ -262,6 +265,11 @@ describeEachDb(
       const past = await callFailing(client, 'update_content', { content_id: edge.content_id, publish_at: '2026-11-22T09:00:00Z' });
       expect(past).toMatchObject({ error: 'validation_failed' });
       expect(fieldPaths(past)).toEqual(['publish_at']);
+      for (const publish_at of ['2026-12-01T24:00', '2026-02-30T09:00', '2026-12-01T09:60']) {
+        const impossible = await callFailing(client, 'update_content', { content_id: edge.content_id, publish_at, time_zone: 'Asia/Tokyo' });
+        expect(impossible, publish_at).toMatchObject({ error: 'validation_failed' });
+        expect(fieldPaths(impossible), publish_at).toEqual(['publish_at']);
+      }
       expect(await call<Content>(client, 'get_content', { content_id: edge.content_id })).toMatchObject({ publish_at: new Date(START + 365 * 24 * HOUR).toISOString() });
       expect((await call<{ data: Content[] }>(client, 'list_contents', {})).data.map((c) => c.text)).toEqual(['A year out.']);
     });

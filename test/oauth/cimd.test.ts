@@ -93,7 +93,9 @@ describeEachDb(
       restoreTls?.();
       restoreTls = undefined;
       const clientId = host.serve(path('untrusted'), claudeCodeDocument);
-      expectRefused(await authorize(server().service.baseUrl, clientId));
+      const refused = await authorize(server().service.baseUrl, clientId);
+      expectRefused(refused);
+      expect(refused.body?.error_description).toBe('client_id metadata document: its TLS certificate was not accepted');
       expect(host.fetches(path('untrusted'))).toBe(0);
       // The later tests talk to the self-signed host (see trustSelfSignedCertificates).
       restoreTls = trustSelfSignedCertificates();
@@ -158,6 +160,39 @@ describeEachDb(
       expect(host.fetches(path('redirect-target'))).toBe(0);
     });
 
+    it('a refusal says why in error_description; a document refused after fetching is fetched once over three tries', async () => {
+      const base = server().service.baseUrl;
+      const descriptions = async (clientId: string) => {
+        const out: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const attempt = await authorize(base, clientId);
+          expectRefused(attempt);
+          out.push(String(attempt.body?.error_description));
+        }
+        return out;
+      };
+      const again = (reason: string) => new RegExp(`^client_id metadata document: ${reason}; not fetched again for \\d+ s$`);
+
+      const missing = await descriptions(host.url(path('missing')));
+      expect(missing[0]).toBe('client_id metadata document: not found (HTTP 404)');
+      for (const later of missing.slice(1)) expect(later).toMatch(again('not found \\(HTTP 404\\)'));
+      expect(host.fetches(path('missing'))).toBe(1);
+
+      // Refused by the authorization server's own checks once fetched: remembered like a failed fetch.
+      const secret = await descriptions(host.serve(path('shared-secret'), (id) => ({ ...claudeCodeDocument(id), token_endpoint_auth_method: 'client_secret_post' })));
+      expect(secret[0]).toMatch(/shared-secret/);
+      for (const later of secret.slice(1)) expect(later).toMatch(again('.*shared-secret.*'));
+      expect(host.fetches(path('shared-secret'))).toBe(1);
+
+      const big = await descriptions(host.serve(path('too-large'), (id) => ({ ...claudeCodeDocument(id), client_name: 'x'.repeat(6_000) })));
+      expect(big[0]).toBe('client_id metadata document: larger than 5120 bytes');
+      expect(host.fetches(path('too-large'))).toBe(1);
+
+      host.routes.set(path('moved'), { status: 301, headers: { location: host.url(path('elsewhere')) }, body: '' });
+      expect((await descriptions(host.url(path('moved'))))[0]).toBe('client_id metadata document: redirects are not followed');
+      expect(host.fetches(path('moved'))).toBe(1);
+    });
+
     it('the consent page names the document host, warns about a loopback callback, escapes the name and shows no logo', async () => {
       const base = server().service.baseUrl;
       const logo = host.url(path('logo.png'));
@@ -175,6 +210,17 @@ describeEachDb(
       expect(host.fetches(path('logo.png'))).toBe(0);
       // The approval goes only to the loopback callback (and our own pages).
       expect(res.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:");
+    });
+
+    it('a loopback callback written without a path matches the same URL with "/" and vice versa; any port unless the document says web', async () => {
+      const base = server().service.baseUrl;
+      const refusedRedirect = async (clientId: string, uri: string) => expect(await authorize(base, clientId, uri), uri).toMatchObject({ status: 400, location: null, body: { error: 'invalid_redirect_uri' } });
+      const native = host.serve(path('no-path'), (id) => ({ ...claudeCodeDocument(id), redirect_uris: ['http://127.0.0.1'] }));
+      for (const uri of ['http://127.0.0.1', 'http://127.0.0.1/', 'http://127.0.0.1:40000/', 'http://127.0.0.1:40000']) expect(accepted(await authorize(base, native, uri)), uri).toBe(true);
+      await refusedRedirect(native, 'http://127.0.0.1:40000/cb');
+      const web = host.serve(path('web-slash'), (id) => ({ ...claudeCodeDocument(id), application_type: 'web', redirect_uris: ['http://localhost:33418/'] }));
+      for (const uri of ['http://localhost:33418/', 'http://localhost:33418']) expect(accepted(await authorize(base, web, uri)), uri).toBe(true);
+      for (const uri of ['http://localhost:40000/', 'http://localhost:40000']) await refusedRedirect(web, uri);
     });
 
     it('a client registered dynamically keeps its display: no host line, no warning', async () => {
@@ -214,7 +260,10 @@ describeEachDb('metadata documents: the per-address throttle', (server, kind) =>
     const paths = Array.from({ length: 5 }, (_, i) => `/${kind.name}/throttled-${i}.json`);
     const attempts = await Promise.all(paths.map((p) => authorize(base, host.serve(p, claudeCodeDocument, { headers: { 'cache-control': 'max-age=300' } }))));
     expect(attempts.filter(accepted)).toHaveLength(2);
-    for (const refused of attempts.filter((a) => !accepted(a))) expectRefused(refused);
+    for (const refused of attempts.filter((a) => !accepted(a))) {
+      expectRefused(refused);
+      expect(refused.body?.error_description).toMatch(/^client_id metadata document: too many document fetches from this address, retry in \d+ s$/);
+    }
     expect(paths.reduce((n, p) => n + host.fetches(p), 0)).toBe(2);
     const fetched = paths.filter((p) => host.fetches(p) === 1);
     for (const p of fetched) expect(accepted(await authorize(base, host.url(p)))).toBe(true);

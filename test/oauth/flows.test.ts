@@ -276,6 +276,42 @@ describeEachDb('OAuth authorization server', (server) => {
   });
 });
 
+describeEachDb('OAuth loopback redirect spellings', (server) => {
+  /** Where an authorization request is sent: 303 to the consent page (accepted) or 400 (refused). */
+  async function authorizeStatus(base: string, clientId: string, redirectUri: string): Promise<{ status: number; error?: string }> {
+    const params = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'mcp', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
+    const res = await fetch(`${base}/api/oauth/mcp/authorize?${params}`, { redirect: 'manual' });
+    const text = await res.text();
+    return { status: res.status, ...(text.startsWith('{') ? { error: (JSON.parse(text) as { error: string }).error } : {}) };
+  }
+
+  it('a loopback callback registered without a path matches it with "/" and vice versa, on any port (RFC 8252 §7.3, RFC 3986 §6.2.3)', async () => {
+    const ws = await server().workspace();
+    const base = server().service.baseUrl;
+    for (const [registered, sent] of [
+      ['http://127.0.0.1:33418', ['http://127.0.0.1:33418', 'http://127.0.0.1:33418/', 'http://127.0.0.1:40000/', 'http://127.0.0.1:40000']],
+      ['http://localhost:33418/', ['http://localhost:33418', 'http://localhost:40000', 'http://localhost:40000/']],
+      ['http://[::1]', ['http://[::1]:40000/', 'http://[::1]:40000']],
+    ] as const) {
+      const clientId = (await register(base, { client_name: 'no path', redirect_uris: [registered] })).body.client_id as string;
+      for (const uri of sent) expect(await authorizeStatus(base, clientId, uri), `${registered} ← ${uri}`).toEqual({ status: 303 });
+      // Only the empty path has two spellings: another path, host or scheme is still refused.
+      for (const uri of ['http://127.0.0.1:40000/cb', 'http://127.0.0.1:40000/?x=1', 'http://127.0.0.2:40000/', 'https://127.0.0.1:40000/', 'http://127.0.0.1:40000//']) {
+        expect(await authorizeStatus(base, clientId, uri), `${registered} ← ${uri}`).toEqual({ status: 400, error: 'invalid_redirect_uri' });
+      }
+    }
+    // The whole flow with the other spelling: the code goes to the URI sent, and the token request repeats it.
+    const clientId = (await register(base, { client_name: 'no path', redirect_uris: ['http://127.0.0.1:33418'] })).body.client_id as string;
+    const flow = await publicFlow(server(), ws.api_key, { clientId, redirect: 'http://127.0.0.1:51234/' });
+    expect(flow.token.status).toBe(200);
+    expect((await callMcp(server(), flow.token.body.access_token!)).status).toBe(200);
+    // An https callback keeps exact matching.
+    const web = (await register(base, { client_name: 'web', redirect_uris: ['https://app.example'] })).body.client_id as string;
+    expect(await authorizeStatus(base, web, 'https://app.example')).toEqual({ status: 303 });
+    expect(await authorizeStatus(base, web, 'https://app.example/')).toEqual({ status: 400, error: 'invalid_redirect_uri' });
+  });
+});
+
 describeEachDb(
   'OAuth token expiry',
   (server) => {

@@ -166,6 +166,28 @@ describeEachDb('OpenAPI document', (server) => {
     expect(conformance.check('POST', '/api/v1/workspaces/{wsId}/api-keys', 201, { id: 'key_x', api_key: 'svc_live_x', name: 'n', prefix: 'svc_live', created_at: '2026-01-01T00:00:00Z', revoked_other_keys: 0 }).length).toBeGreaterThan(0);
   });
 
+  it('documents the RFC 7009 form body of the revocation endpoint, and a real form revocation conforms to it', async () => {
+    const conformance = await server().openapi();
+    const body = conformance.doc.paths['/api/oauth/mcp/revoke']?.post?.requestBody?.content;
+    const form = body?.['application/x-www-form-urlencoded']?.schema;
+    expect(form?.required).toEqual(['token']);
+    expect(Object.keys(form?.properties ?? {}).sort()).toEqual(['client_id', 'client_secret', 'token', 'token_type_hint']);
+    const base = server().service.baseUrl;
+    const registered = await fetch(`${base}/api/oauth/mcp/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'revoker', redirect_uris: ['http://127.0.0.1:9/cb'] }),
+    });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const sent = new URLSearchParams({ token: 'an-unknown-token', token_type_hint: 'access_token', client_id: clientId });
+    expect(conformance.checkValue(form!, Object.fromEntries(sent), 'revocation form')).toEqual([]);
+    const res = await fetch(`${base}/api/oauth/mcp/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: sent.toString() });
+    expect(res.status).toBe(200);
+    expect(conformance.check('POST', '/api/oauth/mcp/revoke', res.status, undefined)).toEqual([]);
+    // The schema refuses a form without the token, as the endpoint does.
+    expect(conformance.checkValue(form!, { client_id: clientId }, 'revocation form').length).toBeGreaterThan(0);
+  });
+
   it('has an ordered, described tag list that every operation uses, grouped for the reference', async () => {
     const { doc } = await server().openapi();
     const top = doc as unknown as { tags?: { name: string; description?: string }[]; 'x-tagGroups'?: { name: string; tags: string[] }[] };

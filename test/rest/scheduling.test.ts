@@ -166,6 +166,10 @@ describeEachDb(
       ['a time more than 365 days ahead', { publish_at: '2027-11-23T12:00:00.001Z' }, 'publish_at'],
       ['a date that does not exist', { publish_at: '2027-02-30T09:00:00Z' }, 'publish_at'],
       ['hour 24', { publish_at: '2026-11-24T24:00:00Z' }, 'publish_at'],
+      ['a local hour 24', { publish_at: '2026-12-01T24:00', time_zone: 'UTC' }, 'publish_at'],
+      ['a local date that does not exist', { publish_at: '2026-02-30T09:00', time_zone: 'Europe/Berlin' }, 'publish_at'],
+      ['a local minute 60', { publish_at: '2026-12-01T09:60', time_zone: 'America/New_York' }, 'publish_at'],
+      ['a local hour 24 read in the queue zone', { publish_at: '2026-12-01T24:00' }, 'publish_at'],
       ['a date without a time', { publish_at: '2026-11-24' }, 'publish_at'],
       ['a space instead of T', { publish_at: '2026-11-24 09:00' }, 'publish_at'],
       ['words', { publish_at: 'tomorrow at 9' }, 'publish_at'],
@@ -456,6 +460,11 @@ describeEachDb(
       expect(refusedPaths(await t.patch(id, { publish_at: '2026-11-22T09:00:00Z' }))).toEqual(['publish_at']);
       expect(refusedPaths(await t.patch(id, { publish_at: '2026-11-25T09:00:00Z', queue: true }))).toEqual(['queue']);
       expect(refusedPaths(await t.patch(id, { time_zone: 'Europe/Berlin' }))).toEqual(['time_zone']);
+      // An impossible local time is refused under the field it was written in, with or without a zone.
+      for (const publish_at of ['2026-12-01T24:00', '2026-02-30T09:00', '2026-12-01T09:60']) {
+        expect(refusedPaths(await t.patch(id, { publish_at, time_zone: 'Asia/Tokyo' })), publish_at).toEqual(['publish_at']);
+        expect(refusedPaths(await t.patch(id, { publish_at })), publish_at).toEqual(['publish_at']);
+      }
       expect((await t.get(id)).body.status).toBe('draft');
     });
 

@@ -36,7 +36,7 @@ export const connectionSchema = z
 export const connectionListQuerySchema = z.strictObject({
   brand_id: z.string().optional().describe('Only connections of this brand.'),
   platform_slug: platformSlugSchema.optional(),
-  status: z.enum(CONNECTION_STATUSES).optional(),
+  status: z.enum(CONNECTION_STATUSES).optional().describe('Only connections in this status (e.g. expired to find the ones to reconnect).'),
 });
 
 export const connectionListSchema = z.object({ data: z.array(connectionSchema) }).meta({ id: 'ConnectionList' });

@@ -191,7 +191,9 @@ const editable = {
 export const updateContentInputSchema = z
   .strictObject({
     ...editable,
-    ...Object.fromEntries(CLEARABLE.map((k) => [k, contentFields[k].nullable()])),
+    // Described again outside `.nullable()`: a description left inside sits in the non-null branch only, where
+    // clients that read the top level of each property never see it.
+    ...Object.fromEntries(CLEARABLE.map((k) => [k, contentFields[k].nullable().describe(`${contentFields[k].description ?? k} null clears it.`)])),
     ...timingFields,
     publish_at: timingFields.publish_at.describe(
       'A new time (same forms as at creation). A draft given a time becomes scheduled; a scheduled content moves to it (and leaves its queue slot).',
@@ -283,7 +285,7 @@ export const contentSchema = z
 export type Content = z.infer<typeof contentSchema>;
 
 export const contentListQuerySchema = z.strictObject({
-  status: z.enum(CONTENT_STATUSES).optional(),
+  status: z.enum(CONTENT_STATUSES).optional().describe('Only contents in this status (e.g. scheduled for the calendar, failed to find what needs a retry).'),
   from: z.iso
     .datetime({ offset: true })
     .optional()
@@ -291,7 +293,7 @@ export const contentListQuerySchema = z.strictObject({
   to: z.iso.datetime({ offset: true }).optional().describe('Calendar feed: only contents whose publish_at is before.'),
   created_after: z.iso.datetime().optional().describe('ISO 8601; only contents created at or after.'),
   created_before: z.iso.datetime().optional().describe('ISO 8601; only contents created before.'),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Contents per page, 1 to 100.'),
   cursor: z.string().max(200).optional().describe('next_cursor of the previous page.'),
 });
 export type ContentListQuery = z.infer<typeof contentListQuerySchema>;

@@ -50,7 +50,8 @@ export function resolvePublishAt(text: string, zone: string, now: number, path =
     const l = localOf(instant, canonical);
     local = `${l.date}T${l.time}`;
   } else if (plain) {
-    instant = instantOf(plain[1]!, plain[2]!, canonical);
+    // The date and time are parts of this one field: an impossible one (24:00, 02-30, 09:60) is refused under it.
+    instant = instantOf(plain[1]!, plain[2]!, canonical, path);
     local = `${plain[1]}T${plain[2]}`;
   } else {
     refuse(path, `expected an RFC 3339 date-time with an offset (2026-11-24T09:00:00-05:00) or a local one to read in time_zone (2026-11-24T09:00), got ${JSON.stringify(text)}`);

@@ -122,12 +122,14 @@ function offsetAt(formatter: Intl.DateTimeFormat, instant: number): number {
  * - A local time skipped by a forward shift (02:30 on 2026-03-08 in America/New_York) gives the first instant after
  *   the gap (03:00 local, 07:00Z), not the naive shifted time (03:30).
  * - A local time that occurs twice (01:30 on 2026-11-01 in America/New_York) gives the first occurrence (05:30Z).
+ * @param path the input field the date and time were read from, named by a refusal of either; without it the
+ *   refusal names `date` or `time` (a queue slot's own fields).
  * @throws ServiceError validation_failed when the zone is unknown (`time_zone`), the date is not a calendar date
- *   (`date`) or the time is not HH:MM (`time`).
+ *   (`path`, else `date`) or the time is not HH:MM between 00:00 and 23:59 (`path`, else `time`).
  */
-export function instantOf(localDate: string, localTime: string, zone: string): number {
+export function instantOf(localDate: string, localTime: string, zone: string, path?: string): number {
   const formatter = requireFormatter(zone);
-  const wall = parseLocalDate(localDate) + parseLocalTime(localTime) * MINUTE_MS;
+  const wall = parseLocalDate(localDate, path) + parseLocalTime(localTime, path) * MINUTE_MS;
   // Every offset that could apply: the zone's offsets a day either side cover any single transition near the wall
   // time (real offsets are within ±14 h, transitions at least weeks apart).
   const before = offsetAt(formatter, wall - DAY_MS);

@@ -11,7 +11,7 @@ export const modoSchema = z
 
 export const priceQuerySchema = z.strictObject({
   operacao: z.string().min(1).max(100).describe('Operation, e.g. publicacao or criacao_de_conteudo.'),
-  quantidade: z.coerce.number().int().min(1).max(100_000).default(1),
+  quantidade: z.coerce.number().int().min(1).max(100_000).default(1).describe('How many units to price (quantity), 1 to 100000.'),
 });
 
 export const priceSchema = z
@@ -46,8 +46,8 @@ export const ledgerEntrySchema = z.object({
 });
 
 export const statementQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('Ledger entries per page, 1 to 200 (newest first).'),
+  cursor: z.string().max(200).optional().describe('ledger.next_cursor of the previous page.'),
 });
 
 export const statementSchema = z

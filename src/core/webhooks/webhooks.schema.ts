@@ -27,8 +27,8 @@ export const createWebhookInputSchema = z
 
 export const updateWebhookInputSchema = z
   .strictObject({
-    url: z.url().max(2048).optional(),
-    description: z.string().max(500).optional(),
+    url: z.url().max(2048).optional().describe('New receiver address (public https); later deliveries go there.'),
+    description: z.string().max(500).optional().describe('New free-text note shown with the endpoint; an empty string clears it.'),
     enabled_events: enabledEvents.optional(),
     active: z.boolean().optional().describe('false pauses deliveries to this endpoint (events are not queued for it meanwhile).'),
   })
@@ -96,18 +96,23 @@ export const deliveryListQuerySchema = z.strictObject({
     .enum(DELIVERY_STATUSES)
     .optional()
     .describe('Filter. `failed` returns every delivery that will not be retried automatically: failed (stopped by a 4xx) and dead.'),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Deliveries per page, 1 to 100.'),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page.'),
 });
 
 export const deliveryListSchema = z.object({ data: z.array(deliverySchema), next_cursor: z.string().nullable() }).meta({ id: 'DeliveryList' });
 
 export const verifyInputSchema = z
   .strictObject({
-    secret: z.string().min(1).max(200),
+    secret: z.string().min(1).max(200).describe('The endpoint\'s signing secret (whsec_…), as shown when the endpoint was created.'),
     signature_header: z.string().max(200).describe('Value of Service-Signature: sha256=<hex>.'),
     payload: z.string().max(1_000_000).describe('The signed string: {timestamp}.{raw body}.'),
-    tolerance_seconds: z.number().int().min(0).max(86_400 * 365),
+    tolerance_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400 * 365)
+      .describe('Largest accepted difference, in seconds, between the timestamp in the payload and now; 300 (5 minutes) is the value receivers typically use.'),
   })
   .meta({ id: 'VerifyWebhookInput' });
 
