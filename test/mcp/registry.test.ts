@@ -113,6 +113,7 @@ const CONTENT = {
   text: 'Fresh bread at nine.',
   title: null,
   thread: null,
+  media: [],
   overrides: { threads: { text: 'Fresh bread at nine, still warm.' } },
   targets: [
     { platform_slug: 'instagram', text: 'Fresh bread at nine.', title: null, own_text: false, own_title: false },

@@ -65,6 +65,7 @@ describeEachDb(
 
       const shown = await t.get(id);
       expect(shown.body.overrides).toEqual({ linkedin: { text: 'Dowtown lunch for teams' } });
+      expect(shown.body.media).toEqual([]);
       expect(shown.body.targets).toEqual([
         { platform_slug: 'bluesky', text: 'Dowtown lunch', title: null, own_text: false, own_title: false },
         { platform_slug: 'linkedin', text: 'Dowtown lunch for teams', title: null, own_text: true, own_title: false },

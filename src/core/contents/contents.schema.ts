@@ -289,6 +289,7 @@ export const contentSchema = z
     text: z.string().nullable(),
     title: z.string().nullable(),
     thread: z.array(z.string()).nullable().describe('The chain published on the short-post network, after any automatic split.'),
+    media: z.array(mediaItemSchema).describe('The media files, by public address or uploaded media id, in the order they are published; empty when none.'),
     overrides: z
       .partialRecord(z.enum(PLATFORM_SLUGS), overrideSchema)
       .nullable()

@@ -109,6 +109,7 @@ function renderContent(row: ContentRow, jobs: JobRow[]): Content {
     text: request.text,
     title: request.title,
     thread,
+    media: request.media.map((m) => (m.mediaId !== null ? { media_id: m.mediaId } : { url: m.url ?? '' })),
     overrides,
     // What each platform publishes is the stored request's, so what is shown is what the publisher sends.
     targets: request.targets.map((t) => {

@@ -56,6 +56,7 @@ const exampleContent: z.output<typeof contentSchema> = {
   text: 'Spring menu starts Monday: three new dishes, one old favourite back.',
   title: null,
   thread: null,
+  media: [{ media_id: 'media_9q2w4e6r8t0y1u3i5o7p' }],
   overrides: { linkedin: { text: 'Spring menu starts Monday. Book a table for your team lunch.' } },
   targets: [
     { platform_slug: 'instagram', text: 'Spring menu starts Monday: three new dishes, one old favourite back.', title: null, own_text: false, own_title: false },
