@@ -19,6 +19,7 @@ export const mediaItemSchema = z
     z.strictObject({ media_id: z.string().describe('An upload made with POST /api/v1/workspaces/{wsId}/media.') }),
   ])
   .meta({ id: 'MediaItem', description: 'A media file, by public URL or by uploaded media id.' });
+export type MediaItem = z.infer<typeof mediaItemSchema>;
 
 const overrideSchema = z.strictObject({
   text: z.string().max(100_000).optional().describe('Replaces `text` on this platform.'),
