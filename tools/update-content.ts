@@ -1,4 +1,4 @@
-import { contentIdSchema, contentSchema, updateContentInputSchema } from '../src/core/contents/contents.schema.js';
+import { contentIdSchema, updateContentInputSchema, updatedContentSchema } from '../src/core/contents/contents.schema.js';
 import { validationError } from '../src/core/errors.js';
 import { idempotencyKeySchema } from '../src/core/idempotency/idempotency.schema.js';
 import { dashboardLink, defineTool, listed, whenOf } from './define-tool.js';
@@ -15,6 +15,7 @@ export const updateContentTool = defineTool({
   title: 'Edit or reschedule a draft or scheduled content',
   description:
     'Edits a draft or scheduled content: send only the fields to change (null clears an optional one; brand_id cannot change); the result is checked again as at creation. ' +
+    'A platform with its own text in overrides keeps it when text changes (listed in kept_overrides); overrides is replaced as a whole. ' +
     'Timing, at most one: publish_at (reschedule; a draft becomes scheduled), queue: true (next free queue slot), draft: true (back to draft); without them the time stays. ' +
     'Time zone: publish_at with an offset is that instant; without one it is local time in time_zone (IANA, e.g. the user\'s zone), else the zone the content was scheduled in, else the brand queue\'s, else UTC. ' +
     'Times are checked: past, over 365 days ahead or an unknown zone is validation_failed. Free: charges nothing (posts are charged when publishing starts). ' +
@@ -24,9 +25,10 @@ export const updateContentTool = defineTool({
   // published to the networks at it.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   inputSchema,
-  outputSchema: contentSchema,
+  outputSchema: updatedContentSchema,
   summary: (c) =>
-    `Updated post ${c.content_id}: ${c.status}${c.status === 'scheduled' ? ` for ${whenOf(c) ?? 'its time'}${c.queued ? ' (a queue slot)' : ''}` : ''} on ${listed(c.target_platforms)}.`,
+    `Updated post ${c.content_id}: ${c.status}${c.status === 'scheduled' ? ` for ${whenOf(c) ?? 'its time'}${c.queued ? ' (a queue slot)' : ''}` : ''} on ${listed(c.target_platforms)}.` +
+    c.kept_overrides.map((k) => ` ${k.platform_slug} keeps its own ${listed(k.fields)} (change overrides to edit it).`).join(''),
   links: (c) => [dashboardLink.content(c.content_id, c.status)],
   async handle({ content_id, idempotency_key, ...fields }, { principal, services }) {
     // The id and key are always present, so the core schema's "at least one change" rule is checked on the

@@ -15,9 +15,14 @@ export function publicUrlProblem(text: string, allowLocal: boolean): string | nu
   }
   if (url.username !== '' || url.password !== '') return 'must not contain credentials';
   if (allowLocal) return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'must be an http(s) URL';
-  if (url.protocol !== 'https:') return 'must be a public HTTPS URL';
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return 'must be a public address';
-  if (isIP(host) !== 0 && !isPublicAddress(host)) return 'must be a public address';
+  const local = host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal') || (isIP(host) !== 0 && !isPublicAddress(host));
+  // A local receiver is usually someone testing on their own machine: say how the operator allows that.
+  if (local && (url.protocol === 'https:' || url.protocol === 'http:')) return `must be a public address; ${LOCAL_HINT}`;
+  if (url.protocol !== 'https:') return 'must be a public HTTPS URL';
   return null;
 }
+
+/** How local receivers are allowed, for a refusal of one. */
+const LOCAL_HINT =
+  'a receiver on this machine or a private network is accepted only when the service is started with ALLOW_LOCAL_URLS=true, which is meant for testing';

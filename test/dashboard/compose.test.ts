@@ -151,6 +151,23 @@ describeEachDb('dashboard compose', (server) => {
     expect(await mediaRows()).toHaveLength(1);
   });
 
+  it('Preview with a file says truthfully that the file went to the media library, and publishes nothing', async () => {
+    const { brand, send, contents, mediaRows } = await composer(server(), [['facebook', 'Acme page']]);
+    const sent = await send([
+      ['brand_id', brand.id],
+      ['target_platforms', 'facebook'],
+      ['content_type', 'photo'],
+      ['media_file', new Blob([PNG], { type: 'image/png' }), 'dot.png'],
+      ['intent', 'preview'],
+    ]);
+    expect(sent.status).toBe(200);
+    const status = textOf(/<section class="card" aria-labelledby="preview-h">[\s\S]*?<\/p>/.exec(sent.html)![0]);
+    expect(status).toContain('Nothing was published or counted on your plan. The file you chose was added to your media library (it counts on your media storage) and stays ticked below.');
+    const [row] = await mediaRows();
+    expect(sent.html).toMatch(new RegExp(`name="media_id" type="checkbox" value="${row!.id}" checked`));
+    expect(await contents()).toHaveLength(0);
+  });
+
   it('a Threads text over 500 characters is refused next to Text with 422, values kept, nothing created', async () => {
     const { brand, send, contents } = await composer(server(), [['threads', 'Acme threads']]);
     const long = `${'Long sentence here. '.repeat(30)}end`;

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Content } from '../../src/core/contents/contents.schema.js';
 import type { Principal } from '../../src/core/principal.js';
-import { DashboardClient, textOf } from '../support/dashboard.js';
+import { DashboardClient, formAsSent, textOf } from '../support/dashboard.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
@@ -187,7 +187,7 @@ describeEachDb(
       const created = await create({ text: 'First words', publish_at: '2026-11-24T09:00' });
       const id = created.content_id;
       const page = await client.get(`/dashboard/contents/${id}`);
-      const edit = hiddenFields(page.html, `/dashboard/contents/${id}/edit`);
+      const edit = formAsSent(page.html, `/dashboard/contents/${id}/edit`);
 
       const past = await client.post(`/dashboard/contents/${id}/edit`, { ...edit, text: 'Typed words', when: 'schedule', publish_date: '2026-11-22', publish_time: '09:00' });
       expect(past.status).toBe(400);
@@ -196,12 +196,12 @@ describeEachDb(
       expect(past.html).toContain('value="2026-11-22"');
       expect((await get(id)).text).toBe('First words');
 
-      const blank = await client.post(`/dashboard/contents/${id}/edit`, { ...hiddenFields(past.html, `/dashboard/contents/${id}/edit`), text: '   ', when: 'schedule', publish_date: '2026-11-24', publish_time: '09:00' });
+      const blank = await client.post(`/dashboard/contents/${id}/edit`, { ...formAsSent(past.html, `/dashboard/contents/${id}/edit`), text: '   ', when: 'schedule', publish_date: '2026-11-24', publish_time: '09:00' });
       expect(blank.status).toBe(400);
       expect(byId(blank.html, 'edit-text-error')).not.toBe('');
 
       const saved = await client.post(`/dashboard/contents/${id}/edit`, {
-        ...hiddenFields(blank.html, `/dashboard/contents/${id}/edit`),
+        ...formAsSent(blank.html, `/dashboard/contents/${id}/edit`),
         text: 'New words',
         when: 'schedule',
         publish_date: '2026-11-25',
@@ -212,7 +212,7 @@ describeEachDb(
       expect(await get(id)).toMatchObject({ text: 'New words', status: 'scheduled', publish_at: '2026-11-25T15:30:00.000Z', local_publish_at: '2026-11-25T10:30' });
 
       // Back to the drafts, then scheduled from the draft again.
-      const drafted = await client.post(`/dashboard/contents/${id}/edit`, { ...hiddenFields(saved.html, `/dashboard/contents/${id}/edit`), text: 'New words', when: 'draft' });
+      const drafted = await client.post(`/dashboard/contents/${id}/edit`, { ...formAsSent(saved.html, `/dashboard/contents/${id}/edit`), text: 'New words', when: 'draft' });
       expect(textOf(drafted.html)).toContain('Changes saved. It is a draft.');
       expect(await get(id)).toMatchObject({ status: 'draft', publish_at: null });
 
@@ -236,11 +236,11 @@ describeEachDb(
       const created = await create({ text: 'Fixed time', publish_at: '2026-11-27T18:00' });
       const id = created.content_id;
       let page = await client.get(`/dashboard/contents/${id}`);
-      page = await client.post(`/dashboard/contents/${id}/edit`, { ...hiddenFields(page.html, `/dashboard/contents/${id}/edit`), text: 'Fixed time', when: 'queue' });
+      page = await client.post(`/dashboard/contents/${id}/edit`, { ...formAsSent(page.html, `/dashboard/contents/${id}/edit`), text: 'Fixed time', when: 'queue' });
       expect(textOf(page.html)).toContain('Changes saved. In the queue for 2026-11-24 10:00 (Europe/Berlin).');
       expect(await get(id)).toMatchObject({ queued: true, publish_at: '2026-11-24T09:00:00.000Z' });
       expect(page.html).toMatch(/<input type="radio" id="when-queue" name="when" value="queue" checked/);
-      page = await client.post(`/dashboard/contents/${id}/edit`, { ...hiddenFields(page.html, `/dashboard/contents/${id}/edit`), text: 'Other words', when: 'queue' });
+      page = await client.post(`/dashboard/contents/${id}/edit`, { ...formAsSent(page.html, `/dashboard/contents/${id}/edit`), text: 'Other words', when: 'queue' });
       expect(await get(id)).toMatchObject({ text: 'Other words', queued: true, publish_at: '2026-11-24T09:00:00.000Z' });
     });
 

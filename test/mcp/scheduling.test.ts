@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import type { Content, CreatedContent } from '../../src/core/contents/contents.schema.js';
+import type { Content, CreatedContent, UpdatedContent } from '../../src/core/contents/contents.schema.js';
 import type { Usage } from '../../src/core/meters/meters.schema.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
@@ -184,6 +184,23 @@ describeEachDb(
       const usage = await call<Usage>(client, 'get_usage', {});
       expect(used(usage, 'publicacoes')).toBe(1);
       expect(used(usage, 'criacao_de_conteudos')).toBe(1);
+    });
+
+    it('get_content shows each platform\'s own text; update_content of the shared text says which platforms kept theirs', async () => {
+      const { client, post } = await setup();
+      const made = await call<CreatedContent>(client, 'publish_content', post('Dowtown lunch.', { overrides: { linkedin: { text: 'Dowtown lunch for teams.' } }, publish_at: '2026-11-25T09:00:00Z' }));
+      const shown = await call<Content>(client, 'get_content', { content_id: made.content_id });
+      expect(shown.overrides).toEqual({ linkedin: { text: 'Dowtown lunch for teams.' } });
+      expect(shown.targets.map((t) => [t.platform_slug, t.text, t.own_text])).toEqual([
+        ['facebook', 'Dowtown lunch.', false],
+        ['linkedin', 'Dowtown lunch for teams.', true],
+      ]);
+      const result = (await client.callTool({ name: 'update_content', arguments: { content_id: made.content_id, text: 'Downtown lunch.' } })) as CallToolResult;
+      const edited = result.structuredContent as UpdatedContent;
+      expect(edited.kept_overrides).toEqual([{ platform_slug: 'linkedin', fields: ['text'] }]);
+      expect(edited.targets.map((t) => t.text)).toEqual(['Downtown lunch.', 'Dowtown lunch for teams.']);
+      // The summary a model reads says it too, and how to change it.
+      expect(JSON.stringify(result.content)).toContain('linkedin keeps its own text (change overrides to edit it)');
     });
 
     it('list_contents with status scheduled and a from/to window is the calendar: earliest publish_at first, page by page', async () => {

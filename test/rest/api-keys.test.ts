@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb } from '../support/server.js';
 
 describeEachDb('API keys', (server) => {
@@ -24,6 +25,31 @@ describeEachDb('API keys', (server) => {
     // The new key works and belongs to the same workspace.
     const again = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/api-keys`, { key });
     expect(again.status).toBe(200);
+  });
+
+  it('keys are told apart by their first characters after svc_live_, in the API and on the dashboard; an older key says why it cannot be', async () => {
+    const ws = await server().workspace();
+    const base = `/api/v1/workspaces/${ws.workspace_id}/api-keys`;
+    const make = (name: string) => server().request<{ api_key: string; prefix: string; starts_with: string }>('POST', base, { key: ws.api_key, body: { name } });
+    const made = [await make('zapier'), await make('ci')];
+    for (const m of made) expect(m.body).toMatchObject({ prefix: 'svc_live', starts_with: m.body.api_key.slice(0, 13) });
+    // A key made before the longer start was kept: only `svc_live` is known of it.
+    await server().container.db.kysely.updateTable('api_keys').set({ prefix: 'svc_live' }).where('name', '=', 'first key').where('workspace_id', '=', ws.workspace_id).execute();
+    const listed = await server().request<{ data: { name: string; prefix: string; starts_with: string | null }[] }>('GET', base, { key: ws.api_key });
+    expect(listed.body.data.map((k) => [k.name, k.prefix, k.starts_with]).sort()).toEqual([
+      ['ci', 'svc_live', made[1]!.body.api_key.slice(0, 13)],
+      ['first key', 'svc_live', null],
+      ['zapier', 'svc_live', made[0]!.body.api_key.slice(0, 13)],
+    ]);
+    // The older key still works.
+    expect((await server().request('GET', base, { key: ws.api_key })).status).toBe(200);
+
+    const client = new DashboardClient(server().url);
+    await client.signIn(ws.api_key);
+    const page = textOf((await client.get('/dashboard/api-keys')).html);
+    expect(page).toContain(`ci ${made[1]!.body.api_key.slice(0, 13)}…`);
+    expect(page).toContain(`zapier ${made[0]!.body.api_key.slice(0, 13)}…`);
+    expect(page).toContain('first key (this session) svc_live… (an older key: its name tells it apart)');
   });
 
   it('stores only a digest of each key', async () => {

@@ -36,7 +36,7 @@ describeEachDb('GET /api/v1/me', (server) => {
     const me = await server().request<Me>('GET', '/api/v1/me', { key: acme.api_key });
     expect(me.status).toBe(200);
     expect(me.body.workspace).toEqual({ id: acme.workspace_id, name: 'Acme Coffee', plan: 'default', created_at: expect.stringMatching(/Z$/) });
-    expect(me.body.credential).toEqual({ kind: 'api_key', key_id: acme.key_id, name: 'first key', prefix: acme.api_key.slice(0, 8) });
+    expect(me.body.credential).toEqual({ kind: 'api_key', key_id: acme.key_id, name: 'first key', prefix: acme.api_key.slice(0, 13) });
 
     const viaSecond = await server().request<Me>('GET', '/api/v1/me', { key: second.body.api_key as string });
     expect(viaSecond.body.workspace.id).toBe(acme.workspace_id);

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { startFakeBluesky } from '../fakes/bluesky.js';
@@ -161,6 +163,31 @@ describeEachDb(
       const noServer = await client.post(`/dashboard/brands/${brandId}/connections/live`, { platform_slug: 'mastodon', instance: '' });
       expect(noServer.status).toBe(400);
       expect(textOf(noServer.html)).toContain("needs the address of the user's server");
+    });
+
+    it('Bluesky on a self-hosted server: the dashboard form names the server; one that cannot be reached is said so, not a refused sign-in', async () => {
+      const { ws, brandId } = await brand('Own server');
+      const client = new DashboardClient(server().url);
+      await client.signIn(ws.api_key);
+      const form = await client.get('/dashboard/brands');
+      expect(form.html).toMatch(/<label for="pw-service-[^"]+">Server \(optional\)<\/label>/);
+
+      // Nothing listens on the port of a server just closed.
+      const closed = createServer();
+      await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+      const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+      await new Promise((done) => closed.close(done));
+      const fields = { platform_slug: 'bluesky', identifier: bluesky.account.handle, app_password: bluesky.account.appPassword };
+      const unreachable = await client.post(`/dashboard/brands/${brandId}/connections/app-password`, { ...fields, service: dead });
+      expect(unreachable.status).toBe(400);
+      expect(textOf(unreachable.html)).toContain(`could not reach ${dead}`);
+      expect(textOf(unreachable.html)).not.toContain('refused the sign-in');
+      expect(unreachable.html).toContain(`value="${dead}"`);
+      const rest = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/brands/${brandId}/connections/app-password`, { key: ws.api_key, body: { ...fields, service: dead } });
+      expect(rest.body).toMatchObject({ error: 'validation_failed', fields: [{ path: 'service', message: expect.stringMatching(new RegExp(`^could not reach ${dead}: `)) }] });
+
+      const ok = await client.post(`/dashboard/brands/${brandId}/connections/app-password`, { ...fields, service: bluesky.origins.entryway });
+      expect(textOf(ok.html)).toContain(`Connected “${bluesky.account.handle}” on Bluesky.`);
     });
 
     it('Bluesky: an app password connects the account (never stored), a wrong one is refused, and a post is written once', async () => {

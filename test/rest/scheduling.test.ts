@@ -387,7 +387,7 @@ describeEachDb(
       const photo = await t.upload('image/jpeg', 1024);
       const asPhoto = await t.patch(id, { content_type: 'photo', media: [{ media_id: photo }], target_platforms: ['facebook'], target_connections: null });
       expect(asPhoto.status, asPhoto.text).toBe(200);
-      expect(asPhoto.body).toMatchObject({ content_type: 'photo', target_platforms: ['facebook'], text: 'after' });
+      expect(asPhoto.body).toMatchObject({ content_type: 'photo', target_platforms: ['facebook'], text: 'after', media: [{ media_id: photo }] });
       expect(asPhoto.body.jobs.map((j) => [j.platform_slug, j.connection_id])).toEqual([['facebook', t.connections.facebook]]);
       // A photo needs its media: clearing it is refused and changes nothing.
       expect(refusedPaths(await t.patch(id, { media: null }))).toEqual(['media']);

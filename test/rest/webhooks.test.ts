@@ -281,17 +281,36 @@ describeEachDb(
   () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
 );
 
+const LOCAL = 'must be a public address; a receiver on this machine or a private network is accepted only when the service is started with ALLOW_LOCAL_URLS=true, which is meant for testing';
+
 describe('webhook URL rule', () => {
   it.each([
     ['http://example.com/hook', 'must be a public HTTPS URL'],
-    ['https://127.0.0.1/hook', 'must be a public address'],
-    ['https://[::1]/hook', 'must be a public address'],
-    ['https://10.0.0.1/hook', 'must be a public address'],
-    ['https://169.254.169.254/latest', 'must be a public address'],
-    ['https://localhost/hook', 'must be a public address'],
+    ['https://127.0.0.1/hook', LOCAL],
+    ['https://[::1]/hook', LOCAL],
+    ['https://10.0.0.1/hook', LOCAL],
+    ['https://169.254.169.254/latest', LOCAL],
+    ['https://localhost/hook', LOCAL],
+    ['http://localhost:8080/hook', LOCAL],
     ['https://user:pw@example.com/hook', 'must not contain credentials'],
     ['https://example.com/hook', null],
   ])('%s → %s', (url, problem) => {
     expect(publicUrlProblem(url, false)).toBe(problem);
+  });
+});
+
+describeEachDb('webhook URL refusals on a service without ALLOW_LOCAL_URLS', (server) => {
+  it('a local receiver is refused with how the operator allows one for testing; a plain http address is refused without that hint', async () => {
+    const ws = await server().workspace();
+    const create = (url: string) =>
+      server().request<{ error: string; message: string }>('POST', `/api/v1/workspaces/${ws.workspace_id}/webhooks`, {
+        key: ws.api_key,
+        body: { url, enabled_events: ['content.published'] },
+      });
+    const local = await create('http://localhost:3000/hook');
+    expect([local.status, local.body.error]).toEqual([400, 'validation_failed']);
+    expect(local.body.message).toBe(`url: ${LOCAL}`);
+    const plain = await create('http://example.com/hook');
+    expect(plain.body.message).toBe('url: must be a public HTTPS URL');
   });
 });

@@ -136,3 +136,38 @@ export function byId(html: string, id: string): string | undefined {
   const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</(p|output|div)>`).exec(html);
   return match ? textOf(match[1]!) : undefined;
 }
+
+function decoded(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+}
+
+/**
+ * The fields a browser sends for the form whose action is `action`, left as the page rendered it: hidden and text
+ * inputs with their values, ticked checkboxes and radios, each select's chosen option, each textarea's text (the
+ * CSRF token is added by `DashboardClient.post`). A test overrides the fields a person would change.
+ */
+export function formAsSent(html: string, action: string): Record<string, string | string[]> {
+  const form = new RegExp(`<form method="post" action="${action.replace(/[/.]/g, '\\$&')}"[^>]*>([\\s\\S]*?)</form>`).exec(html);
+  expect(form, `form ${action}`).not.toBeNull();
+  const body = form![1]!;
+  const fields: Record<string, string | string[]> = {};
+  const add = (name: string, value: string) => {
+    const had = fields[name];
+    fields[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
+  };
+  for (const m of body.matchAll(/<input\b([^>]*)>/g)) {
+    const attr = (n: string) => new RegExp(`\\b${n}="([^"]*)"`).exec(m[1]!)?.[1];
+    const name = attr('name');
+    const type = attr('type') ?? 'text';
+    if (name === undefined || name === 'csrf' || type === 'file') continue;
+    if ((type === 'checkbox' || type === 'radio') && !/\bchecked\b/.test(m[1]!)) continue;
+    add(name, decoded(attr('value') ?? (type === 'checkbox' ? 'on' : '')));
+  }
+  for (const m of body.matchAll(/<select\b[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    const chosen = /<option value="([^"]*)"[^>]*\bselected\b/.exec(m[2]!) ?? /<option value="([^"]*)"/.exec(m[2]!);
+    if (chosen) add(m[1]!, decoded(chosen[1]!));
+  }
+  // A textarea's first newline belongs to the markup, not to its text.
+  for (const m of body.matchAll(/<textarea\b[^>]*name="([^"]+)"[^>]*>\n?([\s\S]*?)<\/textarea>/g)) add(m[1]!, decoded(m[2]!));
+  return fields;
+}

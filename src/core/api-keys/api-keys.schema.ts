@@ -16,7 +16,11 @@ export const apiKeySchema = z
   .object({
     id: z.string().describe('Identifier of the key (key_…).'),
     name: z.string(),
-    prefix: z.string().describe('The first 8 characters of the key, to recognise it.'),
+    prefix: z.string().describe('The first 8 characters of the key (`svc_live`, the same for every key; see starts_with).'),
+    starts_with: z
+      .string()
+      .nullable()
+      .describe('The first 13 characters of the key (`svc_live_` and 4 of its own), to tell keys apart; null for a key created before these were kept.'),
     created_at: z.iso.datetime().describe('ISO 8601 UTC.'),
     last_used_at: z.iso.datetime().nullable().describe('Last authenticated use, to the minute; null if never used.'),
     revoked_at: z.iso.datetime().nullable().describe('When the key was revoked; null while active.'),
@@ -31,7 +35,8 @@ export const createdApiKeySchema = z
       .regex(/^svc_live_[0-9a-f]{32}$/)
       .describe('The plaintext key: svc_live_ + 32 lowercase hex. Returned only in this response; store it now.'),
     name: z.string(),
-    prefix: z.string(),
+    prefix: z.string().describe('The first 8 characters of the key.'),
+    starts_with: z.string().describe('The first 13 characters of the key (`svc_live_` and 4 of its own), as the key list shows them.'),
     created_at: z.iso.datetime(),
     revoked_other_keys: z.number().int().describe('How many other keys this request revoked (revoke_others).'),
   })

@@ -26,11 +26,26 @@ type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>;
 /** `last_used_at` is kept to the minute so that authentication is not a write on every request. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
+/**
+ * What is kept of a key's plaintext to tell keys apart: the fixed `svc_live_` and the first characters of its own
+ * random part (16 of its 128 bits, so the rest stays unguessable). Keys made before this kept only `svc_live`,
+ * which every key shares; their secret is not stored, so nothing more can be recovered for them.
+ */
+const SHOWN_CHARS = 'svc_live_'.length + 4;
+
+/** Spec 2.1's `prefix`: the first 8 characters, whatever more was kept. */
+const SPEC_PREFIX_CHARS = 8;
+
+function startsWith(kept: string): string | null {
+  return kept.length > SPEC_PREFIX_CHARS ? kept : null;
+}
+
 function render(row: ApiKeyRow): ApiKey {
   return {
     id: row.id,
     name: row.name,
-    prefix: row.prefix,
+    prefix: row.prefix.slice(0, SPEC_PREFIX_CHARS),
+    starts_with: startsWith(row.prefix),
     created_at: toIso(row.createdAt),
     last_used_at: row.lastUsedAt === null ? null : toIso(row.lastUsedAt),
     revoked_at: row.revokedAt === null ? null : toIso(row.revokedAt),
@@ -55,7 +70,7 @@ export async function mintApiKey(
     id: newId('key_'),
     workspaceId,
     name,
-    prefix: apiKey.slice(0, 8),
+    prefix: apiKey.slice(0, SHOWN_CHARS),
     createdAt: now,
     lastUsedAt: null,
     revokedAt: null,
@@ -132,7 +147,8 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
           id: row.id,
           api_key: apiKey,
           name: row.name,
-          prefix: row.prefix,
+          prefix: row.prefix.slice(0, SPEC_PREFIX_CHARS),
+          starts_with: row.prefix,
           created_at: toIso(row.createdAt),
           revoked_other_keys: revoked,
         };

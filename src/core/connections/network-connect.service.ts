@@ -261,6 +261,12 @@ export function createNetworkConnectService(deps: {
       if (identifier === undefined) throw invalid('identifier', 'is required: the handle or e-mail of the account');
       const login = passwordLoginOrRefuse(platform);
       const signed = await login.signIn({ identifier, password: input.app_password, ...(input.service ? { service: input.service } : {}) });
+      if (!signed.ok && signed.retryable) {
+        // No answer, or a server failing on its side: nothing refused the password, so the address is what to check.
+        const server = input.service ?? `${PLATFORMS[platform].name}'s sign-in server`;
+        const path = input.service !== undefined ? 'service' : 'app_password';
+        throw invalid(path, `could not reach ${server}: ${signed.message} Check the server address, or try again later.`);
+      }
       if (!signed.ok) throw invalid('app_password', `${PLATFORMS[platform].name} refused the sign-in: ${signed.message}`);
       return keepConnection({ workspaceId, brandId, connectionId }, platform, signed.tokens);
     },

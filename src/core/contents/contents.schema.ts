@@ -19,6 +19,7 @@ export const mediaItemSchema = z
     z.strictObject({ media_id: z.string().describe('An upload made with POST /api/v1/workspaces/{wsId}/media.') }),
   ])
   .meta({ id: 'MediaItem', description: 'A media file, by public URL or by uploaded media id.' });
+export type MediaItem = z.infer<typeof mediaItemSchema>;
 
 const overrideSchema = z.strictObject({
   text: z.string().max(100_000).optional().describe('Replaces `text` on this platform.'),
@@ -206,7 +207,8 @@ export const updateContentInputSchema = z
   .meta({
     id: 'UpdateContentInput',
     description:
-      'Changes a draft or scheduled content: the fields sent replace the stored ones (`null` clears an optional one); the result is checked again as at creation. brand_id cannot change.',
+      'Changes a draft or scheduled content: the fields sent replace the stored ones (`null` clears an optional one); the result is checked again as at creation. brand_id cannot change. ' +
+      'A platform with its own text or title in overrides keeps it when text or title changes (the answer lists them in kept_overrides); overrides is replaced as a whole.',
   });
 export type UpdateContentInput = z.infer<typeof updateContentInputSchema>;
 
@@ -263,6 +265,20 @@ export const jobSchema = z
   .meta({ id: 'Job' });
 export type Job = z.infer<typeof jobSchema>;
 
+/** What one target platform of a content publishes, and whether that text is its own (an override). */
+export const contentTargetSchema = z
+  .object({
+    platform_slug: platformSlugSchema,
+    text: z.string().nullable().describe("The text this platform publishes: its own (overrides.<platform>.text) when it has one, else `text`."),
+    title: z.string().nullable().describe("The title this platform publishes: its own (overrides.<platform>.title) when it has one, else `title`."),
+    own_text: z
+      .boolean()
+      .describe('true when this platform has its own text in overrides: an edit of `text` leaves it as it is; send overrides to change it or null to clear it.'),
+    own_title: z.boolean().describe('true when this platform has its own title in overrides (an edit of `title` leaves it as it is).'),
+  })
+  .meta({ id: 'ContentTarget' });
+export type ContentTarget = z.infer<typeof contentTargetSchema>;
+
 export const contentSchema = z
   .object({
     content_id: z.uuid(),
@@ -276,6 +292,12 @@ export const contentSchema = z
     text: z.string().nullable(),
     title: z.string().nullable(),
     thread: z.array(z.string()).nullable().describe('The chain published on the short-post network, after any automatic split.'),
+    media: z.array(mediaItemSchema).describe('The media files, by public address or uploaded media id, in the order they are published; empty when none.'),
+    overrides: z
+      .partialRecord(z.enum(PLATFORM_SLUGS), overrideSchema)
+      .nullable()
+      .describe('The per-platform texts and titles as sent (they replace `text` and `title` on that platform); null when none.'),
+    targets: z.array(contentTargetSchema).describe('Per target platform, the text and title it publishes and whether they are its own.'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     completed_at: z.iso.datetime().nullable(),
@@ -283,6 +305,19 @@ export const contentSchema = z
   })
   .meta({ id: 'Content' });
 export type Content = z.infer<typeof contentSchema>;
+
+/** The answer to an edit: the content, and which platforms kept their own text while the shared one changed. */
+export const updatedContentSchema = contentSchema
+  .extend({
+    kept_overrides: z
+      .array(z.object({ platform_slug: platformSlugSchema, fields: z.array(z.enum(['text', 'title'])) }))
+      .describe(
+        'Platforms whose own text or title (overrides) this edit left as it was while it changed `text` or `title`: they keep publishing their own. ' +
+          'To change them, send overrides (the whole object: it replaces the stored one) or null to clear them. Empty when nothing was kept.',
+      ),
+  })
+  .meta({ id: 'UpdatedContent' });
+export type UpdatedContent = z.infer<typeof updatedContentSchema>;
 
 export const contentListQuerySchema = z.strictObject({
   status: z.enum(CONTENT_STATUSES).optional().describe('Only contents in this status (e.g. scheduled for the calendar, failed to find what needs a retry).'),

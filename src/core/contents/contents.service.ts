@@ -52,6 +52,7 @@ import {
   type JobStatus,
   type Preview,
   type UpdateContentInput,
+  type UpdatedContent,
 } from './contents.schema.js';
 import type { SETTLED_STATUSES } from '../../vocabulary/content-statuses.js';
 import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../vocabulary/job-errors.js';
@@ -82,9 +83,22 @@ function renderWhen(row: ContentRow) {
   };
 }
 
+type Overrides = NonNullable<ContentFields['overrides']>;
+
+/**
+ * The per-platform texts a content was given (its stored fields' `overrides`); none for a content stored before
+ * its fields were kept with it.
+ */
+function overridesOf(row: ContentRow): Overrides | null {
+  if (row.input === null) return null;
+  const fields = JSON.parse(row.input) as { overrides?: Overrides };
+  return fields.overrides === undefined || Object.keys(fields.overrides).length === 0 ? null : fields.overrides;
+}
+
 function renderContent(row: ContentRow, jobs: JobRow[]): Content {
   const request = parseStoredRequest(row.request);
   const thread = request.targets.find((t) => t.thread !== null)?.thread ?? null;
+  const overrides = overridesOf(row);
   return {
     content_id: row.id,
     brand_id: row.brandId,
@@ -95,6 +109,19 @@ function renderContent(row: ContentRow, jobs: JobRow[]): Content {
     text: request.text,
     title: request.title,
     thread,
+    media: request.media.map((m) => (m.mediaId !== null ? { media_id: m.mediaId } : { url: m.url ?? '' })),
+    overrides,
+    // What each platform publishes is the stored request's, so what is shown is what the publisher sends.
+    targets: request.targets.map((t) => {
+      const own = overrides?.[t.platform as keyof Overrides];
+      return {
+        platform_slug: t.platform as Content['target_platforms'][number],
+        text: t.text,
+        title: t.title,
+        own_text: own?.text !== undefined,
+        own_title: own?.title !== undefined,
+      };
+    }),
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
     completed_at: row.completedAt === null ? null : toIso(row.completedAt),
@@ -146,6 +173,25 @@ function mergeFields(stored: ContentFields, patch: UpdateContentInput): ContentF
   const parsed = contentFieldsSchema.safeParse(merged);
   if (!parsed.success) throw validationError(parsed.error, 'body');
   return parsed.data;
+}
+
+/**
+ * The platforms whose own text or title an edit left in place while it changed the shared one: an edit that
+ * sends `overrides` chose them itself, so nothing is reported then.
+ */
+function keptOverrides(stored: ContentFields, fields: ContentFields, patch: UpdateContentInput): UpdatedContent['kept_overrides'] {
+  if (patch.overrides !== undefined) return [];
+  const changed = {
+    text: patch.text !== undefined && (patch.text ?? undefined) !== stored.text,
+    title: patch.title !== undefined && (patch.title ?? undefined) !== stored.title,
+  };
+  const kept: UpdatedContent['kept_overrides'] = [];
+  for (const platform of fields.target_platforms) {
+    const own = fields.overrides?.[platform];
+    const which = (['text', 'title'] as const).filter((f) => changed[f] && own?.[f] !== undefined);
+    if (which.length > 0) kept.push({ platform_slug: platform, fields: which });
+  }
+  return kept;
 }
 
 /** Where a stored content's time stands, as columns. */
@@ -318,14 +364,17 @@ export function createContentsService(deps: {
      * again as at creation, and its jobs are rebuilt from it. A time (`publish_at`, `queue`) schedules it, `draft`
      * turns it back into a draft. The write is conditional on the version and status read, so an edit never
      * overwrites another and never touches a content the scheduler or a cancel took first. Charges nothing.
+     * A platform with its own text or title in `overrides` keeps it when the shared one changes; the answer's
+     * `kept_overrides` names those platforms.
      * @throws ServiceError `not_found`, `content_not_editable`, and the checks' errors as `create`.
      */
-    async update(principal: Principal, workspaceId: string, contentId: string, patch: UpdateContentInput, idempotencyKey?: string): Promise<IdempotentResult<Content>> {
+    async update(principal: Principal, workspaceId: string, contentId: string, patch: UpdateContentInput, idempotencyKey?: string): Promise<IdempotentResult<UpdatedContent>> {
       assertWorkspaceAccess(principal, workspaceId);
-      return once<Content>(workspaceId, idempotencyKey, { op: 'update_content', contentId, patch }, (record) =>
+      return once<UpdatedContent>(workspaceId, idempotencyKey, { op: 'update_content', contentId, patch }, (record) =>
         withVersionRetry(async () => {
           const row = await editable(workspaceId, contentId);
-          const fields = mergeFields(storedFields(row), patch);
+          const stored = storedFields(row);
+          const fields = mergeFields(stored, patch);
           const now = clock.now();
           // A new local time without a zone is read in the content's zone, else the brand's.
           const zone = patch.publish_at !== undefined && patch.time_zone === undefined ? (row.timeZone ?? (await zoneOf(workspaceId, row.brandId))) : 'UTC';
@@ -360,7 +409,7 @@ export function createContentsService(deps: {
             await deleteScheduledJobs(tx, contentId);
             const jobs = placement.status === 'scheduled' ? jobRowsFor(plan, contentId, workspaceId, now) : [];
             await insertJobs(tx, jobs, placement.time?.instant ?? null);
-            const content = renderContent(written, await listJobsForContent(tx, contentId));
+            const content = { ...renderContent(written, await listJobsForContent(tx, contentId)), kept_overrides: keptOverrides(stored, fields, patch) };
             if (record) await record(tx, content);
             return content;
           });

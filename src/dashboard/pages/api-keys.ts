@@ -14,7 +14,7 @@ export function apiKeyPages(pages: PageRouter): void {
       const own = k.id === ctx.principal.keyId;
       return html`<tr>
   <th scope="row">${k.name}${own ? html` <span class="muted">(this session)</span>` : ''}</th>
-  <td><code>${k.prefix}…</code></td>
+  <td>${k.starts_with !== null ? html`<code>${k.starts_with}…</code>` : html`<code>${k.prefix}…</code> <span class="muted">(an older key: its name tells it apart)</span>`}</td>
   <td>${isoDate(k.created_at)}</td>
   <td>${k.last_used_at ? isoDate(k.last_used_at) : 'never'}</td>
   <td>${k.revoked_at ? html`${badge('revoked')} ${isoDate(k.revoked_at)}` : badge('active')}</td>

@@ -119,6 +119,7 @@ ${
     const instanceError = errorAt(errorsOf('live'), 'instance');
     const identifierError = errorAt(errorsOf('password'), 'identifier');
     const passwordError = errorAt(errorsOf('password'), 'app_password');
+    const serviceError = errorAt(errorsOf('password'), 'service');
     const oauthNetworks = PLATFORM_SLUGS.filter((slug) => PLATFORMS[slug].connect !== 'app_password');
     const byOAuth = live.filter((slug) => PLATFORMS[slug as PlatformSlug].connect !== 'app_password') as PlatformSlug[];
     const byPassword = live.filter((slug) => PLATFORMS[slug as PlatformSlug].connect === 'app_password') as PlatformSlug[];
@@ -260,6 +261,13 @@ ${
       error: passwordError,
       control: html`<input id="pw-pass-${id}" name="app_password" type="password" required autocomplete="off"${describedBy(`pw-pass-${id}`, { hint: true, error: passwordError })}>`,
     })}
+    ${field({
+      id: `pw-service-${id}`,
+      label: 'Server (optional)',
+      hint: 'Only for an account on a self-hosted server: its address, for example https://pds.example.com. Leave empty for bsky.social.',
+      error: serviceError,
+      control: html`<input id="pw-service-${id}" name="service" type="url" maxlength="500" value="${state?.form === 'password' ? (values.service ?? '') : ''}"${describedBy(`pw-service-${id}`, { hint: true, error: serviceError })}>`,
+    })}
     <button type="submit">Connect with an app password</button>
   </form>`
   }
@@ -374,9 +382,15 @@ ${
 
   pages.action(`${BRANDS_URL}/:brandId/connections/app-password`, async (ctx) => {
     const brandId = ctx.params.brandId!;
-    const values = { platform_slug: ctx.form.get('platform_slug'), identifier: ctx.form.get('identifier'), app_password: ctx.form.get('app_password') };
+    const service = ctx.form.get('service').trim();
+    const values = {
+      platform_slug: ctx.form.get('platform_slug'),
+      identifier: ctx.form.get('identifier'),
+      app_password: ctx.form.get('app_password'),
+      ...(service !== '' ? { service } : {}),
+    };
     // The password is never echoed back into the page.
-    const shown = { platform_slug: values.platform_slug ?? '', identifier: values.identifier ?? '' };
+    const shown = { platform_slug: values.platform_slug ?? '', identifier: values.identifier ?? '', service };
     try {
       await ctx.deps.services.brands.get(ctx.principal, ctx.workspaceId, brandId);
       const input = check(connectAppPasswordInputSchema, values);

@@ -8,6 +8,16 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, csrfField, describedBy, errorBanner, field } from '../layout.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 import { localInWords, localPublishAt, type When, whenErrorOf, whenFieldset, whenOf, whenPrecheck, type WhenValues } from '../when-field.js';
+import { PLATFORMS } from '../../vocabulary/platforms.js';
+import {
+  type ContentFieldsState,
+  contentFieldsOf,
+  contentFieldsPatch,
+  contentFieldsSection,
+  type EditChoices,
+  isContentFieldPath,
+  storedContentFields,
+} from './content-edit.js';
 
 /** Statuses in which a content can still be edited, canceled or published now (issue 16). */
 export const WAITING_STATUSES: readonly Content['status'][] = ['draft', 'scheduled'];
@@ -19,6 +29,8 @@ const RETURN_PAGES = new Set(['/dashboard/drafts']);
 export interface EditState {
   text: string;
   title: string;
+  /** Type, networks, media and per-network texts. */
+  fields: ContentFieldsState;
   when: WhenValues;
   errors: FieldErrors;
 }
@@ -45,8 +57,10 @@ function storedWhen(content: Content): WhenValues {
  * scheduled one its time unless the person picked something else.
  */
 function patchOf(content: Content, state: EditState): Record<string, unknown> {
-  const patch: Record<string, unknown> = { text: optional(state.text) ?? null };
-  if (content.title !== null || state.title.trim() !== '') patch.title = optional(state.title) ?? null;
+  const patch: Record<string, unknown> = { ...contentFieldsPatch(content, state.fields) };
+  // The shared text is sent only when it changed, so the answer's kept_overrides speaks of this edit alone.
+  if ((optional(state.text) ?? null) !== content.text) patch.text = optional(state.text) ?? null;
+  if ((optional(state.title) ?? null) !== content.title) patch.title = optional(state.title) ?? null;
   const { when } = state;
   if (when.when === 'schedule') {
     const at = localPublishAt(when);
@@ -80,12 +94,12 @@ function keyOf(ctx: PageContext): string | undefined {
 }
 
 /** The edit form, Publish now and Cancel of a draft or scheduled content; `zone` is where a new time is read. */
-export function scheduleSection(ctx: PageContext, content: Content, zone: string, edit: EditState | undefined): SafeHtml {
-  const values: EditState = edit ?? { text: content.text ?? '', title: content.title ?? '', when: storedWhen(content), errors: {} };
+export function scheduleSection(ctx: PageContext, content: Content, zone: string, choices: EditChoices, edit: EditState | undefined): SafeHtml {
+  const values: EditState = edit ?? { text: content.text ?? '', title: content.title ?? '', fields: storedContentFields(content), when: storedWhen(content), errors: {} };
   const errors = values.errors;
   const textError = errors.text;
   const titleError = errors.title;
-  const unplaced = Object.entries(errors).filter(([path]) => !['text', 'title', 'publish_at', 'time_zone', 'queue', 'draft'].includes(path));
+  const unplaced = Object.entries(errors).filter(([path]) => !['text', 'title', 'publish_at', 'time_zone', 'queue', 'draft'].includes(path) && !isContentFieldPath(path));
   const id = content.content_id;
   const networks = content.target_platforms.length;
   return html`<section class="card" aria-labelledby="edit-h">
@@ -98,8 +112,9 @@ export function scheduleSection(ctx: PageContext, content: Content, zone: string
     ${field({
       id: 'edit-text',
       label: 'Text',
+      hint: 'Shared by every network without its own text (see Text per network below).',
       error: textError,
-      control: html`<textarea id="edit-text" name="text" rows="6" maxlength="100000"${describedBy('edit-text', { error: textError })}>
+      control: html`<textarea id="edit-text" name="text" rows="6" maxlength="100000"${describedBy('edit-text', { hint: true, error: textError })}>
 ${values.text}</textarea>`,
     })}
     ${
@@ -112,6 +127,7 @@ ${values.text}</textarea>`,
           })
         : ''
     }
+    ${contentFieldsSection(content, values.fields, choices, errors)}
     ${whenFieldset({
       choices: ['schedule', 'queue', 'draft'],
       values: values.when,
@@ -156,9 +172,17 @@ export function contentScheduleActions(pages: PageRouter, renderContent: RenderC
     const contentId = contentIdOf(ctx);
     const { services } = ctx.deps;
     const content = await services.contents.get(ctx.principal, ctx.workspaceId, contentId);
-    const state: EditState = { text: lines(ctx.form.get('text')), title: ctx.form.get('title'), when: whenOf(ctx.form, storedWhen(content).when), errors: {} };
+    const state: EditState = {
+      text: lines(ctx.form.get('text')),
+      title: ctx.form.get('title'),
+      fields: contentFieldsOf(ctx.form) ?? storedContentFields(content),
+      when: whenOf(ctx.form, storedWhen(content).when),
+      errors: {},
+    };
     const early = whenPrecheck(state.when);
-    const checked = check(updateContentInputSchema, patchOf(content, state));
+    const patch = patchOf(content, state);
+    if (Object.keys(patch).length === 0 && Object.keys(early).length === 0) return { redirect: `/dashboard/contents/${contentId}`, flash: 'Nothing was changed.' };
+    const checked = check(updateContentInputSchema, patch);
     if (!checked.ok || Object.keys(early).length > 0) {
       return renderContent(ctx, contentId, { status: 400, edit: { ...state, errors: { ...(checked.ok ? {} : checked.errors), ...early } } });
     }
@@ -167,7 +191,8 @@ export function contentScheduleActions(pages: PageRouter, renderContent: RenderC
       if (!result.outcome.ok) throw result.outcome.error;
       const saved = result.outcome.value;
       const where = saved.status === 'draft' ? 'It is a draft.' : `${saved.queued ? 'In the queue' : 'Scheduled'} for ${localInWords(saved.local_publish_at, saved.time_zone)}.`;
-      return { redirect: `/dashboard/contents/${contentId}`, flash: `Changes saved. ${where}` };
+      const kept = saved.kept_overrides.map((k) => `${PLATFORMS[k.platform_slug].name} keeps its own ${k.fields.join(' and ')}.`).join(' ');
+      return { redirect: `/dashboard/contents/${contentId}`, flash: `Changes saved. ${where}${kept === '' ? '' : ` ${kept} Change it under Text per network.`}` };
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code === 'not_found') throw err;
       const errors = placedErrors(err);

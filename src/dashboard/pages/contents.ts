@@ -10,6 +10,7 @@ import { localInWords } from '../when-field.js';
 import { brandName, contentTitle, handleOf, loadNames, type Names } from '../names.js';
 import { mediaThumbnail } from './media.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
+import { editChoices } from './content-edit.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Jobs at work: a scheduled job waits for its time, a final one is done; neither makes a page refresh. */
@@ -134,6 +135,7 @@ ${
     const mayBeLive = failed.filter(isConfirmationFailure);
     const names = await loadNames(ctx);
     const media = (await ctx.deps.services.media.ofContents(ctx.principal, ctx.workspaceId, [content.content_id])).get(content.content_id) ?? [];
+    const choices = waiting ? await editChoices(ctx, content) : null;
 
     const rows = content.jobs.map((j) => {
       const name = platformName(j.platform_slug);
@@ -167,6 +169,7 @@ ${errorBanner(failure?.message)}
     ${content.text !== null ? html`<dt>Text</dt><dd class="content-text">${multiline(content.text)}</dd>` : ''}
     ${media.length > 0 ? html`<dt>Media</dt><dd class="content-media">${media.map((m) => html`<a href="/dashboard/media#${m.id}">${mediaThumbnail(m)}</a>`)}</dd>` : ''}
   </dl>
+  ${ownTexts(content)}
   ${
     content.thread
       ? html`<h3>Thread (${content.thread.length} posts)</h3>
@@ -174,7 +177,7 @@ ${errorBanner(failure?.message)}
       : ''
   }
 </section>
-${waiting && zone !== null ? scheduleSection(ctx, content, zone, failure?.edit) : ''}
+${waiting && zone !== null && choices !== null ? scheduleSection(ctx, content, zone, choices, failure?.edit) : ''}
 <section class="card" aria-labelledby="jobs-h">
   <h2 id="jobs-h">Networks</h2>
   ${table({
@@ -238,6 +241,19 @@ function whenRow(content: Content): SafeHtml {
   const label = content.status === 'scheduled' ? 'Publishes' : content.status === 'canceled' ? 'Was due' : 'Started';
   const local = content.local_publish_at ? html`${localInWords(content.local_publish_at, content.time_zone)}, ` : '';
   return html`<dt>${label}</dt><dd>${local}${isoDate(content.publish_at)}${content.queued ? ' · from the brand’s queue' : ''}</dd>`;
+}
+
+/** Each network's own text and title, where it has one: what that network publishes instead of the shared one. */
+function ownTexts(content: Content): SafeHtml {
+  const own = content.targets.filter((t) => t.own_text || t.own_title);
+  if (own.length === 0) return html``;
+  return html`<h3>Text per network</h3>
+  <p class="muted">These networks publish their own text instead of the shared one; editing the shared text leaves them as they are.</p>
+  <dl>${own.map(
+    (t) => html`<dt>${platformName(t.platform_slug)}</dt><dd class="content-text">${t.own_title && t.title !== null ? html`<strong>${t.title}</strong><br>` : ''}${
+      t.own_text && t.text !== null ? multiline(t.text) : html`<span class="muted">the shared text</span>`
+    }</dd>`,
+  )}</dl>`;
 }
 
 function multiline(text: string): SafeHtml {

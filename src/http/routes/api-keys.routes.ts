@@ -10,7 +10,7 @@ import { workspaceParams } from './common.js';
 
 const keyParams = workspaceParams.extend({ keyId: z.string().describe('API key id (key_…).') });
 
-const exampleKey = { id: 'key_2x7c4v9b1n6m3q8w5e0r', name: 'zapier', prefix: 'svc_live', created_at: '2026-02-20T10:20:00.000Z' };
+const exampleKey = { id: 'key_2x7c4v9b1n6m3q8w5e0r', name: 'zapier', prefix: 'svc_live', starts_with: 'svc_live_4f1c', created_at: '2026-02-20T10:20:00.000Z' };
 
 export function apiKeyRoutes(apiKeys: ApiKeysService) {
   return [

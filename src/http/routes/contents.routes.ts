@@ -11,6 +11,7 @@ import {
   retryInputSchema,
   retryResultSchema,
   updateContentInputSchema,
+  updatedContentSchema,
 } from '../../core/contents/contents.schema.js';
 import type { ContentsService } from '../../core/contents/contents.service.js';
 import { idempotencyKeySchema, parseIdempotencyKey } from '../../core/idempotency/idempotency.schema.js';
@@ -55,6 +56,12 @@ const exampleContent: z.output<typeof contentSchema> = {
   text: 'Spring menu starts Monday: three new dishes, one old favourite back.',
   title: null,
   thread: null,
+  media: [{ media_id: 'media_9q2w4e6r8t0y1u3i5o7p' }],
+  overrides: { linkedin: { text: 'Spring menu starts Monday. Book a table for your team lunch.' } },
+  targets: [
+    { platform_slug: 'instagram', text: 'Spring menu starts Monday: three new dishes, one old favourite back.', title: null, own_text: false, own_title: false },
+    { platform_slug: 'linkedin', text: 'Spring menu starts Monday. Book a table for your team lunch.', title: null, own_text: true, own_title: false },
+  ],
   created_at: '2026-02-27T16:20:05.000Z',
   updated_at: '2026-02-27T16:20:05.000Z',
   completed_at: null,
@@ -166,7 +173,7 @@ export function contentRoutes(contents: ContentsService) {
       params: contentParams,
       headers: idempotencyHeaders,
       body: updateContentInputSchema,
-      success: { status: 200, description: 'The content as edited.', schema: contentSchema },
+      success: { status: 200, description: 'The content as edited, with the platforms that kept their own text.', schema: updatedContentSchema },
       errors: ['not_found', 'content_not_editable', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
       handle: async ({ principal, params, body, header, setHeader }) =>
         replay(await contents.update(principal, params.wsId, params.contentId, body, parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key')), setHeader),

@@ -17,6 +17,8 @@ export interface Outcome {
   preview?: Preview;
   /** For the preview: each media item's picture address (uploads of ours), null where there is none to show. */
   previewImages?: (string | null)[];
+  /** How many files this submit stored in the media library (a preview says so: they count on media storage). */
+  previewUploads?: number;
   status?: number;
 }
 

@@ -114,7 +114,8 @@ export function composePages(pages: PageRouter): void {
 
     if (read.fields.intent?.[0] === 'preview') {
       const run = await dryRun(ctx, input, connectionOf);
-      return render(ctx, choices, values, run.ok ? { preview: run.preview, previewImages: await previewImages(ctx, values) } : run.outcome);
+      const stored = read.files.filter((f) => f.result.status === 'fulfilled').length;
+      return render(ctx, choices, values, run.ok ? { preview: run.preview, previewImages: await previewImages(ctx, values), previewUploads: stored } : run.outcome);
     }
 
     let result;

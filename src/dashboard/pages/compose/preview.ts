@@ -64,9 +64,9 @@ function frames(slug: PlatformSlug, type: string, count: number, images: readonl
 /**
  * What Publish would send, as each network would show it (issue 17 point 5): the account's name and handle, the
  * text folded where the network folds it, a thread as its posts, media at the network's crop, YouTube's title.
- * Then the plan meters it would use. Nothing is published or counted.
+ * Then the plan meters it would use. Nothing is published or counted on the plan; a file chosen is in the library.
  */
-export function previewSection(preview: Preview, choices: Choices, values: ComposeValues, images: readonly (string | null)[]): SafeHtml {
+export function previewSection(preview: Preview, choices: Choices, values: ComposeValues, images: readonly (string | null)[], uploads: number): SafeHtml {
   const mediaCount = mediaItemsOf(values).length;
   const jobs = preview.jobs.map((job) => {
     const slug = job.platform_slug;
@@ -98,7 +98,12 @@ export function previewSection(preview: Preview, choices: Choices, values: Compo
     .map((m) => html`<tr><th scope="row">${meterWord(m.meter)}</th><td>${number(m.used)}</td><td>${number(m.consumes)}</td><td>${number(m.limit)}</td></tr>`);
   return html`<section class="card" aria-labelledby="preview-h">
   <h2 id="preview-h">Preview</h2>
-  <p role="status">Nothing was published or counted. This is how each network would show it:</p>
+  <p role="status">${
+    // The file is stored as the form is read, before its intent is known: the preview says what happened to it.
+    uploads > 0
+      ? `Nothing was published or counted on your plan. The file${uploads === 1 ? ' you chose was' : 's you chose were'} added to your media library (it counts on your media storage) and stays ticked below.`
+      : 'Nothing was published or counted.'
+  } This is how each network would show it:</p>
   <div class="mock-grid">${jobs}</div>
   <h3>Plan meters</h3>
   ${table({ caption: 'Plan meters this would use', head: ['Meter', 'Used now', 'This would use', 'Limit'], rows, empty: 'No meters.' })}

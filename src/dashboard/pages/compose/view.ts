@@ -312,7 +312,7 @@ export function render(ctx: PageContext, choices: Choices, values: ComposeValues
     body: html`<h1>Compose</h1>
 ${errorBanner(banner, outcome.banner?.wallet ? html`<p><a href="/dashboard/wallet">Open the wallet</a></p>` : undefined)}
 ${choices.usable.length === 0 ? html`<p class="warn">No network is connected yet. <a href="/dashboard/brands">Connect one in Brands & connections</a> before publishing.</p>` : ''}
-${outcome.preview ? previewSection(outcome.preview, choices, values ?? emptyValues(choices), outcome.previewImages ?? []) : ''}
+${outcome.preview ? previewSection(outcome.preview, choices, values ?? emptyValues(choices), outcome.previewImages ?? [], outcome.previewUploads ?? 0) : ''}
 ${renderForm(ctx, choices, values ?? emptyValues(choices), outcome)}`,
   };
 }
