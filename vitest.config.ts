@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * The longest files, started first: on a clean clone vitest has no timings and orders by file size, which put the
  * chaos run (its code lives in bench/) last, alone on one worker for its whole two minutes.
  */
-const LONGEST = ['test/chaos.test.ts', 'test/fuzz.test.ts', 'test/workers/crash.test.ts', 'test/concurrency/scheduling.test.ts', 'test/start.test.ts'];
+const LONGEST = ['test/chaos.test.ts', 'test/faults/postgres-restart.test.ts', 'test/system/bluesky-pds.test.ts', 'test/fuzz.test.ts', 'test/workers/crash.test.ts', 'test/concurrency/scheduling.test.ts', 'test/start.test.ts'];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
