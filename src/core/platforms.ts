@@ -15,6 +15,10 @@ export const platformSchema = z
       photo_max_bytes: z.number().int().nullable(),
       video_max_bytes: z.number().int().nullable(),
       daily_posts: z.number().int().nullable().describe("The network's own approximate daily cap per account."),
+      photo_types: z
+        .array(z.string())
+        .nullable()
+        .describe('The only image types (MIME) a photo post may carry, where the network refuses some common ones (Instagram: JPEG only); null: none is refused at creation. A photo of another type is refused at creation with media_unsupported_format.'),
       unknown_size_media_cap_bytes: z.number().int().describe('Service cap for media whose address does not report a size.'),
     }),
     text_counting: z
@@ -51,6 +55,7 @@ export function listPlatforms(liveAvailable: (slug: PlatformSlug) => boolean): P
           photo_max_bytes: p.limits.mediaMaxBytes.photo,
           video_max_bytes: p.limits.mediaMaxBytes.video,
           daily_posts: p.limits.dailyPosts,
+          photo_types: p.limits.photoTypes === null ? null : [...p.limits.photoTypes],
           unknown_size_media_cap_bytes: UNKNOWN_SIZE_MEDIA_CAP_BYTES,
         },
         text_counting: p.textCounting,

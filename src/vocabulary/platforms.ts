@@ -24,6 +24,11 @@ export interface PlatformLimits {
   mediaMaxBytes: Record<MediaKind, number | null>;
   /** Publications per day per account that the network allows, when known. */
   dailyPosts: number | null;
+  /**
+   * The image types (MIME) a photo post may carry, where the network takes fewer than the usual JPEG, PNG, GIF
+   * and WebP; null where the network converts or accepts them all. Checked at creation, before any charge.
+   */
+  photoTypes: readonly string[] | null;
 }
 
 export interface PlatformInfo {
@@ -57,7 +62,8 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     kind: 'photo/reel',
     // A video is published as a reel (the Graph API's media_type REELS).
     contentTypes: ['photo', 'video', 'reel'],
-    limits: { textMaxChars: 2200, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: 8 * MB, video: 4 * GB }, dailyPosts: 25 },
+    // Content Publishing: an image container takes JPEG only (a PNG container ends in ERROR).
+    limits: { textMaxChars: 2200, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: 8 * MB, video: 4 * GB }, dailyPosts: 25, photoTypes: ['image/jpeg'] },
     titleRequired: false,
     postUrlBase: 'https://www.instagram.com/p/',
     textCounting: 'code_points',
@@ -68,7 +74,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     name: 'Facebook Pages',
     kind: 'photo-and-page',
     contentTypes: ['text', 'photo', 'video', 'reel'],
-    limits: { textMaxChars: 63206, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: 30 * MB, video: null }, dailyPosts: null },
+    limits: { textMaxChars: 63206, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: 30 * MB, video: null }, dailyPosts: null, photoTypes: null },
     titleRequired: false,
     postUrlBase: 'https://www.facebook.com/',
     textCounting: 'code_points',
@@ -79,7 +85,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     name: 'Threads',
     kind: 'short-post',
     contentTypes: ['text', 'photo', 'video', 'thread'],
-    limits: { textMaxChars: 500, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: null, video: null }, dailyPosts: 250 },
+    limits: { textMaxChars: 500, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: null, video: null }, dailyPosts: 250, photoTypes: null },
     titleRequired: false,
     postUrlBase: 'https://www.threads.net/post/',
     textCounting: 'code_points',
@@ -90,7 +96,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     name: 'YouTube',
     kind: 'video',
     contentTypes: ['video', 'reel'],
-    limits: { textMaxChars: 5000, titleMaxChars: 100, threadMaxPosts: null, mediaMaxBytes: { photo: null, video: 256 * GB }, dailyPosts: null },
+    limits: { textMaxChars: 5000, titleMaxChars: 100, threadMaxPosts: null, mediaMaxBytes: { photo: null, video: 256 * GB }, dailyPosts: null, photoTypes: null },
     titleRequired: true,
     postUrlBase: 'https://www.youtube.com/watch?v=',
     textCounting: 'code_points',
@@ -101,7 +107,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     name: 'LinkedIn',
     kind: 'professional-text',
     contentTypes: ['text', 'photo', 'video'],
-    limits: { textMaxChars: 3000, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: null, video: 5 * GB }, dailyPosts: null },
+    limits: { textMaxChars: 3000, titleMaxChars: null, threadMaxPosts: null, mediaMaxBytes: { photo: null, video: 5 * GB }, dailyPosts: null, photoTypes: null },
     titleRequired: false,
     postUrlBase: 'https://www.linkedin.com/feed/update/',
     textCounting: 'code_points',
@@ -113,7 +119,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     kind: 'short-post',
     contentTypes: ['text', 'photo', 'video', 'thread'],
     // 280 weighted characters; a thread is a chain of replies. Photos 5 MB, videos 512 MB (media upload).
-    limits: { textMaxChars: 280, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 5 * MB, video: 512 * MB }, dailyPosts: 100 },
+    limits: { textMaxChars: 280, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 5 * MB, video: 512 * MB }, dailyPosts: 100, photoTypes: null },
     titleRequired: false,
     postUrlBase: 'https://x.com/i/web/status/',
     textCounting: 'x_weighted',
@@ -125,7 +131,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     kind: 'short-post',
     contentTypes: ['text', 'photo', 'video', 'thread'],
     // 300 graphemes per post; an image blob is at most 1,000,000 bytes, a video 100 MB.
-    limits: { textMaxChars: 300, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 1_000_000, video: 100 * MB }, dailyPosts: null },
+    limits: { textMaxChars: 300, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 1_000_000, video: 100 * MB }, dailyPosts: null, photoTypes: null },
     titleRequired: false,
     postUrlBase: 'https://bsky.app/profile/',
     textCounting: 'graphemes',
@@ -137,7 +143,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     kind: 'short-post',
     contentTypes: ['text', 'photo', 'video', 'thread'],
     // Mastodon's defaults; each instance may set its own (the adapter reads /api/v2/instance before posting).
-    limits: { textMaxChars: 500, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 16 * MB, video: 99 * MB }, dailyPosts: null },
+    limits: { textMaxChars: 500, titleMaxChars: null, threadMaxPosts: 25, mediaMaxBytes: { photo: 16 * MB, video: 99 * MB }, dailyPosts: null, photoTypes: null },
     titleRequired: false,
     postUrlBase: 'https://mastodon.social/@',
     textCounting: 'mastodon',
@@ -149,7 +155,8 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     kind: 'video',
     contentTypes: ['video', 'reel', 'photo'],
     // The caption is 2,200 UTF-16 code units, a photo post's title 90; about 15 posts per creator per day through the API.
-    limits: { textMaxChars: 2200, titleMaxChars: 90, threadMaxPosts: null, mediaMaxBytes: { photo: 20 * MB, video: 4 * GB }, dailyPosts: 15 },
+    // Content Posting API photo posts: JPEG and WebP only (anything else fails at PROCESSING_DOWNLOAD).
+    limits: { textMaxChars: 2200, titleMaxChars: 90, threadMaxPosts: null, mediaMaxBytes: { photo: 20 * MB, video: 4 * GB }, dailyPosts: 15, photoTypes: ['image/jpeg', 'image/webp'] },
     titleRequired: false,
     postUrlBase: 'https://www.tiktok.com/@',
     textCounting: 'utf16',
@@ -161,7 +168,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     kind: 'pin-board',
     contentTypes: ['photo', 'video'],
     // A pin's description is 500 characters and its title 100; images up to 20 MB, videos 2 GB.
-    limits: { textMaxChars: 500, titleMaxChars: 100, threadMaxPosts: null, mediaMaxBytes: { photo: 20 * MB, video: 2 * GB }, dailyPosts: null },
+    limits: { textMaxChars: 500, titleMaxChars: 100, threadMaxPosts: null, mediaMaxBytes: { photo: 20 * MB, video: 2 * GB }, dailyPosts: null, photoTypes: null },
     titleRequired: false,
     postUrlBase: 'https://www.pinterest.com/pin/',
     textCounting: 'code_points',

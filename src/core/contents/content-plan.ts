@@ -33,6 +33,8 @@ export interface PlannedMedia {
   /** null when the address does not report a size: the 100 MB cap is applied when publishing (spec 8). */
   sizeBytes: number | null;
   storagePath: string | null;
+  /** The media type (MIME, no parameters): an upload's as stored, an address's as it answered; null when unknown. */
+  contentType: string | null;
 }
 
 export interface PlannedTarget {
@@ -144,6 +146,33 @@ function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: s
   return { text, title, thread };
 }
 
+/** `image/JPEG; q=1` → `image/jpeg`; null for an absent or empty type. */
+function mediaType(header: string | null): string | null {
+  const type = header?.split(';')[0]?.trim().toLowerCase();
+  return type ? type : null;
+}
+
+/**
+ * Spec 7.4 `media_unsupported_format`, raised at creation: a photo whose known type the platform refuses
+ * (`photoTypes`), named by its field path as `media_too_large` names its item. An address that reported no type,
+ * or a type that is not an image, is left to the network: nothing here would be sure.
+ */
+function refuseUnsupportedPhotos(platform: PlatformSlug, media: readonly PlannedMedia[]): void {
+  const accepted = PLATFORMS[platform].limits.photoTypes;
+  if (accepted === null) return;
+  const refused = media.findIndex((m) => m.contentType !== null && m.contentType.startsWith('image/') && !accepted.includes(m.contentType));
+  if (refused < 0) return;
+  const item = media[refused]!;
+  const path = `media[${refused}].${item.url !== null ? 'url' : 'media_id'}`;
+  const names = accepted.map((t) => t.replace('image/', '').toUpperCase()).join(' or ');
+  const why = `is ${item.contentType}; ${PLATFORMS[platform].name} (${platform}) accepts photos as ${names} only`;
+  throw new ServiceError('media_unsupported_format', `media[${refused}] ${why}. Convert it, or leave ${platform} out.`, {
+    platform_slug: platform,
+    accepted: [...accepted],
+    fields: [{ path, message: why }],
+  });
+}
+
 type Probed = MediaProbeResult | { ok: false; reason: 'deadline' };
 
 /**
@@ -186,7 +215,7 @@ async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: Cr
     if (!('media_id' in item)) continue;
     const media = await findMedia(db, workspaceId, item.media_id);
     if (!media) throw invalid(`media[${i}].media_id`, `${item.media_id} is not an upload of this workspace`);
-    uploads.set(i, { url: null, mediaId: media.id, sizeBytes: media.sizeBytes, storagePath: media.storagePath });
+    uploads.set(i, { url: null, mediaId: media.id, sizeBytes: media.sizeBytes, storagePath: media.storagePath, contentType: mediaType(media.contentType) });
   }
   const deadlineMs = options.probeDeadlineMs ?? MEDIA_PROBE_DEADLINE_MS;
   const byUrl = items.flatMap((item, i) => ('url' in item ? [{ i, url: item.url }] : []));
@@ -212,16 +241,16 @@ async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: Cr
               : 'could not be reached';
       throw invalid(`media[${i}].url`, `the address ${why}`);
     }
-    out.push({ url, mediaId: null, sizeBytes: result.size, storagePath: null });
+    out.push({ url, mediaId: null, sizeBytes: result.size, storagePath: null, contentType: mediaType(result.contentType) });
   }
   return out;
 }
 
 /**
  * Runs every check of a content request, in the order an integrator can act on, before anything is stored:
- * brand, platform compatibility, connections, text limits, media sizes, sandbox outcomes.
+ * brand, platform compatibility, connections, text limits, media sizes and types, sandbox outcomes.
  * @throws ServiceError `not_found`, `validation_failed`, `platform_not_supported`, `connections_required`,
- *   `caption_too_long`, `media_too_large`.
+ *   `caption_too_long`, `media_too_large`, `media_unsupported_format`.
  */
 export async function planContent(
   db: Kysely<Database>,
@@ -272,6 +301,7 @@ export async function planContent(
       }
     }
   }
+  if (kind === 'photo') for (const platform of input.target_platforms) refuseUnsupportedPhotos(platform, media);
 
   return {
     brandId: input.brand_id,
