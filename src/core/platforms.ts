@@ -10,6 +10,11 @@ export const platformSchema = z
     content_types: z.array(z.enum(CONTENT_TYPES)),
     limits: z.object({
       text_max_chars: z.number().int().describe('Longest post text, counted as `text_counting` says.'),
+      photo_text_max_chars: z
+        .number()
+        .int()
+        .nullable()
+        .describe("Longest text of a photo post where it differs from text_max_chars (TikTok: a photo post's description 4,000, a video's caption 2,200); null where it does not."),
       title_max_chars: z.number().int().nullable(),
       thread_max_posts: z.number().int().nullable(),
       photo_max_bytes: z.number().int().nullable(),
@@ -50,6 +55,7 @@ export function listPlatforms(liveAvailable: (slug: PlatformSlug) => boolean): P
         content_types: [...p.contentTypes],
         limits: {
           text_max_chars: p.limits.textMaxChars,
+          photo_text_max_chars: p.limits.photoTextMaxChars,
           title_max_chars: p.limits.titleMaxChars,
           thread_max_posts: p.limits.threadMaxPosts,
           photo_max_bytes: p.limits.mediaMaxBytes.photo,

@@ -60,6 +60,28 @@ describeEachDb(
       expect((await post(ws.api_key, ws.workspace_id, { ...photo, target_platforms: ['facebook'] })).status).toBe(201);
     });
 
+    it("limits as the networks document them: a TikTok photo post's description 4,000 (a video's caption stays 2,200)", async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['tiktok']);
+      const video = { brand_id: brandId, target_platforms: ['tiktok'], content_type: 'video', media: [{ url: `${media.url}/video.mp4` }] };
+      const photo = { ...video, content_type: 'photo', media: [{ url: `${media.url}/photo.jpg` }] };
+      expect((await post(ws.api_key, ws.workspace_id, { ...photo, text: 'd'.repeat(4000) })).status).toBe(201);
+      // Counted in UTF-16 code units, as TikTok counts: 2,000 emoji are 4,000.
+      expect((await post(ws.api_key, ws.workspace_id, { ...photo, text: '😀'.repeat(2000) })).status).toBe(201);
+      const over = await post(ws.api_key, ws.workspace_id, { ...photo, text: 'd'.repeat(4001) });
+      expect([over.status, over.body]).toMatchObject([422, { error: 'caption_too_long', platform_slug: 'tiktok', limit: 4000, fields: [{ path: 'text' }] }]);
+      const caption = await post(ws.api_key, ws.workspace_id, { ...video, text: 'c'.repeat(2201) });
+      expect([caption.status, caption.body]).toMatchObject([422, { error: 'caption_too_long', platform_slug: 'tiktok', limit: 2200 }]);
+    });
+
+    it('GET /api/v1/platforms shows the documented limits: Pinterest 800, TikTok photos 4,000, Instagram 100 posts a day', async () => {
+      const res = await server().request('GET', '/api/v1/platforms');
+      const list = res.body.data as { slug: string; limits: Record<string, unknown> }[];
+      const limits = (slug: string) => list.find((p) => p.slug === slug)?.limits;
+      expect(limits('pinterest')).toMatchObject({ text_max_chars: 800, photo_text_max_chars: null, title_max_chars: 100 });
+      expect(limits('tiktok')).toMatchObject({ text_max_chars: 2200, photo_text_max_chars: 4000, title_max_chars: 90 });
+      expect(limits('instagram')).toMatchObject({ text_max_chars: 2200, daily_posts: 100 });
+    });
+
     it('GET /api/v1/platforms names the photo types Instagram and TikTok accept', async () => {
       const res = await server().request('GET', '/api/v1/platforms');
       const list = res.body.data as { slug: string; limits: Record<string, unknown> }[];

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { type ConnectionRow, findBrandContext } from '../../../db/repositories/connections.repo.js';
 import { findMedia } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
-import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, textLengthOn } from '../../vocabulary/platforms.js';
+import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, platformFor, textLengthOn } from '../../vocabulary/platforms.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { ServiceError } from '../errors.js';
 import type { CreateContentInput } from './contents.schema.js';
@@ -108,7 +108,7 @@ function resolveConnections(brandConnections: readonly ConnectionRow[], input: C
 
 /** Text, title and thread for one platform, or the 7.2 error that stops the request. */
 function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: string | null; title: string | null; thread: string[] | null } {
-  const info = PLATFORMS[platform];
+  const info = platformFor(platform, input.content_type);
   const override = input.overrides?.[platform];
   const text = override?.text ?? input.text ?? null;
   const title = override?.title ?? input.title ?? null;

@@ -4,6 +4,7 @@ import { list, str } from '../kit/json.js';
 import { type Ctx, openFile, post, save, type Source, unexpected } from './api.js';
 import { LEASE_LOST } from './errors.js';
 import { chunkPlan } from './upload.js';
+import { PLATFORMS, platformFor } from '../../vocabulary/platforms.js';
 
 /**
  * Starting a publication (Content Posting API): the creator's current options (creator_info/query), then one init
@@ -27,9 +28,9 @@ const MAX_VIDEO_BYTES = 4 * GB;
 /** Photo reference: "An array containing up to 35 photo content URLs". */
 const MAX_PHOTOS = 35;
 /** UTF-16 code units ("runes" in the reference): video caption 2200; photo title 90, description 4000. */
-const VIDEO_CAPTION_MAX = 2200;
-const PHOTO_TITLE_MAX = 90;
-const PHOTO_DESCRIPTION_MAX = 4000;
+const VIDEO_CAPTION_MAX = PLATFORMS.tiktok.limits.textMaxChars;
+const PHOTO_TITLE_MAX = PLATFORMS.tiktok.limits.titleMaxChars ?? 90;
+const PHOTO_DESCRIPTION_MAX = platformFor('tiktok', 'photo').limits.textMaxChars;
 /** Widest first; unaudited apps may only post SELF_ONLY. */
 const PRIVACY_PREFERENCE = ['PUBLIC_TO_EVERYONE', 'FOLLOWER_OF_CREATOR', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'];
 
