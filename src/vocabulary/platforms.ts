@@ -52,6 +52,12 @@ export interface PlatformInfo {
    * with an app registered on the user's own server (`instance_oauth`), or the account's app password.
    */
   connect: 'oauth' | 'instance_oauth' | 'app_password';
+  /**
+   * The places inside one account a live connection can publish to and be moved between (Pinterest: the
+   * account's boards), or null where a connection publishes to the account itself. A fact about the network,
+   * whether or not live connections are configured here.
+   */
+  places: 'boards' | null;
 }
 
 const MB = 1024 * 1024;
@@ -71,6 +77,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://www.instagram.com/p/',
     textCounting: 'code_points',
     connect: 'oauth',
+    places: null,
   },
   facebook: {
     slug: 'facebook',
@@ -82,6 +89,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://www.facebook.com/',
     textCounting: 'code_points',
     connect: 'oauth',
+    places: null,
   },
   threads: {
     slug: 'threads',
@@ -93,6 +101,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://www.threads.net/post/',
     textCounting: 'code_points',
     connect: 'oauth',
+    places: null,
   },
   youtube: {
     slug: 'youtube',
@@ -104,6 +113,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://www.youtube.com/watch?v=',
     textCounting: 'code_points',
     connect: 'oauth',
+    places: null,
   },
   linkedin: {
     slug: 'linkedin',
@@ -115,6 +125,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://www.linkedin.com/feed/update/',
     textCounting: 'code_points',
     connect: 'oauth',
+    places: null,
   },
   x: {
     slug: 'x',
@@ -127,6 +138,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://x.com/i/web/status/',
     textCounting: 'x_weighted',
     connect: 'oauth',
+    places: null,
   },
   bluesky: {
     slug: 'bluesky',
@@ -139,6 +151,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://bsky.app/profile/',
     textCounting: 'graphemes',
     connect: 'app_password',
+    places: null,
   },
   mastodon: {
     slug: 'mastodon',
@@ -151,6 +164,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://mastodon.social/@',
     textCounting: 'mastodon',
     connect: 'instance_oauth',
+    places: null,
   },
   tiktok: {
     slug: 'tiktok',
@@ -164,6 +178,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://www.tiktok.com/@',
     textCounting: 'utf16',
     connect: 'oauth',
+    places: null,
   },
   pinterest: {
     slug: 'pinterest',
@@ -176,6 +191,7 @@ export const PLATFORMS: Record<PlatformSlug, PlatformInfo> = {
     postUrlBase: 'https://www.pinterest.com/pin/',
     textCounting: 'code_points',
     connect: 'oauth',
+    places: 'boards',
   },
 };
 

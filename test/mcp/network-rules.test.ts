@@ -25,6 +25,16 @@ describeEachDb(
       const usage = await call<{ meters: { meter: string; used: number }[] }>(client, 'get_usage', {});
       expect(usage.meters.filter((m) => m.meter === 'publicacoes' || m.meter === 'criacao_de_conteudos').map((m) => m.used)).toEqual([0, 0]);
     });
+
+    it('list_publish_targets on a sandbox Pinterest connection gives the true reason, as REST does, with no Pinterest app configured', async () => {
+      const { ws, connections } = await brandWithConnections(server(), ['pinterest']);
+      const client = await connect(server(), ws.api_key);
+      const body = await callFailing(client, 'list_publish_targets', { connection_id: connections.pinterest! });
+      expect(body).toMatchObject({ error: 'validation_failed', message: 'connection: a sandbox connection has no network places to choose from (Pinterest boards are listed on a live connection)' });
+      const rest = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/connections/${connections.pinterest!}/targets`, { key: ws.api_key });
+      expect(withoutRequestId(body)).toEqual(restError(rest));
+      expect(await callFailing(client, 'choose_publish_target', { connection_id: connections.pinterest!, target_id: '5001' })).toMatchObject({ error: 'validation_failed' });
+    });
   },
   {},
   () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { insertConnection } from '../../db/repositories/connections.repo.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { brandWithConnections, startMediaHost } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
@@ -80,6 +81,29 @@ describeEachDb(
       expect(limits('pinterest')).toMatchObject({ text_max_chars: 800, photo_text_max_chars: null, title_max_chars: 100 });
       expect(limits('tiktok')).toMatchObject({ text_max_chars: 2200, photo_text_max_chars: 4000, title_max_chars: 90 });
       expect(limits('instagram')).toMatchObject({ text_max_chars: 2200, daily_posts: 100 });
+    });
+
+    it('publish targets give the true reason: Pinterest has boards, but not on a sandbox connection, nor live here without PINTEREST_CLIENT_ID', async () => {
+      const { ws, brandId, connections } = await brandWithConnections(server(), ['pinterest', 'threads']);
+      const targets = (id: string) => server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/connections/${id}/targets`, { key: ws.api_key });
+
+      const sandbox = await targets(connections.pinterest!);
+      expect([sandbox.status, sandbox.body]).toMatchObject([400, { error: 'validation_failed', fields: [{ path: 'connection' }] }]);
+      expect(sandbox.body.message).toBe('connection: a sandbox connection has no network places to choose from (Pinterest boards are listed on a live connection)');
+
+      // A live connection left from when this installation had a Pinterest app.
+      const now = server().container.clock.now();
+      const row = { id: `conn_live_pin_${ws.workspace_id}`, workspaceId: ws.workspace_id, brandId, platformSlug: 'pinterest', mode: 'live', name: 'acme · Recipes', status: 'active', statusReason: null, createdAt: now, updatedAt: now };
+      await insertConnection(server().container.db.kysely, row);
+      const live = await targets(row.id);
+      expect([live.status, live.body]).toMatchObject([422, { error: 'platform_not_supported', platform_slug: 'pinterest' }]);
+      expect(live.body.message).toBe('Live connections to Pinterest are not configured on this installation (PINTEREST_CLIENT_ID).');
+      const choose = await server().request('PUT', `/api/v1/workspaces/${ws.workspace_id}/connections/${row.id}/target`, { key: ws.api_key, body: { target_id: '5001' } });
+      expect(choose.body).toEqual({ ...live.body, request_id: choose.headers.get('x-request-id') });
+
+      // A network that publishes to the account itself says so, sandbox or not.
+      const threads = await targets(connections.threads!);
+      expect([threads.status, threads.body]).toMatchObject([422, { error: 'platform_not_supported', message: 'Threads publishes to the account itself: there is no place to choose.' }]);
     });
 
     it('GET /api/v1/platforms names the photo types Instagram and TikTok accept', async () => {
