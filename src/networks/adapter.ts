@@ -76,7 +76,11 @@ export interface NotReady {
 export type Submitted = { ok: true; containerId: string } | NetworkFailure;
 export type Published = { ok: true; postId: string; url?: string } | NotReady | NetworkFailure;
 export type Confirmation =
-  | { state: 'found'; url: string }
+  /**
+   * The post is live at `url`. `notice`, when set, is what its author should know although it went out (our
+   * words, never the network's text): YouTube keeping an upload private, for one.
+   */
+  | { state: 'found'; url: string; notice?: string }
   | { state: 'pending' }
   | { state: 'not_found' }
   | { state: 'unavailable' };

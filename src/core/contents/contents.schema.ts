@@ -252,6 +252,12 @@ export const jobSchema = z
     error_code: z.enum(JOB_ERROR_CODES).nullable().describe('Spec 7.4 code when failed.'),
     error_message: z.string().nullable(),
     external_post_url: z.string().nullable().describe('Public URL of the post once published.'),
+    notice: z
+      .string()
+      .nullable()
+      .describe(
+        'On a published job, what the network did that the author should know although the post went out, e.g. YouTube keeping a video private (uploads through an API project YouTube has not audited stay private until it is); null when there is nothing to say.',
+      ),
     previous_status: z.string().nullable().describe('Set when a late confirmation corrected a failed job.'),
     attempts: z.number().int(),
     created_at: z.iso.datetime(),

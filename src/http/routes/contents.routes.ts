@@ -63,6 +63,7 @@ const exampleContent: z.output<typeof contentSchema> = {
     error_code: null,
     error_message: null,
     external_post_url: null,
+    notice: null,
     previous_status: null,
     attempts: 0,
     created_at: '2026-02-27T16:20:05.000Z',
