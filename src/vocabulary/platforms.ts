@@ -205,6 +205,10 @@ export function platformFor(slug: PlatformSlug, type: ContentType): PlatformInfo
   return type === 'photo' && photoText !== null ? { ...info, limits: { ...info.limits, textMaxChars: photoText } } : info;
 }
 
+/** TikTok's privacy levels (Content Posting API `privacy_level`); a creator is offered some of them. */
+export const TIKTOK_PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
+export type TiktokPrivacyLevel = (typeof TIKTOK_PRIVACY_LEVELS)[number];
+
 /** The length of `text` as `slug` counts it against `textMaxChars`. */
 export function textLengthOn(slug: PlatformSlug, text: string): number {
   return measureText(PLATFORMS[slug].textCounting, text);

@@ -5,7 +5,7 @@ import type { Database } from '../../../db/schema.js';
 import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, platformFor, textLengthOn } from '../../vocabulary/platforms.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { ServiceError } from '../errors.js';
-import type { CreateContentInput } from './contents.schema.js';
+import type { CreateContentInput, TiktokSettings } from './contents.schema.js';
 import { splitIntoThread } from './thread-split.js';
 
 /** What a media address told us when probed (the probe itself is infrastructure, injected). */
@@ -44,6 +44,8 @@ export interface PlannedTarget {
   title: string | null;
   thread: string[] | null;
   sandboxOutcome: string | null;
+  /** The creator's privacy and interaction choices, on a TikTok target that has them. */
+  tiktok: TiktokSettings | null;
 }
 
 /** Everything a content request resolves to once every check passed; stored with the content. */
@@ -173,6 +175,26 @@ function refuseUnsupportedPhotos(platform: PlatformSlug, media: readonly Planned
   });
 }
 
+/**
+ * TikTok's Direct Post guidelines leave privacy and interactions to the creator, with no default: a live TikTok
+ * target needs them in `network_options.tiktok` (duet and stitch only for videos). A sandbox connection may omit
+ * them. Whether the level is one this creator is offered is known only from TikTok, when publishing.
+ */
+function tiktokSettings(input: CreateContentInput, connection: ConnectionRow): TiktokSettings | null {
+  const settings = input.network_options?.tiktok ?? null;
+  const path = 'network_options.tiktok';
+  if (settings === null) {
+    if (connection.mode !== 'live') return null;
+    throw invalid(path, 'TikTok asks the creator to choose who can see the post and whether others may comment, duet and stitch: send privacy_level, allow_comment, allow_duet and allow_stitch (the last two for videos)');
+  }
+  if (input.content_type !== 'photo') {
+    for (const field of ['allow_duet', 'allow_stitch'] as const) {
+      if (settings[field] === undefined) throw invalid(`${path}.${field}`, `required for a TikTok ${input.content_type}: the creator chooses it, with no default`);
+    }
+  }
+  return settings;
+}
+
 type Probed = MediaProbeResult | { ok: false; reason: 'deadline' };
 
 /**
@@ -275,9 +297,13 @@ export async function planContent(
   for (const key of Object.keys(input.overrides ?? {})) {
     if (!input.target_platforms.includes(key as PlatformSlug)) throw invalid(`overrides.${key}`, 'is not a target platform');
   }
+  for (const key of Object.keys(input.network_options ?? {})) {
+    if (!input.target_platforms.includes(key as PlatformSlug)) throw invalid(`network_options.${key}`, 'is not a target platform');
+  }
 
   const connections = resolveConnections(brand.connections, input);
   const shaped = new Map(input.target_platforms.map((p) => [p, shapeText(p, input)]));
+  const tiktok = connections.has('tiktok') ? tiktokSettings(input, connections.get('tiktok')!) : null;
 
   for (const [platform, outcome] of Object.entries(input.sandbox_outcomes ?? {})) {
     const conn = connections.get(platform as PlatformSlug);
@@ -315,6 +341,7 @@ export async function planContent(
       connection: connections.get(platform)!,
       ...shaped.get(platform)!,
       sandboxOutcome: input.sandbox_outcomes?.[platform] ?? null,
+      tiktok: platform === 'tiktok' ? tiktok : null,
     })),
   };
 }
