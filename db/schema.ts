@@ -96,6 +96,8 @@ export interface JobsTable {
   credit_cost: ColumnType<number | string | null, number | null | undefined, number | null>;
   /** JSON of the adapter's saved progress (chain index, upload session…). */
   network_state: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the network said about a published post that its author should know (0018). */
+  notice: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MeterCountersTable {

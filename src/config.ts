@@ -306,7 +306,8 @@ const NETWORK_DEFAULTS: Record<PlatformSlug, { api: string; authorize: string; t
   instagram: { api: 'https://graph.instagram.com/v23.0', authorize: 'https://www.instagram.com/oauth/authorize', token: 'https://api.instagram.com/oauth/access_token' },
   facebook: { api: 'https://graph.facebook.com/v23.0', authorize: 'https://www.facebook.com/v23.0/dialog/oauth', token: 'https://graph.facebook.com/v23.0/oauth/access_token' },
   threads: { api: 'https://graph.threads.net/v1.0', authorize: 'https://threads.net/oauth/authorize', token: 'https://graph.threads.net/oauth/access_token' },
-  linkedin: { api: 'https://api.linkedin.com', authorize: 'https://www.linkedin.com/oauth/v2/authorization', token: 'https://www.linkedin.com/oauth/v2/accessToken', version: '202510' },
+  // A month LinkedIn still serves (each is served about a year); the process warns at start once it is 11 months old.
+  linkedin: { api: 'https://api.linkedin.com', authorize: 'https://www.linkedin.com/oauth/v2/authorization', token: 'https://www.linkedin.com/oauth/v2/accessToken', version: '202610' },
   youtube: { api: 'https://www.googleapis.com', authorize: 'https://accounts.google.com/o/oauth2/v2/auth', token: 'https://oauth2.googleapis.com/token' },
   x: { api: 'https://api.x.com', authorize: 'https://x.com/i/oauth2/authorize', token: 'https://api.x.com/2/oauth2/token' },
   // Bluesky signs in with an app password at the account's entryway; there is no authorize page or client.

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { firstKeyFile, writeFirstKeyFile } from './first-key-file.js';
+import { linkedinVersionWarning } from './networks/linkedin/version.js';
 import type { startService } from './server.js';
 import { exitOnSignals } from './shutdown.js';
 
@@ -95,6 +96,10 @@ async function main(): Promise<void> {
   if (config.allowLocalUrls) {
     logger.warn('ALLOW_LOCAL_URLS is on: webhooks and media may reach http and private addresses. For local testing only.');
   }
+  const linkedin = config.networks.linkedin;
+  // Only an installation that publishes to LinkedIn is concerned by the version it sends.
+  const stale = linkedin.clientId && linkedin.apiVersion ? linkedinVersionWarning(linkedin.apiVersion, service.container.clock.now()) : null;
+  if (stale) logger.warn(stale);
 }
 
 main().catch((err: unknown) => {

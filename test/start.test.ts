@@ -46,6 +46,26 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
     }
   }, 60_000);
 
+  it('warns in the log at start when the configured LinkedIn version is over 11 months old', async () => {
+    const linkedin = { LINKEDIN_CLIENT_ID: 'li-client', LINKEDIN_CLIENT_SECRET: 'li-secret' };
+    const stale = await startServiceProcess({ ...env, ...linkedin, LINKEDIN_API_VERSION: '202401' });
+    try {
+      await waitFor(() => /LINKEDIN_API_VERSION 202401 is \d+ months old/.test(stale.stdout()));
+      const line = stale.stdout().split('\n').find((l) => l.includes('LINKEDIN_API_VERSION 202401'));
+      expect(JSON.parse(line ?? '{}')).toMatchObject({ level: 40 });
+    } finally {
+      expect(await stale.stop('SIGTERM')).toBe(0);
+    }
+    // Without a LinkedIn app the version is never sent, so nothing is said about it.
+    const unused = await startServiceProcess({ ...env, LINKEDIN_API_VERSION: '202401' });
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      expect(unused.stdout()).not.toContain('LINKEDIN_API_VERSION');
+    } finally {
+      expect(await unused.stop('SIGTERM')).toBe(0);
+    }
+  }, 60_000);
+
   it('cli workspace create --json prints exactly one JSON object', async () => {
     const { code, stdout } = await runToEnd('src/cli.ts', ['workspace', 'create', '--name', 'Acme', '--json'], env);
     expect(code).toBe(0);
@@ -67,6 +87,7 @@ describe('configuration', () => {
     const c = parseConfig({});
     expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', logLevel: 'info', allowLocalUrls: false });
     expect(c.database).toEqual({ dialect: 'sqlite', file: './data/service.db' });
+    expect(c.networks.linkedin.apiVersion).toBe('202610');
   });
 
   it('selects PostgreSQL by URL and then requires SECRET_KEY', () => {
@@ -169,6 +190,14 @@ async function stopNpm(started: Started): Promise<void> {
   await started.stop();
   expect(started.output()).toMatch(/"reason":"SIGTERM","msg":"shutting down"/);
   expect(started.output()).not.toContain('fatal');
+}
+
+async function waitFor(done: () => boolean, ms = 5_000): Promise<void> {
+  const until = performance.now() + ms;
+  while (!done()) {
+    if (performance.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 async function waitForLine(started: Started, pattern: RegExp, ms = 5_000): Promise<void> {

@@ -33,6 +33,8 @@ export interface JobRow {
   publishedAt: number | null;
   /** The adapter's saved progress on the network (JSON), or null. */
   networkState: Record<string, unknown> | null;
+  /** What the network said about the published post that its author should know, or null. */
+  notice: string | null;
 }
 
 /** A jobs row as the core reads it. */
@@ -64,6 +66,7 @@ export function jobFromRow(r: Selectable<JobsTable>): JobRow {
     updatedAt: toMillis(r.updated_at),
     publishedAt: toMillisOrNull(r.published_at),
     networkState: r.network_state === null ? null : (JSON.parse(r.network_state) as Record<string, unknown>),
+    notice: r.notice ?? null,
   };
 }
 

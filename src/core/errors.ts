@@ -114,6 +114,16 @@ export const errorCatalogue = {
     description: 'A media file exceeds the platform limit.',
     extra: z.object({ platform_slug: platformSlug, limit: z.number().int().describe('The largest size accepted, in bytes.'), fields: fieldsSchema }),
   },
+  media_unsupported_format: {
+    // 422 as media_too_large (spec 7.2): the request is well formed, the target network cannot take the file.
+    status: 422,
+    description: "A media file's type is one the target platform refuses for this content type (e.g. a PNG for an Instagram photo); nothing was created or charged.",
+    extra: z.object({
+      platform_slug: platformSlug,
+      accepted: z.array(z.string()).describe('The media types (MIME) the platform accepts here.'),
+      fields: fieldsSchema,
+    }),
+  },
   caption_too_long: {
     status: 422,
     description: 'The text exceeds the platform limit.',

@@ -10,11 +10,20 @@ export const platformSchema = z
     content_types: z.array(z.enum(CONTENT_TYPES)),
     limits: z.object({
       text_max_chars: z.number().int().describe('Longest post text, counted as `text_counting` says.'),
+      photo_text_max_chars: z
+        .number()
+        .int()
+        .nullable()
+        .describe("Longest text of a photo post where it differs from text_max_chars (TikTok: a photo post's description 4,000, a video's caption 2,200); null where it does not."),
       title_max_chars: z.number().int().nullable(),
       thread_max_posts: z.number().int().nullable(),
       photo_max_bytes: z.number().int().nullable(),
       video_max_bytes: z.number().int().nullable(),
       daily_posts: z.number().int().nullable().describe("The network's own approximate daily cap per account."),
+      photo_types: z
+        .array(z.string())
+        .nullable()
+        .describe('The only image types (MIME) a photo post may carry, where the network refuses some common ones (Instagram: JPEG only); null: none is refused at creation. A photo of another type is refused at creation with media_unsupported_format.'),
       unknown_size_media_cap_bytes: z.number().int().describe('Service cap for media whose address does not report a size.'),
     }),
     text_counting: z
@@ -46,11 +55,13 @@ export function listPlatforms(liveAvailable: (slug: PlatformSlug) => boolean): P
         content_types: [...p.contentTypes],
         limits: {
           text_max_chars: p.limits.textMaxChars,
+          photo_text_max_chars: p.limits.photoTextMaxChars,
           title_max_chars: p.limits.titleMaxChars,
           thread_max_posts: p.limits.threadMaxPosts,
           photo_max_bytes: p.limits.mediaMaxBytes.photo,
           video_max_bytes: p.limits.mediaMaxBytes.video,
           daily_posts: p.limits.dailyPosts,
+          photo_types: p.limits.photoTypes === null ? null : [...p.limits.photoTypes],
           unknown_size_media_cap_bytes: UNKNOWN_SIZE_MEDIA_CAP_BYTES,
         },
         text_counting: p.textCounting,

@@ -1,5 +1,5 @@
 import type { JobErrorCode } from '../vocabulary/job-errors.js';
-import type { ContentType, PlatformSlug } from '../vocabulary/platforms.js';
+import type { ContentType, PlatformSlug, TiktokPrivacyLevel } from '../vocabulary/platforms.js';
 
 /** The account a live connection publishes as, with its (decrypted) token. */
 export interface LiveCredentials {
@@ -44,6 +44,11 @@ export interface PublishRequest {
   /** Forced outcome on sandbox connections. */
   sandboxOutcome: string | null;
   /**
+   * On TikTok, the creator's own privacy and interaction choices (TikTok's Direct Post guidelines); absent for
+   * other networks and for contents stored before they were asked for.
+   */
+  tiktok?: { privacy_level: TiktokPrivacyLevel; allow_comment: boolean; allow_duet?: boolean | undefined; allow_stitch?: boolean | undefined } | null;
+  /**
    * What this job already did on the network (saved with `saveProgress` by an earlier run that may have been
    * cut off): e.g. the chain index reached and the last media id, or a resumable upload session. Null at first.
    */
@@ -80,7 +85,11 @@ export interface NotReady {
 export type Submitted = { ok: true; containerId: string } | NetworkFailure;
 export type Published = { ok: true; postId: string; url?: string } | NotReady | NetworkFailure;
 export type Confirmation =
-  | { state: 'found'; url: string }
+  /**
+   * The post is live at `url`. `notice`, when set, is what its author should know although it went out (our
+   * words, never the network's text): YouTube keeping an upload private, for one.
+   */
+  | { state: 'found'; url: string; notice?: string }
   | { state: 'pending' }
   | { state: 'not_found' }
   | { state: 'unavailable' };

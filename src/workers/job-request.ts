@@ -67,6 +67,7 @@ export async function buildJobRequest(
       contentType: m.contentType,
     })),
     sandboxOutcome: job.sandboxOutcome,
+    tiktok: target?.tiktok ?? null,
     progress: job.networkState,
     // Saving progress also renews the lease: long uploads keep their job as long as they make progress.
     async saveProgress(progress) {

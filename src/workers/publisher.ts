@@ -215,6 +215,7 @@ export function createPublisher(deps: PublisherDeps) {
           {
             status: 'published',
             external_post_url: decision.url,
+            notice: decision.notice,
             published_at: now,
             active: 0,
             error_code: null,

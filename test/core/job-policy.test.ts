@@ -177,8 +177,8 @@ describe('job policy: confirmation (spec 7.4) and late checks (spec 3.2)', () =>
   const unavailable: ConfirmationAnswer = { state: 'unavailable' };
 
   const table: { name: string; job: ConfirmingJob; answer: ConfirmationAnswer; now?: number; want: ReturnType<typeof afterConfirm> }[] = [
-    { name: 'found: published', job: confirming(), answer: found, want: { next: 'published', url: 'https://x/p/1', corrects: false } },
-    { name: 'found on a late check: published, correcting the failure', job: confirming({ late: true, lateCheckUntil: NOW + 1 }), answer: found, want: { next: 'published', url: 'https://x/p/1', corrects: true } },
+    { name: 'found: published', job: confirming(), answer: found, want: { next: 'published', url: 'https://x/p/1', corrects: false, notice: null } },
+    { name: 'found on a late check: published, correcting the failure', job: confirming({ late: true, lateCheckUntil: NOW + 1 }), answer: found, want: { next: 'published', url: 'https://x/p/1', corrects: true, notice: null } },
     { name: 'pending before the deadline: check again', job: confirming(), answer: pending, want: { next: 'confirming', misses: 0, runAt: NOW + 10_000 } },
     { name: 'first not_found: one miss, check again', job: confirming(), answer: notFound, want: { next: 'confirming', misses: 1, runAt: NOW + 10_000 } },
     { name: `not_found after ${CONFIRMATION_MISSES - 1} miss: post_inexistente`, job: confirming({ misses: CONFIRMATION_MISSES - 1 }), answer: notFound, want: lateFailure('post_inexistente', CONFIRMATION_MISSES) },

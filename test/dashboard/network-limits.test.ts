@@ -37,14 +37,14 @@ describeEachDb('dashboard compose: the later networks’ limits', (server) => {
     expect(await contents()).toHaveLength(0);
   });
 
-  it('Pinterest: a description over 500 characters and a video pin’s title over 100 are each refused next to their field', async () => {
-    expect([PLATFORMS.pinterest.limits.textMaxChars, PLATFORMS.pinterest.limits.titleMaxChars]).toEqual([500, 100]);
+  it('Pinterest: a description over 800 characters and a video pin’s title over 100 are each refused next to their field', async () => {
+    expect([PLATFORMS.pinterest.limits.textMaxChars, PLATFORMS.pinterest.limits.titleMaxChars]).toEqual([800, 100]);
     const { send, contents } = await limitsComposer(server(), [['pinterest', 'Acme on Pinterest']]);
     const pin = { target_platforms: 'pinterest', content_type: 'photo', media_url: 'https://cdn.example.com/pin.jpg' };
 
-    const description = await send({ ...pin, text: 'd'.repeat(501), title: 'A fine pin' });
+    const description = await send({ ...pin, text: 'd'.repeat(801), title: 'A fine pin' });
     expect(description.status).toBe(422);
-    expect(byId(description.html, 'text-error')).toBe('Too long for Pinterest: 501 characters, the limit is 500. Shorten it, or untick this network.');
+    expect(byId(description.html, 'text-error')).toBe('Too long for Pinterest: 801 characters, the limit is 800. Shorten it, or untick this network.');
     expect(byId(description.html, 'title-error')).toBeUndefined();
 
     // A photo pin's title is sent and checked too, as a video pin's is.

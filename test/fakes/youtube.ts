@@ -70,6 +70,11 @@ export interface YoutubeFake {
   grantedScope: string | null;
   /** Each new video answers `processing` on this many videos.list calls. */
   processingPolls: number;
+  /**
+   * The API project has not passed YouTube's audit: every upload is locked private whatever it asked for, as
+   * videos.insert documents for projects created after 28 July 2020.
+   */
+  unauditedProject: boolean;
   script(route: FakeRoute, ...steps: FakeScript[]): void;
   close(): Promise<void>;
 }
@@ -114,6 +119,7 @@ export async function startYoutubeFake(): Promise<YoutubeFake> {
     channel: { id: 'UCfakeChannel0000000000', title: 'Acme Videos' },
     grantedScope: null,
     processingPolls: 0,
+    unauditedProject: false,
     script(route, ...steps) {
       scripts.set(route, [...(scripts.get(route) ?? []), ...steps]);
     },
@@ -248,6 +254,7 @@ export async function startYoutubeFake(): Promise<YoutubeFake> {
       const v: FakeVideo = {
         id: randomBytes(8).toString('base64url').slice(0, 11),
         ...session.resource,
+        ...(fake.unauditedProject ? { privacyStatus: 'private' } : {}),
         bytes: Buffer.concat(session.received),
         uploadStatus: 'uploaded',
         processingPolls: fake.processingPolls,

@@ -78,9 +78,9 @@ const CASES: Record<'x' | 'bluesky' | 'mastodon' | 'tiktok' | 'pinterest', () =>
     refusedTypes: ['text', 'thread'],
   }),
   pinterest: () => ({
-    fits: { ...photo(), text: 'd'.repeat(500), title: 't'.repeat(100) },
+    fits: { ...photo(), text: 'd'.repeat(800), title: 't'.repeat(100) },
     over: [
-      { what: 'description', args: { ...photo(), text: 'd'.repeat(501) }, path: 'text', limit: limits('pinterest').textMaxChars, length: 501 },
+      { what: 'description', args: { ...photo(), text: 'd'.repeat(801) }, path: 'text', limit: limits('pinterest').textMaxChars, length: 801 },
       { what: 'title', args: { ...video(), title: 't'.repeat(101) }, path: 'title', limit: limits('pinterest').titleMaxChars ?? 0, length: 101 },
     ],
     refusedTypes: ['text', 'thread', 'reel'],
@@ -91,13 +91,13 @@ const SLUGS = Object.keys(CASES) as (keyof typeof CASES)[];
 describeEachDb(
   'MCP: the later networks and their own limits',
   (server) => {
-    it("the limits tested are the platform table's (X 280, Bluesky 300, Mastodon 500, TikTok 2,200 and 90, Pinterest 500 and 100)", () => {
+    it("the limits tested are the platform table's (X 280, Bluesky 300, Mastodon 500, TikTok 2,200 and 90, Pinterest 800 and 100)", () => {
       expect(SLUGS.map((slug) => [slug, limits(slug).textMaxChars, limits(slug).titleMaxChars])).toEqual([
         ['x', 280, null],
         ['bluesky', 300, null],
         ['mastodon', 500, null],
         ['tiktok', 2200, 90],
-        ['pinterest', 500, 100],
+        ['pinterest', 800, 100],
       ]);
     });
 

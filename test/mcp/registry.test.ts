@@ -125,6 +125,7 @@ const FULL_JOB = {
   error_code: 'quota_exceeded',
   error_message: 'The network refused: daily quota.',
   external_post_url: null,
+  notice: null,
   previous_status: null,
   attempts: 1,
   created_at: AT,

@@ -175,6 +175,15 @@ describe('instagram adapter: publishing', () => {
   });
 });
 
+describe('instagram adapter: a container that fails without a known code', () => {
+  it('tells the user what Instagram takes today: JPEG photos, reels from 3 seconds to 15 minutes', async () => {
+    fake.state.containerOutcome = 'ERROR';
+    fake.state.containerErrorText = 'Error: something nobody documented';
+    const out = await publishAll(adapter(), job({ contentType: 'reel', media: [{ url: 'https://cdn.example.com/r.mp4', sizeBytes: 10, contentType: 'video/mp4' }] }));
+    expect(out).toMatchObject({ ok: false, code: 'media_unsupported_format', message: expect.stringContaining('3 seconds to 15 minutes') });
+  });
+});
+
 describe('instagram adapter: error table (spec 7.4)', () => {
   // One case per row of INSTAGRAM_ERROR_TABLE at least; `row` names the row expected to decide.
   const cases: { name: string; at: FakeEndpoint; reply: FakeReply; code: string; retryable: boolean; row: string | null }[] = [

@@ -194,12 +194,12 @@ describe('Pinterest publishing', () => {
     expect(await adapter.submit(new Job({ media: [] }).request())).toMatchObject({ ok: false, code: 'upstream_unknown' });
   });
 
-  it('respects the limits: title to 100 and description to 500 code points; empty texts are left out', async () => {
+  it('respects the limits: title to 100 and description to 800 code points (PinCreate.description); empty texts are left out', async () => {
     const adapter = createPinterestAdapter(settings(), deps());
-    const long = '🍋'.repeat(600);
+    const long = '🍋'.repeat(900);
     expect((await drive(adapter, new Job({ title: 't'.repeat(150), text: long }))).result.ok).toBe(true);
     expect(fake.pins[0]?.title).toBe('t'.repeat(100));
-    expect([...(fake.pins[0]?.description ?? '')]).toHaveLength(500);
+    expect([...(fake.pins[0]?.description ?? '')]).toHaveLength(800);
     expect((await drive(adapter, new Job({ title: '  ', text: null }))).result.ok).toBe(true);
     expect(fake.pins[1]).toMatchObject({ title: null, description: null });
   });

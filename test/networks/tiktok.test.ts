@@ -99,6 +99,22 @@ describe('TikTok publishing (Direct Post)', () => {
     expect(result).toEqual({ ok: true, postId: pub?.videoId, url: `https://www.tiktok.com/@acme.studio/video/${pub?.videoId ?? ''}` });
   });
 
+  it("sends the creator's own privacy and interaction choices, and refuses a level TikTok does not offer, or a public one from an unaudited app", async () => {
+    fake.knobs.audited = true;
+    fake.knobs.accountPrivate = false;
+    const chosen = { privacy_level: 'MUTUAL_FOLLOW_FRIENDS' as const, allow_comment: true, allow_duet: false, allow_stitch: true };
+    expect((await drive(adapter({ audited: true }), new Job({ tiktok: chosen }))).result).toMatchObject({ ok: true });
+    const pub = [...fake.publications.values()][0];
+    expect(pub?.postInfo).toMatchObject({ privacy_level: 'MUTUAL_FOLLOW_FRIENDS', disable_comment: false, disable_duet: true, disable_stitch: false });
+
+    const before = fake.publications.size;
+    const offered = await drive(adapter({ audited: true }), new Job({ tiktok: { ...chosen, privacy_level: 'FOLLOWER_OF_CREATOR' } }));
+    expect(offered.result).toMatchObject({ ok: false, code: 'upstream_unknown', retryable: false, message: expect.stringContaining('does not offer this creator the privacy level FOLLOWER_OF_CREATOR') });
+    const unaudited = await drive(adapter({ audited: false }), new Job({ tiktok: { ...chosen, privacy_level: 'PUBLIC_TO_EVERYONE' } }));
+    expect(unaudited.result).toMatchObject({ ok: false, message: expect.stringContaining('accepts only private posts (privacy_level SELF_ONLY)') });
+    expect(fake.publications.size).toBe(before);
+  });
+
   it('a public post under moderation: published without its id, confirm waits, then finds the video URL', async () => {
     fake.knobs.audited = true;
     fake.knobs.accountPrivate = false;

@@ -101,14 +101,14 @@ describeEachDb(
       expect(await countContents(server(), ws.workspace_id)).toBe(3);
     });
 
-    it('Pinterest: description 500 and title 100 on a pin; a text post is refused', async () => {
+    it('Pinterest: description 800 and title 100 on a pin; a text post is refused', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['pinterest']);
       const pin = { brand_id: brandId, target_platforms: ['pinterest'], content_type: 'photo', media: [{ url: `${media.url}/photo.jpg` }] };
-      const fits = await post(ws.api_key, ws.workspace_id, { ...pin, text: 'd'.repeat(500), title: 't'.repeat(100) });
+      const fits = await post(ws.api_key, ws.workspace_id, { ...pin, text: 'd'.repeat(800), title: 't'.repeat(100) });
       expect(fits.status, JSON.stringify(fits.body)).toBe(201);
 
-      const description = await post(ws.api_key, ws.workspace_id, { ...pin, text: 'd'.repeat(501) });
-      expectError(description, 422, 'caption_too_long', { platform_slug: 'pinterest', limit: 500, fields: [{ path: 'text', message: 'has 501 characters; the limit for Pinterest (pinterest) is 500. Reduce it.' }] });
+      const description = await post(ws.api_key, ws.workspace_id, { ...pin, text: 'd'.repeat(801) });
+      expectError(description, 422, 'caption_too_long', { platform_slug: 'pinterest', limit: 800, fields: [{ path: 'text', message: 'has 801 characters; the limit for Pinterest (pinterest) is 800. Reduce it.' }] });
       const title = await post(ws.api_key, ws.workspace_id, { ...pin, content_type: 'video', media: [{ url: `${media.url}/video.mp4` }], title: 't'.repeat(101) });
       expectError(title, 422, 'caption_too_long', { platform_slug: 'pinterest', limit: 100, fields: [{ path: 'title', message: 'has 101 characters; the limit for Pinterest (pinterest) is 100.' }] });
       const overridden = await post(ws.api_key, ws.workspace_id, { ...pin, overrides: { pinterest: { title: 'o'.repeat(101) } } });

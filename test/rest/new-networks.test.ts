@@ -297,19 +297,26 @@ describeEachDb(
       expect(connected.body).toMatchObject({ platform_slug: 'tiktok', mode: 'live', status: 'active', name: tiktok.account.username });
 
       const before = tiktok.posts.length;
-      const content = await publish(server(), ws.api_key, ws.workspace_id, {
-        brand_id: brandId,
-        target_platforms: ['tiktok'],
-        content_type: 'video',
-        media: [{ url: `${mediaHost.url}/video.mp4` }],
-        text: `A clip from ${ws.workspace_id} #launch`,
+      const clip = { brand_id: brandId, target_platforms: ['tiktok'], content_type: 'video', media: [{ url: `${mediaHost.url}/video.mp4` }], text: `A clip from ${ws.workspace_id} #launch` };
+      // TikTok's Direct Post guidelines: the creator chooses privacy and interactions; nothing is chosen for them.
+      const unchosen = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, { key: ws.api_key, body: clip });
+      expect([unchosen.status, unchosen.body]).toMatchObject([400, { error: 'validation_failed', fields: [{ path: 'network_options.tiktok' }] }]);
+      const halfChosen = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+        key: ws.api_key,
+        body: { ...clip, network_options: { tiktok: { privacy_level: 'SELF_ONLY', allow_comment: true } } },
       });
+      expect([halfChosen.status, halfChosen.body]).toMatchObject([400, { error: 'validation_failed', fields: [{ path: 'network_options.tiktok.allow_duet' }] }]);
+      expect(tiktok.posts.length).toBe(before);
+
+      const chosen = { privacy_level: 'SELF_ONLY', allow_comment: false, allow_duet: true, allow_stitch: false };
+      const content = await publish(server(), ws.api_key, ws.workspace_id, { ...clip, network_options: { tiktok: chosen } });
       expect(content.status, JSON.stringify(content.jobs)).toBe('published');
       expect(tiktok.posts.length).toBe(before + 1);
       const post = tiktok.posts.at(-1)!;
-      // Whatever privacy the service asks for, the unaudited app's post is the creator's alone (README, TikTok).
+      // The unaudited app's post is the creator's alone (README, TikTok), as the creator chose here.
       expect(post).toMatchObject({ kind: 'video', mode: 'direct', source: 'FILE_UPLOAD', total: 2048, visibility: 'SELF_ONLY' });
-      expect(post.postInfo).toMatchObject({ title: `A clip from ${ws.workspace_id} #launch`, privacy_level: 'SELF_ONLY' });
+      // Comments off as chosen (the app allows them); duets and stitches stay off, as a private account has them.
+      expect(post.postInfo).toMatchObject({ title: `A clip from ${ws.workspace_id} #launch`, privacy_level: 'SELF_ONLY', disable_comment: true, disable_duet: true, disable_stitch: true });
       // A private post has no public address: the job points at the creator's profile.
       expect(content.jobs[0]).toMatchObject({ status: 'published', external_post_url: `https://www.tiktok.com/@${tiktok.account.username}`, error_message: null });
     });

@@ -42,6 +42,8 @@ export async function startMediaHost(): Promise<{ url: string; close(): Promise<
     };
     if (path === '/video.mp4') return sized(2048, 'video/mp4');
     if (path === '/photo.jpg') return sized(1024, 'image/jpeg');
+    if (path === '/photo.png') return sized(1024, 'image/png');
+    if (path === '/photo.webp') return sized(1024, 'image/webp');
     if (path === '/big-photo.jpg') return sized(9 * 1024 * 1024, 'image/jpeg');
     const nosize = /^\/nosize\/(\d+)$/.exec(path);
     if (nosize) {

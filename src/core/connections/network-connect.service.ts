@@ -178,18 +178,26 @@ export function createNetworkConnectService(deps: {
     return conn?.status === 'active' && row?.sealed ? openTokens(row.sealed) : null;
   }
 
-  /** A live connection of a network with several places per account, with its tokens. */
+  /**
+   * A live connection of a network with several places per account, with its tokens. The refusals give the true
+   * reason, in this order: the network has no places at all (its static description says so, configured or
+   * not); a sandbox connection has none to list; live connections to the network are not configured here.
+   */
   async function targetable(principal: Principal, workspaceId: string, connectionId: string) {
     assertWorkspaceAccess(principal, workspaceId);
     const conn = await findConnection(db, workspaceId, connectionId);
     if (!conn) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
-    const name = PLATFORMS[conn.platformSlug as PlatformSlug].name;
-    const oauth = deps.oauthFor(conn.platformSlug as PlatformSlug);
-    if (!oauth?.listTargets || !oauth.retarget) throw new ServiceError('platform_not_supported', `${name} publishes to the account itself: there is no place to choose.`, { platform_slug: conn.platformSlug as PlatformSlug });
-    if (conn.mode !== 'live') throw invalid('connection', 'a sandbox connection has no network places to choose from');
+    const platform = conn.platformSlug as PlatformSlug;
+    const { name, places } = PLATFORMS[platform];
+    if (places === null) throw new ServiceError('platform_not_supported', `${name} publishes to the account itself: there is no place to choose.`, { platform_slug: platform });
+    if (conn.mode !== 'live') throw invalid('connection', `a sandbox connection has no network places to choose from (${name} ${places} are listed on a live connection)`);
+    const oauth = oauthOrRefuse(platform);
+    const { listTargets, retarget } = oauth;
+    // The table says the network has places, so its OAuth module must list and choose them: a bug otherwise.
+    if (!listTargets || !retarget) throw new Error(`${platform}: PLATFORMS says ${places} but its OAuth module cannot list them`);
     const row = await findConnectionTokens(db, conn.id);
     if (!row?.sealed) throw invalid('connection', 'the connection has no network authorization; reconnect it');
-    return { conn, oauth, tokens: openTokens(row.sealed), sealed: row.sealed };
+    return { conn, listTargets: listTargets.bind(oauth), retarget: retarget.bind(oauth), tokens: openTokens(row.sealed), sealed: row.sealed };
   }
 
   const openTokens = (sealed: string) => JSON.parse(open(deps.secretKey, sealed)) as NetworkTokens;
@@ -302,11 +310,12 @@ export function createNetworkConnectService(deps: {
 
     /**
      * Where a live connection can publish, on networks with several places per account (Pinterest's boards).
-     * @throws ServiceError `not_found`, `platform_not_supported` (no such places), `validation_failed` (sandbox).
+     * @throws ServiceError `not_found`, `platform_not_supported` (the network has no such places, or live
+     *   connections to it are not configured here), `validation_failed` (a sandbox connection).
      */
     async targets(principal: Principal, workspaceId: string, connectionId: string): Promise<PublishTargetList> {
-      const { conn, oauth, tokens } = await targetable(principal, workspaceId, connectionId);
-      const listed = await oauth.listTargets!(tokens);
+      const { conn, listTargets, tokens } = await targetable(principal, workspaceId, connectionId);
+      const listed = await listTargets(tokens);
       if (!listed.ok) throw invalid('connection', `${PLATFORMS[conn.platformSlug as PlatformSlug].name} did not list the places it can publish to: ${listed.message}`);
       return { data: listed.targets.map((t) => ({ id: t.id, name: t.name, current: t.id === tokens.accountId })) };
     },
@@ -314,11 +323,12 @@ export function createNetworkConnectService(deps: {
     /**
      * Makes a live connection publish to another of its account's places (another Pinterest board): its tokens'
      * account and its name change; jobs already queued publish to the new place.
-     * @throws ServiceError `not_found`, `platform_not_supported`, `validation_failed` (not one of the places).
+     * @throws ServiceError `not_found`, `platform_not_supported` (as `targets`), `validation_failed` (a sandbox
+     *   connection, or not one of the places).
      */
     async chooseTarget(principal: Principal, workspaceId: string, connectionId: string, targetId: string): Promise<Connection> {
-      const { conn, oauth, tokens, sealed } = await targetable(principal, workspaceId, connectionId);
-      const moved = await oauth.retarget!(tokens, targetId);
+      const { conn, retarget, tokens, sealed } = await targetable(principal, workspaceId, connectionId);
+      const moved = await retarget(tokens, targetId);
       if (!moved.ok) throw invalid('target_id', moved.message);
       const now = clock.now();
       const stored = { sealed: sealTokens(moved.tokens), expiresAt: moved.tokens.expiresAt, accountId: moved.tokens.accountId };

@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import { type ConnectionRow, findBrandContext } from '../../../db/repositories/connections.repo.js';
 import { findMedia } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
-import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, textLengthOn } from '../../vocabulary/platforms.js';
+import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, platformFor, textLengthOn } from '../../vocabulary/platforms.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import { ServiceError } from '../errors.js';
-import type { CreateContentInput } from './contents.schema.js';
+import type { CreateContentInput, TiktokSettings } from './contents.schema.js';
 import { splitIntoThread } from './thread-split.js';
 
 /** What a media address told us when probed (the probe itself is infrastructure, injected). */
@@ -47,6 +47,8 @@ export interface PlannedTarget {
   title: string | null;
   thread: string[] | null;
   sandboxOutcome: string | null;
+  /** The creator's privacy and interaction choices, on a TikTok target that has them. */
+  tiktok: TiktokSettings | null;
 }
 
 /** Everything a content request resolves to once every check passed; stored with the content. */
@@ -111,7 +113,7 @@ function resolveConnections(brandConnections: readonly ConnectionRow[], input: C
 
 /** Text, title and thread for one platform, or the 7.2 error that stops the request. */
 function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: string | null; title: string | null; thread: string[] | null } {
-  const info = PLATFORMS[platform];
+  const info = platformFor(platform, input.content_type);
   const override = input.overrides?.[platform];
   const text = override?.text ?? input.text ?? null;
   const title = override?.title ?? input.title ?? null;
@@ -147,6 +149,47 @@ function shapeText(platform: PlatformSlug, input: CreateContentInput): { text: s
     throw tooLong(platform, 'title', titlePath, info.limits.titleMaxChars, length(title));
   }
   return { text, title, thread };
+}
+
+/**
+ * Spec 7.4 `media_unsupported_format`, raised at creation: a photo whose known type the platform refuses
+ * (`photoTypes`), named by its field path as `media_too_large` names its item. An address that reported no type,
+ * or a type that is not an image, is left to the network: nothing here would be sure.
+ */
+function refuseUnsupportedPhotos(platform: PlatformSlug, media: readonly PlannedMedia[]): void {
+  const accepted = PLATFORMS[platform].limits.photoTypes;
+  if (accepted === null) return;
+  const refused = media.findIndex((m) => m.contentType !== null && m.contentType.startsWith('image/') && !accepted.includes(m.contentType));
+  if (refused < 0) return;
+  const item = media[refused]!;
+  const path = `media[${refused}].${item.url !== null ? 'url' : 'media_id'}`;
+  const names = accepted.map((t) => t.replace('image/', '').toUpperCase()).join(' or ');
+  const why = `is ${item.contentType}; ${PLATFORMS[platform].name} (${platform}) accepts photos as ${names} only`;
+  throw new ServiceError('media_unsupported_format', `media[${refused}] ${why}. Convert it, or leave ${platform} out.`, {
+    platform_slug: platform,
+    accepted: [...accepted],
+    fields: [{ path, message: why }],
+  });
+}
+
+/**
+ * TikTok's Direct Post guidelines leave privacy and interactions to the creator, with no default: a live TikTok
+ * target needs them in `network_options.tiktok` (duet and stitch only for videos). A sandbox connection may omit
+ * them. Whether the level is one this creator is offered is known only from TikTok, when publishing.
+ */
+function tiktokSettings(input: CreateContentInput, connection: ConnectionRow): TiktokSettings | null {
+  const settings = input.network_options?.tiktok ?? null;
+  const path = 'network_options.tiktok';
+  if (settings === null) {
+    if (connection.mode !== 'live') return null;
+    throw invalid(path, 'TikTok asks the creator to choose who can see the post and whether others may comment, duet and stitch: send privacy_level, allow_comment, allow_duet and allow_stitch (the last two for videos)');
+  }
+  if (input.content_type !== 'photo') {
+    for (const field of ['allow_duet', 'allow_stitch'] as const) {
+      if (settings[field] === undefined) throw invalid(`${path}.${field}`, `required for a TikTok ${input.content_type}: the creator chooses it, with no default`);
+    }
+  }
+  return settings;
 }
 
 type Probed = MediaProbeResult | { ok: false; reason: 'deadline' };
@@ -230,9 +273,9 @@ async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: Cr
 
 /**
  * Runs every check of a content request, in the order an integrator can act on, before anything is stored:
- * brand, platform compatibility, connections, text limits, media sizes, sandbox outcomes.
+ * brand, platform compatibility, connections, text limits, media sizes and types, sandbox outcomes.
  * @throws ServiceError `not_found`, `validation_failed`, `platform_not_supported`, `connections_required`,
- *   `caption_too_long`, `media_too_large`.
+ *   `caption_too_long`, `media_too_large`, `media_unsupported_format`.
  */
 export async function planContent(
   db: Kysely<Database>,
@@ -257,9 +300,13 @@ export async function planContent(
   for (const key of Object.keys(input.overrides ?? {})) {
     if (!input.target_platforms.includes(key as PlatformSlug)) throw invalid(`overrides.${key}`, 'is not a target platform');
   }
+  for (const key of Object.keys(input.network_options ?? {})) {
+    if (!input.target_platforms.includes(key as PlatformSlug)) throw invalid(`network_options.${key}`, 'is not a target platform');
+  }
 
   const connections = resolveConnections(brand.connections, input);
   const shaped = new Map(input.target_platforms.map((p) => [p, shapeText(p, input)]));
+  const tiktok = connections.has('tiktok') ? tiktokSettings(input, connections.get('tiktok')!) : null;
 
   for (const [platform, outcome] of Object.entries(input.sandbox_outcomes ?? {})) {
     const conn = connections.get(platform as PlatformSlug);
@@ -283,6 +330,7 @@ export async function planContent(
       }
     }
   }
+  if (kind === 'photo') for (const platform of input.target_platforms) refuseUnsupportedPhotos(platform, media);
 
   return {
     brandId: input.brand_id,
@@ -296,6 +344,7 @@ export async function planContent(
       connection: connections.get(platform)!,
       ...shaped.get(platform)!,
       sandboxOutcome: input.sandbox_outcomes?.[platform] ?? null,
+      tiktok: platform === 'tiktok' ? tiktok : null,
     })),
   };
 }

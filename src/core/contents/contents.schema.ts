@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTENT_TYPES, PLATFORM_SLUGS } from '../../vocabulary/platforms.js';
+import { CONTENT_TYPES, PLATFORM_SLUGS, TIKTOK_PRIVACY_LEVELS } from '../../vocabulary/platforms.js';
 import { platformSlugSchema } from '../connections/connections.schema.js';
 import { modoSchema } from '../wallet/wallet.schema.js';
 import { JOB_ERROR_CODES } from '../../vocabulary/job-errors.js';
@@ -25,6 +25,28 @@ const overrideSchema = z.strictObject({
   text: z.string().max(100_000).optional().describe('Replaces `text` on this platform.'),
   title: z.string().max(1000).optional().describe('Replaces `title` on this platform.'),
 });
+
+/**
+ * TikTok's Direct Post guidelines: the creator chooses who can see the post and whether others may comment, duet
+ * and stitch, with nothing chosen for them by default. Checked per target in the content plan.
+ */
+export const tiktokSettingsSchema = z
+  .strictObject({
+    privacy_level: z
+      .enum(TIKTOK_PRIVACY_LEVELS)
+      .describe(
+        "Who can see the post, as the creator chose it: one of the levels TikTok offers this creator (checked when publishing; an installation whose TikTok app is not audited can only post SELF_ONLY).",
+      ),
+    allow_comment: z.boolean().describe('Whether others may comment, as the creator chose it (TikTok keeps comments off when the creator turned them off in the app).'),
+    allow_duet: z.boolean().optional().describe('Whether others may duet the video, as the creator chose it; required for video and reel, not used for photos.'),
+    allow_stitch: z.boolean().optional().describe('Whether others may stitch the video, as the creator chose it; required for video and reel, not used for photos.'),
+  })
+  .meta({ id: 'TiktokSettings', description: "The creator's own choices for a TikTok post; required when publishing through a live TikTok connection." });
+export type TiktokSettings = z.infer<typeof tiktokSettingsSchema>;
+
+const networkOptionsSchema = z
+  .strictObject({ tiktok: tiktokSettingsSchema.optional() })
+  .describe('Per-network choices that belong to the author, by platform (only tiktok has some today).');
 
 /**
  * Blank: empty, or only whitespace and invisible characters (zero-width spaces and joiners, word joiner, BOM),
@@ -125,6 +147,7 @@ const contentFields = {
       .partialRecord(z.enum(PLATFORM_SLUGS), overrideSchema)
       .optional()
       .describe('Per-platform replacements of text and title.'),
+    network_options: networkOptionsSchema.optional(),
     modo: modoSchema.optional(),
     sandbox_outcomes: z
       .partialRecord(z.enum(PLATFORM_SLUGS), sandboxOutcomeSchema)
@@ -180,7 +203,7 @@ export const createContentInputSchema = z
 export type CreateContentInput = z.infer<typeof createContentInputSchema>;
 
 /** Fields an edit may clear with `null` (they are optional at creation). */
-const CLEARABLE = ['target_connections', 'text', 'title', 'media', 'thread', 'thread_split', 'thread_numbering', 'overrides', 'sandbox_outcomes'] as const;
+const CLEARABLE = ['target_connections', 'text', 'title', 'media', 'thread', 'thread_split', 'thread_numbering', 'overrides', 'network_options', 'sandbox_outcomes'] as const;
 
 /** Every content field but the brand (a content stays with the brand it was made for), each optional in an edit. */
 const editable = {
@@ -256,6 +279,12 @@ export const jobSchema = z
     error_code: z.enum(JOB_ERROR_CODES).nullable().describe('Spec 7.4 code when failed.'),
     error_message: z.string().nullable(),
     external_post_url: z.string().nullable().describe('Public URL of the post once published.'),
+    notice: z
+      .string()
+      .nullable()
+      .describe(
+        'On a published job, what the network did that the author should know although the post went out, e.g. YouTube keeping a video private (uploads through an API project YouTube has not audited stay private until it is); null when there is nothing to say.',
+      ),
     previous_status: z.string().nullable().describe('Set when a late confirmation corrected a failed job.'),
     attempts: z.number().int(),
     created_at: z.iso.datetime(),

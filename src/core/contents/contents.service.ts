@@ -66,6 +66,7 @@ function renderJob(j: JobRow): Job {
     error_code: j.errorCode as JobErrorCode | null,
     error_message: j.errorMessage,
     external_post_url: j.externalPostUrl,
+    notice: j.notice,
     previous_status: j.previousStatus,
     attempts: j.attempts,
     created_at: toIso(j.createdAt),

@@ -172,11 +172,14 @@ export interface ConfirmingJob {
 }
 
 /** What the network said about the post (the adapter's `Confirmation`). */
-export type ConfirmationAnswer = { state: 'found'; url: string } | { state: 'pending' | 'not_found' | 'unavailable' };
+export type ConfirmationAnswer = { state: 'found'; url: string; notice?: string } | { state: 'pending' | 'not_found' | 'unavailable' };
 
 export type AfterConfirm =
-  /** The post is live at `url`. A late confirmation corrects the earlier failure (`previous_status: failed`). */
-  | { next: 'published'; url: string; corrects: boolean }
+  /**
+   * The post is live at `url`. A late confirmation corrects the earlier failure (`previous_status: failed`).
+   * `notice` is the network's word on the post for its author (null: nothing to say).
+   */
+  | { next: 'published'; url: string; corrects: boolean; notice: string | null }
   /** Still confirming: check again at `runAt`. */
   | { next: 'confirming'; misses: number; runAt: number }
   /** A late check found nothing: the job stays failed; checked again at `runAt` only if `keepChecking`. */
@@ -192,7 +195,7 @@ export type AfterConfirm =
  * stops once the window has passed.
  */
 export function afterConfirm(job: ConfirmingJob, answer: ConfirmationAnswer, now: number, settings: JobPolicySettings): AfterConfirm {
-  if (answer.state === 'found') return { next: 'published', url: answer.url, corrects: job.late };
+  if (answer.state === 'found') return { next: 'published', url: answer.url, corrects: job.late, notice: answer.notice ?? null };
   const { state } = answer;
   if (job.late) {
     const over = job.lateCheckUntil === null || now >= job.lateCheckUntil;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ContentPlan } from '../contents/content-plan.js';
+import { tiktokSettingsSchema } from '../contents/contents.schema.js';
 
 /**
  * The stored form of a content's request (`contents.request`): the validated plan minus the connection rows.
@@ -28,6 +29,8 @@ export const storedRequestSchema = z.object({
       text: z.string().nullable(),
       title: z.string().nullable(),
       thread: z.array(z.string()).nullable(),
+      /** The creator's TikTok choices (absent in requests stored before they were asked for). */
+      tiktok: tiktokSettingsSchema.nullable().optional(),
     }),
   ),
 });
@@ -40,7 +43,7 @@ export function storeRequest(plan: ContentPlan): string {
     text: plan.text,
     title: plan.title,
     media: plan.media,
-    targets: plan.targets.map((t) => ({ platform: t.platform, connectionId: t.connection.id, text: t.text, title: t.title, thread: t.thread })),
+    targets: plan.targets.map((t) => ({ platform: t.platform, connectionId: t.connection.id, text: t.text, title: t.title, thread: t.thread, tiktok: t.tiktok })),
   };
   return JSON.stringify(stored);
 }

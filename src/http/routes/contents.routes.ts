@@ -70,6 +70,7 @@ const exampleContent: z.output<typeof contentSchema> = {
     error_code: null,
     error_message: null,
     external_post_url: null,
+    notice: null,
     previous_status: null,
     attempts: 0,
     created_at: '2026-02-27T16:20:05.000Z',
@@ -121,7 +122,7 @@ export function contentRoutes(contents: ContentsService) {
         },
       },
       alternatives: [{ status: 200, description: 'Preview (dry_run=true).', schema: previewSchema }],
-      errors: ['not_found', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
+      errors: ['not_found', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'media_unsupported_format', 'caption_too_long'],
       handle: async ({ principal, params, query, body, header, setHeader, setStatus }) => {
         const caller = principal;
         if (query.dry_run === 'true') {
@@ -174,7 +175,7 @@ export function contentRoutes(contents: ContentsService) {
       headers: idempotencyHeaders,
       body: updateContentInputSchema,
       success: { status: 200, description: 'The content as edited, with the platforms that kept their own text.', schema: updatedContentSchema },
-      errors: ['not_found', 'content_not_editable', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
+      errors: ['not_found', 'content_not_editable', 'idempotency_conflict', 'connections_required', 'platform_not_supported', 'media_too_large', 'media_unsupported_format', 'caption_too_long'],
       handle: async ({ principal, params, body, header, setHeader }) =>
         replay(await contents.update(principal, params.wsId, params.contentId, body, parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key')), setHeader),
     }),
@@ -208,7 +209,7 @@ export function contentRoutes(contents: ContentsService) {
       headers: idempotencyHeaders,
       body: contentActionInputSchema.optional(),
       success: { status: 200, description: 'The content, publishing.', schema: contentSchema },
-      errors: ['not_found', 'content_not_editable', 'idempotency_conflict', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'connections_required', 'platform_not_supported', 'media_too_large', 'caption_too_long'],
+      errors: ['not_found', 'content_not_editable', 'idempotency_conflict', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'connections_required', 'platform_not_supported', 'media_too_large', 'media_unsupported_format', 'caption_too_long'],
       handle: async ({ principal, params, header, setHeader }) =>
         replay(await contents.publishNow(principal, params.wsId, params.contentId, parseIdempotencyKey(header('idempotency-key'), 'Idempotency-Key')), setHeader),
     }),

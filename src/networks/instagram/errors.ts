@@ -87,5 +87,5 @@ export function classifyContainerError(statusText: string | null): NetworkFailur
   const row = code === undefined ? undefined : INSTAGRAM_ERROR_TABLE.find((r) => r.matches(parseGraphError(400, { error: { code: Number(code) } })));
   if (row) return failure(row.code, row.retryable, row.message);
   // Processing failures without a known code are nearly always the media itself (codec, ratio, duration).
-  return failure('media_unsupported_format', false, 'Instagram could not process the media. Use JPEG for photos and MP4 (H.264, 9:16, 3 to 90 s) for reels.');
+  return failure('media_unsupported_format', false, 'Instagram could not process the media. Use JPEG for photos and MP4 (H.264, 9:16, 3 seconds to 15 minutes) for reels.');
 }

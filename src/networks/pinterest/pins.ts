@@ -30,7 +30,7 @@ export interface PinTexts {
   description: string | null;
 }
 
-/** Title (≤ 100) from the content's title, description (≤ 500) from its text; empty ones are left out. */
+/** Title (≤ 100) from the content's title, description (≤ 800) from its text; empty ones are left out. */
 export function pinTexts(req: PublishRequest): PinTexts {
   const title = req.title?.trim() ? clip(req.title.trim(), limits.titleMaxChars ?? 100) : null;
   const description = req.text?.trim() ? clip(req.text, limits.textMaxChars) : null;

@@ -4,6 +4,7 @@ import { list, str } from '../kit/json.js';
 import { type Ctx, openFile, post, save, type Source, unexpected } from './api.js';
 import { LEASE_LOST } from './errors.js';
 import { chunkPlan } from './upload.js';
+import { PLATFORMS, platformFor } from '../../vocabulary/platforms.js';
 
 /**
  * Starting a publication (Content Posting API): the creator's current options (creator_info/query), then one init
@@ -27,9 +28,9 @@ const MAX_VIDEO_BYTES = 4 * GB;
 /** Photo reference: "An array containing up to 35 photo content URLs". */
 const MAX_PHOTOS = 35;
 /** UTF-16 code units ("runes" in the reference): video caption 2200; photo title 90, description 4000. */
-const VIDEO_CAPTION_MAX = 2200;
-const PHOTO_TITLE_MAX = 90;
-const PHOTO_DESCRIPTION_MAX = 4000;
+const VIDEO_CAPTION_MAX = PLATFORMS.tiktok.limits.textMaxChars;
+const PHOTO_TITLE_MAX = PLATFORMS.tiktok.limits.titleMaxChars ?? 90;
+const PHOTO_DESCRIPTION_MAX = platformFor('tiktok', 'photo').limits.textMaxChars;
 /** Widest first; unaudited apps may only post SELF_ONLY. */
 const PRIVACY_PREFERENCE = ['PUBLIC_TO_EVERYONE', 'FOLLOWER_OF_CREATOR', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'];
 
@@ -65,26 +66,39 @@ interface CreatorView {
 
 /**
  * creator_info/query, required before a direct post: it refuses (with HTTP 200) an account over its daily cap or
- * banned, and lists the visibilities the account offers now; the post takes the widest one (SELF_ONLY when the
- * app is unaudited) and keeps the creator's own interaction settings. `max_video_post_duration_sec` cannot be
- * checked here: the service does not know a video's duration.
+ * banned, and lists the visibilities the account offers now. The post takes the creator's own choices from the
+ * content (TikTok's Direct Post guidelines: no preset default): a level TikTok does not offer this creator, or
+ * any but SELF_ONLY from an unaudited app, is refused in words the creator can act on. An interaction the
+ * creator turned off in the app stays off. A content stored before the choices were asked for keeps the former
+ * rule (the widest level offered, the creator's app settings). `max_video_post_duration_sec` cannot be checked
+ * here: the service does not know a video's duration.
  */
 async function creatorInfo(ctx: Ctx, plan: PostPlan): Promise<{ ok: true; view: CreatorView } | NetworkFailure> {
   const res = await post(ctx, '/v2/post/publish/creator_info/query/');
   if (!res.ok) return res.failure;
   const options = list(res.data.privacy_level_options).filter((o): o is string => typeof o === 'string');
+  const app = { comment: res.data.comment_disabled === true, duet: res.data.duet_disabled === true, stitch: res.data.stitch_disabled === true };
+  const username = str(res.data.creator_username);
+  const chosen = ctx.req.tiktok ?? null;
+  if (chosen) {
+    if (!options.includes(chosen.privacy_level)) {
+      return failure('upstream_unknown', false, `TikTok does not offer this creator the privacy level ${chosen.privacy_level} now; it offers ${options.join(', ') || 'none'}. Choose one of those.`);
+    }
+    if (!plan.audited && chosen.privacy_level !== 'SELF_ONLY') {
+      return failure('upstream_unknown', false, "This installation's TikTok app has not passed TikTok's audit, so TikTok accepts only private posts (privacy_level SELF_ONLY).");
+    }
+    const view = {
+      username,
+      privacy: chosen.privacy_level,
+      disableComment: app.comment || !chosen.allow_comment,
+      disableDuet: app.duet || chosen.allow_duet !== true,
+      disableStitch: app.stitch || chosen.allow_stitch !== true,
+    };
+    return { ok: true, view };
+  }
   const privacy = plan.audited ? PRIVACY_PREFERENCE.find((p) => options.includes(p)) : options.includes('SELF_ONLY') ? 'SELF_ONLY' : undefined;
   if (!privacy) return unexpected(ctx.deps, 'creator_info without a usable privacy level');
-  return {
-    ok: true,
-    view: {
-      username: str(res.data.creator_username),
-      privacy,
-      disableComment: res.data.comment_disabled === true,
-      disableDuet: res.data.duet_disabled === true,
-      disableStitch: res.data.stitch_disabled === true,
-    },
-  };
+  return { ok: true, view: { username, privacy, disableComment: app.comment, disableDuet: app.duet, disableStitch: app.stitch } };
 }
 
 type Body = { ok: true; path: string; source: Source; body: Record<string, unknown>; upload: { total: number; chunkSize: number; chunks: number } | null } | NetworkFailure;

@@ -65,6 +65,22 @@ function readProgress(p: Record<string, unknown> | null): UploadProgress | null 
 /** Where an upload stands after one exchange with the session. */
 type Step = { kind: 'continue'; offset: number } | { kind: 'done'; videoId: string } | { kind: 'failed'; failure: NetworkFailure };
 
+/**
+ * What the author must know when the video is not public although the upload asked for it: YouTube locks every
+ * video uploaded through an API project created after 28 July 2020 to private until the project passes YouTube's
+ * API audit (YouTube Data API, videos.insert). Null for a public video (or a status YouTube did not give).
+ */
+export function privacyNotice(privacyStatus: unknown): string | null {
+  if (privacyStatus === 'private') {
+    return (
+      'YouTube keeps this video private: only the channel can see it. YouTube makes every upload from an API project it has not audited private; ' +
+      "the installation's operator can request YouTube's API audit, and meanwhile the channel can make the video public in YouTube Studio."
+    );
+  }
+  if (privacyStatus === 'unlisted') return 'YouTube made this video unlisted: only people with its link can see it. The channel can make it public in YouTube Studio.';
+  return null;
+}
+
 const watchUrl = (id: string) => `${PLATFORMS.youtube.postUrlBase}${encodeURIComponent(id)}`;
 
 /**
@@ -223,7 +239,7 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
         return { state: 'unavailable' };
       }
       const items = jsonObject(a.text)?.items;
-      const video = Array.isArray(items) ? (items as Array<{ id?: unknown; status?: { uploadStatus?: unknown } }>).find((v) => v.id === postId) : undefined;
+      const video = Array.isArray(items) ? (items as Array<{ id?: unknown; status?: { uploadStatus?: unknown; privacyStatus?: unknown } }>).find((v) => v.id === postId) : undefined;
       if (!video) return { state: 'not_found' };
       const uploadStatus = video.status?.uploadStatus;
       // Rejected (duplicate, copyright, terms), failed (bad file) or deleted: no one will ever see it.
@@ -232,7 +248,9 @@ export function createYoutubeAdapter(settings: NetworkSettings, deps: NetworkDep
         return { state: 'not_found' };
       }
       // Still processing counts as found: the video exists at its URL and processing cannot create another.
-      return { state: 'found', url: watchUrl(postId) };
+      const notice = privacyNotice(video.status?.privacyStatus);
+      if (notice) deps.log('youtube: video is not public', { videoId: postId, privacyStatus: video.status?.privacyStatus });
+      return notice ? { state: 'found', url: watchUrl(postId), notice } : { state: 'found', url: watchUrl(postId) };
     },
   };
 }

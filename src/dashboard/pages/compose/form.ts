@@ -1,4 +1,5 @@
 import type { Brand } from '../../../core/brands/brands.schema.js';
+import { tiktokOptionsOf } from './tiktok.js';
 import type { Connection } from '../../../core/connections/connections.schema.js';
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeySchema } from '../../../core/idempotency/idempotency.schema.js';
 import { type FieldErrors, optional } from '../../forms.js';
@@ -41,6 +42,8 @@ export interface ComposeValues {
   mediaIds: string[];
   /** Per-network replacements of the text and title (the API's `overrides`), as typed; empty ones are not sent. */
   overrides: Partial<Record<PlatformSlug, { text: string; title: string }>>;
+  /** The creator's TikTok choices as picked ('' for not chosen; 'true'/'false' for the interactions). */
+  tiktok: { privacy: string; comment: string; duet: string; stitch: string };
   modo: string;
   /** Publish now, schedule, queue or draft, with the date and time typed. */
   when: WhenValues;
@@ -77,6 +80,7 @@ export function emptyValues(choices: Choices): ComposeValues {
     mediaUrls: [],
     mediaIds: [],
     overrides: {},
+    tiktok: { privacy: '', comment: '', duet: '', stitch: '' },
     modo: '',
     when: { when: 'now', date: '', time: '' },
   };
@@ -105,6 +109,7 @@ export function valuesOf(form: FormFields): ComposeValues {
         return text === '' && title === '' ? [] : [[slug, { text, title }]];
       }),
     ),
+    tiktok: { privacy: form.get('tiktok_privacy_level'), comment: form.get('tiktok_allow_comment'), duet: form.get('tiktok_allow_duet'), stitch: form.get('tiktok_allow_stitch') },
     modo: form.get('modo'),
     when: whenOf(form, 'now'),
   };
@@ -161,6 +166,7 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
   const title = TITLE_TYPES.includes(type) ? optional(values.title) : undefined;
   const modo = optional(values.modo);
   const overrides = overridesOf(values);
+  const tiktok = values.platforms.includes('tiktok') ? tiktokOptionsOf(values) : undefined;
   return {
     brand_id: values.brandId,
     target_platforms: values.platforms,
@@ -173,6 +179,7 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
     ...(values.threadSplit && (type === 'text' || type === 'thread') ? { thread_split: 'auto' } : {}),
     ...(values.threadNumbering && (type === 'text' || type === 'thread') ? { thread_numbering: true } : {}),
     ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
+    ...(tiktok !== undefined ? { network_options: { tiktok } } : {}),
     ...(modo !== undefined ? { modo } : {}),
     ...timingOf(values.when),
   };

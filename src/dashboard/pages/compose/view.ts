@@ -3,6 +3,7 @@ import { MODOS } from '../../../core/wallet/wallet.schema.js';
 import { MODE_CHOICES, MODE_WORDS } from '../../words.js';
 import { networksFieldset } from './networks.js';
 import { overridesSection } from './overrides.js';
+import { tiktokFieldset } from './tiktok.js';
 import { CONTENT_TYPES, type ContentType, PLATFORM_SLUGS, PLATFORMS } from '../../../vocabulary/platforms.js';
 import { platformName } from '../../explain.js';
 import { html, type SafeHtml } from '../../../web/html.js';
@@ -204,6 +205,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   })}
   </div>
   ${overridesSection(values, errors, textarea)}
+  ${tiktokFieldset(values, errors)}
   <div data-show-when-type="text">
   <div class="field check">
     <input id="thread_split" name="thread_split" type="checkbox" value="auto"${values.threadSplit ? html` checked` : ''} aria-describedby="thread_split-hint">
