@@ -45,7 +45,11 @@ export const tiktokSettingsSchema = z
 export type TiktokSettings = z.infer<typeof tiktokSettingsSchema>;
 
 const networkOptionsSchema = z
-  .strictObject({ tiktok: tiktokSettingsSchema.optional() })
+  .strictObject({
+    tiktok: tiktokSettingsSchema
+      .optional()
+      .describe("The creator's own privacy and interaction choices for TikTok; required for a live TikTok connection, optional on a sandbox one."),
+  })
   .describe('Per-network choices that belong to the author, by platform (only tiktok has some today).');
 
 /**
