@@ -47,6 +47,11 @@ interface RenderExtra {
 }
 
 const BRANDS_URL = '/dashboard/brands';
+
+/** Where a connection's row and its actions (Reconnect, Deactivate) are on this page. */
+export function connectionHref(connection: Pick<Connection, 'id'>): string {
+  return `${BRANDS_URL}#conn-${connection.id}`;
+}
 const GONE_BRAND = 'That brand was not found in this workspace; it may have been deleted.';
 const GONE_CONNECTION = 'That connection was not found in this workspace; it may have been removed.';
 
@@ -128,10 +133,10 @@ ${
 
     const rows = connections.map((c) => {
       const open = c.status !== 'inactive';
-      const reconnect = c.mode === 'live' && c.status === 'expired';
+      const reconnect = c.status === 'expired';
       const byPassword = PLATFORMS[c.platform_slug].connect === 'app_password';
       const board = choosesBoard(c) ? boardOf(c) : null;
-      return html`<tr>
+      return html`<tr id="conn-${c.id}">
   <th scope="row">${c.name}${handleOf(c) && handleOf(c) !== c.name ? html`<span class="row-meta">${handleOf(c)}</span>` : ''}${board !== null ? html`<span class="row-meta">Board: ${board}</span>` : ''}</th>
   <td>${platformName(c.platform_slug)}</td>
   <td>${c.mode === 'live' ? 'Live' : 'Sandbox'}</td>
@@ -141,7 +146,7 @@ ${
   <td><div class="actions">${
     choosesBoard(c) ? html`<a class="button" href="${boardUrl(c.id)}">Choose board<span class="vh"> for ${c.name}</span></a>` : ''
   }${
-    reconnect && byPassword
+    reconnect && byPassword && c.mode === 'live'
       ? html`<form method="post" action="/dashboard/connections/${c.id}/app-password" class="inline">
   ${csrfField(ctx.csrf)}
   <label for="repass-${c.id}">New app password<span class="vh"> for ${c.name}</span></label>
@@ -428,21 +433,26 @@ ${
   pages.action('/dashboard/connections/:connId/reconnect', async (ctx) => {
     const { services } = ctx.deps;
     const connId = ctx.params.connId!;
-    let brandId: string;
+    let conn: Connection;
     try {
-      brandId = (await services.connections.get(ctx.principal, ctx.workspaceId, connId)).brand_id;
+      conn = await services.connections.get(ctx.principal, ctx.workspaceId, connId);
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
       throw err;
     }
     try {
+      // A sandbox connection has no network to ask: it is active again at once.
+      if (conn.mode === 'sandbox') {
+        await services.connections.reconnectSandbox(ctx.principal, ctx.workspaceId, connId);
+        return { redirect: connectionHref(conn), flash: `Reconnected “${conn.name}”.` };
+      }
       const started = await services.networkConnect.startReconnect(ctx.principal, ctx.workspaceId, connId);
       return { redirect: started.authorization_url };
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
       // A network no longer configured, or a sandbox connection: said in the brand's card.
       if (err instanceof ServiceError && (err.code === 'platform_not_supported' || err.code === 'validation_failed')) {
-        return render(ctx, { status: err.status, brand: { brandId, form: 'connection', banner: explainServiceError(err) } });
+        return render(ctx, { status: err.status, brand: { brandId: conn.brand_id, form: 'connection', banner: explainServiceError(err) } });
       }
       throw err;
     }

@@ -8,6 +8,8 @@ import { badge, csrfField, describedBy, errorBanner, field, isoDate, table } fro
 import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
 import { brandName, contentTitle, handleOf, loadNames, type Names } from '../names.js';
+import { connectionHref } from './brands.js';
+import type { Connection } from '../../core/connections/connections.schema.js';
 import { mediaThumbnail } from './media.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
 
@@ -130,9 +132,15 @@ ${
     // A new local time is read in the content's zone, else the brand's (as the core reads it).
     const zone = waiting ? (content.time_zone ?? (await ctx.deps.services.queue.getQueue(ctx.principal, ctx.workspaceId, content.brand_id)).time_zone) : null;
     const running = isRunning(content);
-    const failed = content.jobs.filter((j) => j.status === 'failed');
-    const mayBeLive = failed.filter(isConfirmationFailure);
     const names = await loadNames(ctx);
+    const failed = content.jobs.filter((j) => j.status === 'failed');
+    // A retry leaves alone a job whose connection cannot publish: that one is reconnected first.
+    const blocked = failed.filter((j) => blockingConnection(j, names) !== null);
+    const retryable = failed.filter((j) => !blocked.includes(j));
+    const mayBeLive = retryable.filter(isConfirmationFailure);
+    // The jobs the last retry from this page put back in the queue: one that failed since then failed again.
+    const retried = new Set((ctx.query.retried ?? '').split(',').filter((id) => id !== ''));
+    const failedAgain = failed.filter((j) => retried.has(j.job_id));
     const media = (await ctx.deps.services.media.ofContents(ctx.principal, ctx.workspaceId, [content.content_id])).get(content.content_id) ?? [];
 
     const rows = content.jobs.map((j) => {
@@ -141,7 +149,7 @@ ${
       return html`<tr>
   <th scope="row">${name}<span class="row-meta">${accountOf(j, names)}</span></th>
   <td>${badge(j.status)}</td>
-  <td>${jobResult(j, name, names)}</td>
+  <td>${retried.has(j.job_id) && j.status === 'failed' ? html`<p><strong>Failed again after the retry.</strong></p>` : ''}${jobResult(j, name, names)}</td>
   <td>${j.attempts}</td>
   <td>${isoDate(j.updated_at)}</td>
 </tr>`;
@@ -155,6 +163,7 @@ ${
 <p class="muted">${brandName(names, content.brand_id)} · ${content.content_type} · created ${isoDate(content.created_at)}</p>
 ${errorBanner(failure?.message)}
 <div id="content-live"${running ? html` data-refresh-while` : ''}>
+${errorBanner(failedAgain.length > 0 ? `Failed again after the retry: ${failedAgain.map((j) => platformName(j.platform_slug)).join(', ')}. The reason is under Networks.` : null)}
 <section class="card" aria-labelledby="content-h">
   <h2 id="content-h">${waiting ? 'What will be published' : content.status === 'canceled' ? 'What was canceled' : 'What was published'}</h2>
   <dl>
@@ -190,7 +199,10 @@ ${
   failed.length > 0
     ? html`<section class="card" aria-labelledby="retry-h">
   <h2 id="retry-h">Retry</h2>
-  <p>${failed.length} network(s) failed. Retrying sends them again; each one counts as a publication on your plan.</p>
+  ${blocked.length > 0 ? reconnectFirst(blocked, names) : ''}
+  ${
+    retryable.length > 0
+      ? html`<p>${retryable.length} network(s) can be retried. Retrying sends them again; each one counts as a publication on your plan.</p>
   <form method="post" action="/dashboard/contents/${content.content_id}/retry">
     ${csrfField(ctx.csrf)}
     ${
@@ -203,7 +215,9 @@ ${
         : ''
     }
     <button type="submit" class="primary">Retry failed networks</button>
-  </form>
+  </form>`
+      : ''
+  }
 </section>`
     : ''
 }
@@ -222,7 +236,12 @@ ${
     try {
       const result = await ctx.deps.services.contents.retry(ctx.principal, ctx.workspaceId, contentId, input.data);
       const n = result.requeued.length;
-      return { redirect: `/dashboard/contents/${contentId}`, flash: n > 0 ? `${n} network(s) queued again.` : 'Nothing to retry.' };
+      const waiting = result.skipped.filter((j) => j.reason === 'connection_not_active').map((j) => platformName(j.platform_slug));
+      const notRetried = waiting.length > 0 ? `Not retried, nothing counted: ${waiting.join(', ')} (reconnect first).` : '';
+      const flash = n > 0 ? `${n} network(s) queued again. ${notRetried}`.trim() : notRetried || 'Nothing to retry.';
+      // The page names the requeued jobs, so it can say when one of them fails again.
+      const query = n > 0 ? `?${new URLSearchParams({ retried: result.requeued.map((j) => j.job_id).join(',') })}` : '';
+      return { redirect: `/dashboard/contents/${contentId}${query}`, flash };
     } catch (err) {
       // A plan limit is shown on the content itself, with what to do; an unknown content is the not-found page.
       if (err instanceof ServiceError && err.code !== 'not_found') return renderContent(ctx, contentId, { message: explainServiceError(err), status: err.status });
@@ -256,6 +275,25 @@ function accountOf(job: Job, names: Names): SafeHtml {
   if (!conn) return html`<code>${job.connection_id}</code>`;
   const handle = handleOf(conn);
   return html`${conn.name}${handle && handle !== conn.name ? html` <span class="muted">${handle}</span>` : ''}${conn.mode === 'sandbox' ? html` <span class="tag">sandbox</span>` : ''}`;
+}
+
+/** The connection a job publishes through when it cannot publish (expired or inactive), else null. */
+export function blockingConnection(job: Pick<Job, 'connection_id'>, names: Names): Connection | null {
+  const conn = names.connections.get(job.connection_id);
+  return conn && conn.status !== 'active' ? conn : null;
+}
+
+/** Instead of Retry for the jobs whose connection cannot publish: where to reconnect it. */
+function reconnectFirst(jobs: Job[], names: Names): SafeHtml {
+  return html`<ul>${jobs.map((j) => {
+    const conn = blockingConnection(j, names)!;
+    const name = platformName(j.platform_slug);
+    return html`<li><p>${name} (${conn.name}): ${
+      conn.status === 'expired'
+        ? 'its connection has expired, so a retry would fail at once. Reconnect it first, then retry.'
+        : 'its connection was deactivated and can no longer publish. Connect the account again and publish a new post.'
+    }</p><p><a class="button" href="${connectionHref(conn)}">${conn.status === 'expired' ? 'Reconnect first' : 'Brands & connections'}<span class="vh"> (${name}, ${conn.name})</span></a></p></li>`;
+  })}</ul>`;
 }
 
 function isSandbox(job: Job, names: Names | null): boolean {

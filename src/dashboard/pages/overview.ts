@@ -9,6 +9,7 @@ import { contentTitle } from '../names.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
 import { meterShown, meterWord } from '../words.js';
+import { connectionHref } from './brands.js';
 import { mediaThumbnail } from './media.js';
 
 /** How far back a failed or partial post still asks for attention: older ones live on the Contents page. */
@@ -88,6 +89,7 @@ export function overviewPage(pages: PageRouter): void {
     ]);
     const failing = await failingEndpoints(ctx, hooks);
     const expired = connections.filter((c) => c.status === 'expired');
+    const byId = new Map(connections.map((c) => [c.id, c]));
     const active = connections.filter((c) => c.status === 'active');
     const problems = [...failed.data, ...partial.data].sort((a, b) => b.created_at.localeCompare(a.created_at));
     // Recent posts are those that went out (or are going): waiting ones are Upcoming or Drafts.
@@ -105,25 +107,23 @@ export function overviewPage(pages: PageRouter): void {
     const onboarding = steps.slice(0, 3).some((s) => !s.done);
 
     const attention: SafeHtml[] = [
-      ...problems.map((c) =>
-        postItem(
-          thumbs,
-          c,
-          html`${c.status === 'failed' ? 'Failed' : 'Partly published'} ${isoDate(c.completed_at ?? c.updated_at)}`,
-          actionButton({ action: `/dashboard/contents/${c.content_id}/retry`, csrf: ctx.csrf, label: 'Retry', describe: `Retry ${contentTitle(c)}` }),
-        ),
-      ),
+      ...problems.map((c) => {
+        // Retry only when a failed network can publish; when none can, its connection is reconnected first.
+        const failedJobs = c.jobs.filter((j) => j.status === 'failed');
+        const blocked = failedJobs.map((j) => byId.get(j.connection_id)).find((conn) => conn !== undefined && conn.status !== 'active');
+        const action =
+          blocked !== undefined && failedJobs.every((j) => byId.get(j.connection_id)?.status !== 'active')
+            ? html`<a class="button" href="${connectionHref(blocked)}">Reconnect first<span class="vh">: ${blocked.name} (${platformName(blocked.platform_slug)}) for ${contentTitle(c)}</span></a>`
+            : actionButton({ action: `/dashboard/contents/${c.content_id}/retry`, csrf: ctx.csrf, label: 'Retry', describe: `Retry ${contentTitle(c)}` });
+        return postItem(thumbs, c, html`${c.status === 'failed' ? 'Failed' : 'Partly published'} ${isoDate(c.completed_at ?? c.updated_at)}`, action);
+      }),
       ...expired.map(
         (c: Connection) => html`<li class="post">
   <div class="post-body">
     <p><strong>${c.name}</strong> on ${platformName(c.platform_slug)} ${badge('expired')}</p>
     <p class="muted">This connection can no longer post: the network asks for it to be authorised again.</p>
   </div>
-  ${
-    c.mode === 'live'
-      ? actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })
-      : html`<a class="button" href="/dashboard/brands">Brands & connections</a>`
-  }
+  ${actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })}
 </li>`,
       ),
       ...failing.map(
