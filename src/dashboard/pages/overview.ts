@@ -156,13 +156,13 @@ export function overviewPage(pages: PageRouter): void {
 ${onboarding ? checklist(steps) : ''}
 <section class="card" aria-labelledby="attention-h">
   <h2 id="attention-h">Needs attention</h2>
-  ${attention.length > 0 ? html`<ul class="posts">${attention}</ul>` : html`<p class="muted">Nothing needs attention: no failed posts in the last ${ATTENTION_DAYS} days, no expired connections, no failing webhooks.</p>`}
+  ${attention.length > 0 ? html`<ul class="posts overview-posts">${attention}</ul>` : html`<p class="muted">Nothing needs attention: no failed posts in the last ${ATTENTION_DAYS} days, no expired connections, no failing webhooks.</p>`}
 </section>
 <section class="card" aria-labelledby="upcoming-h">
   <h2 id="upcoming-h">Upcoming</h2>
   ${
     upcoming.data.length > 0
-      ? html`<ul class="posts">${upcoming.data.map((c) => postItem(thumbs, c, html`${c.local_publish_at ? localInWords(c.local_publish_at, c.time_zone) : isoDate(c.publish_at)}`))}</ul>`
+      ? html`<ul class="posts overview-posts">${upcoming.data.map((c) => postItem(thumbs, c, html`${c.local_publish_at ? localInWords(c.local_publish_at, c.time_zone) : isoDate(c.publish_at)}`))}</ul>`
       : html`<p class="muted">Nothing scheduled.</p>`
   }
   <p class="actions"><a href="/dashboard/calendar">Calendar</a><a href="/dashboard/drafts">Drafts</a></p>
@@ -171,7 +171,7 @@ ${onboarding ? checklist(steps) : ''}
   <h2 id="recent-h">Recent posts</h2>
   ${
     went.length > 0
-      ? html`<ul class="posts">${went.map((c) => postItem(thumbs, c, html`Created ${isoDate(c.created_at)}`))}</ul>`
+      ? html`<ul class="posts overview-posts">${went.map((c) => postItem(thumbs, c, html`Created ${isoDate(c.created_at)}`))}</ul>`
       : html`<p class="muted">Nothing published yet.</p>`
   }
   <p class="actions">${
