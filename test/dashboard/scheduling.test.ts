@@ -302,6 +302,28 @@ describeEachDb(
       expect(textOf(bad.html)).toContain('“2026-02-30” is not a date (YYYY-MM-DD): showing the week of today instead.');
     });
 
+    it('calendar: a post published at once is placed in its brand’s zone, and "today" is said in each brand’s zone', async () => {
+      const { client, create, ws, principal } = await scheduler(server(), 'America/New_York');
+      const oslo = await brandWithConnections(server(), ['facebook'], ws);
+      await server().container.services.queue.setQueue(principal, ws.workspace_id, oslo.brandId, { time_zone: 'Europe/Oslo', slots: [] });
+      const clock = server().container.clock as ManualClock;
+      // Saturday 28 November 2026, 01:50 UTC: Friday 20:50 in New York, Saturday 02:50 in Oslo.
+      clock.set(Date.UTC(2026, 10, 28, 1, 50));
+      try {
+        await client.signIn(ws.api_key);
+        const now = await create({ text: 'Friday night special' });
+        expect(now.publish_at).toBe('2026-11-28T01:50:00.000Z');
+        const page = await client.get('/dashboard/calendar');
+        expect(dayText(page.html, '2026-11-27')).toMatch(/20:50 Friday night special/);
+        expect(dayText(page.html, '2026-11-28')).not.toContain('Friday night special');
+        expect(textOf(page.html)).toContain('today is Friday 27 November 2026 in America/New_York and Saturday 28 November 2026 in Europe/Oslo.');
+        expect(page.html).toMatch(/<li class="day today" aria-current="date">\s*<h3 id="day-2026-11-27">/);
+        expect(page.html).toMatch(/<li class="day today">\s*<h3 id="day-2026-11-28">/);
+      } finally {
+        clock.set(NOW);
+      }
+    });
+
     it('calendar opens on the week of the service’s clock, in the brands’ zone', async () => {
       const { client, create, ws } = await scheduler(server(), 'America/New_York');
       const clock = server().container.clock as ManualClock;
