@@ -115,26 +115,21 @@ function postItem(p: Placed, reference: string, brandNames: ReadonlyMap<string, 
 }
 
 /**
- * The brands' zones, and the zone the calendar is read in: the one most brands share (the first brand's on a
- * tie), UTC without brands. Posts are placed in their own zone whatever this is; "today" is said in every zone.
+ * The brands' zones, and the zone the calendar is read in: the one most brands share, UTC without brands. Posts are placed in their own zone whatever this is; "today" is said in every zone.
  */
 async function calendarZones(ctx: PageContext): Promise<{ zone: string; zones: Record<string, string>; brandNames: Map<string, string> }> {
   const { data: brands } = await ctx.deps.services.brands.list(ctx.principal, ctx.workspaceId);
   const zones = await brandZones(ctx, brands);
   const counts = new Map<string, number>();
   for (const b of brands) counts.set(zones[b.id] ?? 'UTC', (counts.get(zones[b.id] ?? 'UTC') ?? 0) + 1);
-  let zone = 'UTC';
-  let most = 0;
-  // A Map keeps the brands' order, so on a tie the first brand's zone stays.
-  for (const [z, n] of counts) {
-    if (n > most) [zone, most] = [z, n];
-  }
+  // Brands made in one instant come in no set order: a tie goes to the zone first in alphabetical order.
+  const [zone] = [...counts].sort(([a, m], [b, n]) => n - m || a.localeCompare(b))[0] ?? ['UTC'];
   return { zone, zones, brandNames: new Map(brands.map((b) => [b.id, b.name])) };
 }
 
 /** "today is Friday 27 November 2026 in America/New_York and Saturday 28 November 2026 in Europe/Oslo". */
 function todayInWords(todays: ReadonlyMap<string, string[]>): string {
-  const parts = [...todays].map(([date, zones]) => `${dayInWords(date)} in ${zones.join(', ')}`);
+  const parts = [...todays].sort(([a], [b]) => a.localeCompare(b)).map(([date, zones]) => `${dayInWords(date)} in ${zones.join(', ')}`);
   return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
 }
 
