@@ -353,8 +353,13 @@ describeEachDb(
       const page = await client.get(`/dashboard/brands/${brandId}/queue`);
       expect(page.status).toBe(200);
       expect(page.html).toMatch(/<h1>Publishing queue of Acme<\/h1>/);
-      expect(page.html).toMatch(/<select id="queue-zone" name="time_zone"[^>]*>\s*<option value="UTC" selected>UTC<\/option>/);
-      expect(page.html).toContain('<option value="America/New_York">America/New_York</option>');
+      // A searchable input over the current IANA names (no legacy ones such as Asia/Calcutta), UTC by default.
+      expect(page.html).toMatch(/<input id="queue-zone" name="time_zone" type="text" list="queue-zone-list" required autocomplete="off" spellcheck="false" value="UTC"/);
+      expect(page.html).toContain('<option value="America/New_York"></option>');
+      expect(page.html).toContain('<option value="Asia/Kolkata"></option>');
+      expect(page.html).toContain('<option value="Europe/Kyiv"></option>');
+      expect(page.html).not.toContain('Asia/Calcutta');
+      expect(page.html).not.toContain('Europe/Kiev');
       expect(page.html).toContain('<input type="hidden" name="rows" value="2">');
       expect(page.html).toContain('No free slot: add slots above.');
 
@@ -369,13 +374,13 @@ describeEachDb(
         'slot-2-time': '17:30',
       });
       expect(saved.url).toMatch(new RegExp(`/dashboard/brands/${brandId}/queue$`));
-      expect(textOf(saved.html)).toContain('Queue saved: 2 slots a week in America/New_York.');
+      expect(textOf(saved.html)).toContain('Queue saved: 3 posting times a week (2 slots on 3 days) in America/New_York.');
       const stored = await server().container.services.queue.getQueue(principal, ws.workspace_id, brandId);
       expect(stored.slots).toEqual([{ days: ['mon', 'wed'], time: '09:00' }, { days: ['fri'], time: '17:30' }]);
       const next = byId(saved.html, 'next-slots');
       expect(next).toContain('2026-11-25 09:00');
       expect(next).toContain('2026-11-27 17:30');
-      expect(saved.html).toMatch(/<option value="America\/New_York" selected>/);
+      expect(saved.html).toMatch(/<input id="queue-zone" name="time_zone"[^>]* value="America\/New_York"/);
       expect(saved.html).toContain('id="slot-0-wed" name="slot-0-day" value="wed" checked');
       expect(saved.html).toContain('<input type="hidden" name="rows" value="4">');
 

@@ -10,6 +10,8 @@ import { check, errorAt, type FieldErrors } from '../forms.js';
 import { boardOf, boardUrl, choosesBoard } from './connection-board.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
+import { zoneInput } from '../zone-field.js';
+import { queueInputSchema } from '../../core/scheduling/queue.schema.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 
 /** The dashboard's form sends an empty server field for networks that have one server. */
@@ -42,7 +44,7 @@ interface BrandFormState {
 
 interface RenderExtra {
   status?: number;
-  create?: { errors: FieldErrors; name: string };
+  create?: { errors: FieldErrors; name: string; timeZone: string };
   brand?: BrandFormState;
 }
 
@@ -71,6 +73,7 @@ export function brandPages(pages: PageRouter): void {
     const meters = usage.meters.filter((m) => m.meter === 'brands' || m.meter === 'connections');
     const live = PLATFORM_SLUGS.filter((slug) => ctx.deps.liveAvailable(slug));
     const createError = errorAt(extra.create?.errors, 'name');
+    const zoneError = errorAt(extra.create?.errors, 'time_zone');
 
     return {
       title: 'Brands & connections',
@@ -93,6 +96,13 @@ export function brandPages(pages: PageRouter): void {
       label: 'Brand name',
       error: createError,
       control: html`<input id="brand-name" name="name" type="text" maxlength="100" required value="${extra.create?.name ?? ''}"${describedBy('brand-name', { error: createError })}>`,
+    })}
+    ${field({
+      id: 'brand-zone',
+      label: 'Time zone',
+      hint: 'Where the brand’s audience is: scheduled times and queue slots are read in it. Type a city to search.',
+      error: zoneError,
+      control: zoneInput({ id: 'brand-zone', value: extra.create?.timeZone ?? 'UTC', browserZone: extra.create === undefined, describedBy: describedBy('brand-zone', { hint: true, error: zoneError }) }),
     })}
     <button type="submit" class="primary">Create brand</button>
   </form>
@@ -297,13 +307,17 @@ ${
 
   pages.action(BRANDS_URL, async (ctx) => {
     const name = ctx.form.get('name');
+    const timeZone = ctx.form.get('time_zone').trim() || 'UTC';
     const input = check(brandInputSchema, { name });
-    if (!input.ok) return render(ctx, { status: 400, create: { errors: input.errors, name } });
+    // The zone is the brand's queue's: checked before the brand is made, so a bad zone creates nothing.
+    const zone = check(queueInputSchema, { time_zone: timeZone, slots: [] });
+    if (!input.ok || !zone.ok) return render(ctx, { status: 400, create: { errors: { ...(input.ok ? {} : input.errors), ...(zone.ok ? {} : zone.errors) }, name, timeZone } });
     try {
       const brand = await ctx.deps.services.brands.create(ctx.principal, ctx.workspaceId, input.data);
-      return { redirect: BRANDS_URL, flash: `Brand “${brand.name}” created.` };
+      const queue = await ctx.deps.services.queue.setQueue(ctx.principal, ctx.workspaceId, brand.id, zone.data);
+      return { redirect: BRANDS_URL, flash: `Brand “${brand.name}” created, in ${queue.time_zone}.` };
     } catch (err) {
-      if (err instanceof ServiceError && err.code === 'limit_reached') return render(ctx, { status: err.status, create: { errors: { _: explainServiceError(err) }, name } });
+      if (err instanceof ServiceError && err.code === 'limit_reached') return render(ctx, { status: err.status, create: { errors: { _: explainServiceError(err) }, name, timeZone } });
       throw err;
     }
   });
