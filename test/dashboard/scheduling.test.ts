@@ -325,6 +325,23 @@ describeEachDb(
       }
     });
 
+    it('times on the content page, the contents list and the overview are in the brand’s zone; a canceled post keeps its networks', async () => {
+      const { client, create } = await scheduler(server(), 'America/New_York');
+      const post = await create({ text: 'Called off later', publish_at: '2026-11-24T09:00' });
+      await client.get(`/dashboard/contents/${post.content_id}`);
+      const canceled = await client.post(`/dashboard/contents/${post.content_id}/cancel`, {});
+      const text = textOf(canceled.html);
+      // Created at 12:00 UTC, 07:00 in New York.
+      expect(text).toContain('created 2026-11-23 07:00 America/New_York');
+      expect(text).toContain('Canceled before publishing: it was for Facebook Pages. Nothing was published.');
+      expect(text).not.toContain('No networks.');
+      const list = textOf((await client.get('/dashboard/contents')).html);
+      expect(list).toContain('2026-11-23 07:00 America/New_York');
+      const overview = textOf((await client.get('/dashboard')).html);
+      expect(overview).toContain('Created 2026-11-23 07:00 America/New_York · Facebook Pages');
+      expect(overview).not.toMatch(/UTC ·\s*$|UTC · (Recent|Calendar|All)/);
+    });
+
     it('calendar opens on the week of the service’s clock, in the brands’ zone', async () => {
       const { client, create, ws } = await scheduler(server(), 'America/New_York');
       const clock = server().container.clock as ManualClock;

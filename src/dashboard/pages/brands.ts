@@ -9,8 +9,9 @@ import { explainJobError, explainServiceError, meterLabel, platformName } from '
 import { check, errorAt, type FieldErrors } from '../forms.js';
 import { boardOf, boardUrl, choosesBoard } from './connection-board.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
-import { zoneInput } from '../zone-field.js';
+import { actionButton, badge, csrfField, describedBy, errorBanner, field, number, table } from '../layout.js';
+import { timeIn, zoneInput } from '../zone-field.js';
+import { brandZones } from '../brand-zones.js';
 import { queueInputSchema } from '../../core/scheduling/queue.schema.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 
@@ -70,6 +71,7 @@ export function brandPages(pages: PageRouter): void {
       services.connections.list(ctx.principal, ctx.workspaceId, {}),
       services.meters.usage(ctx.workspaceId),
     ]);
+    const zones = await brandZones(ctx, brands);
     const meters = usage.meters.filter((m) => m.meter === 'brands' || m.meter === 'connections');
     const live = PLATFORM_SLUGS.filter((slug) => ctx.deps.liveAvailable(slug));
     const createError = errorAt(extra.create?.errors, 'name');
@@ -114,6 +116,7 @@ ${
         brandCard(
           ctx,
           b,
+          zones[b.id] ?? 'UTC',
           connections.filter((c) => c.brand_id === b.id),
           live,
           extra.brand?.brandId === b.id ? extra.brand : undefined,
@@ -123,7 +126,7 @@ ${
     };
   }
 
-  function brandCard(ctx: PageContext, brand: Brand, connections: Connection[], live: readonly string[], state: BrandFormState | undefined): SafeHtml {
+  function brandCard(ctx: PageContext, brand: Brand, zone: string, connections: Connection[], live: readonly string[], state: BrandFormState | undefined): SafeHtml {
     const id = brand.id;
     const values = state?.values ?? {};
     const errorsOf = (form: BrandFormState['form']) => (state?.form === form ? state.errors : undefined);
@@ -152,7 +155,7 @@ ${
   <td>${c.mode === 'live' ? 'Live' : 'Sandbox'}</td>
   <td>${badge(c.status)}</td>
   <td>${reasonInWords(c.status_reason)}</td>
-  <td>${isoDate(c.created_at)}</td>
+  <td>${timeIn(c.created_at, zone)}</td>
   <td><div class="actions">${
     choosesBoard(c) ? html`<a class="button" href="${boardUrl(c.id)}">Choose board<span class="vh"> for ${c.name}</span></a>` : ''
   }${
@@ -183,7 +186,7 @@ ${
 
     return html`<section class="card" id="brand-${id}" aria-labelledby="brand-${id}-h">
   <h2 id="brand-${id}-h">${brand.name}</h2>
-  <p class="muted">Created ${isoDate(brand.created_at)}</p>
+  <p class="muted">Created ${timeIn(brand.created_at, zone)} · time zone ${zone}</p>
   <p><a href="${BRANDS_URL}/${id}/queue">Publishing queue and time zone<span class="vh"> of ${brand.name}</span></a></p>
   ${bannerFor('connection')}
   ${table({ caption: `Connections of ${brand.name}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}

@@ -9,6 +9,8 @@ import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
 import { brandName, contentTitle, handleOf, loadNames, type Names } from '../names.js';
 import { connectionHref } from './brands.js';
+import { brandZones } from '../brand-zones.js';
+import { timeIn } from '../zone-field.js';
 import type { Connection } from '../../core/connections/connections.schema.js';
 import { mediaThumbnail } from './media.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
@@ -68,12 +70,13 @@ export function contentPages(pages: PageRouter): void {
     };
 
     const names = found ? await loadNames(ctx) : null;
+    const zones = names ? await brandZones(ctx, [...names.brands.values()]) : {};
     const rows = (found?.data ?? []).map(
       (c) => html`<tr>
   <th scope="row"><a href="/dashboard/contents/${c.content_id}">${contentTitle(c)}</a><span class="row-meta">${names ? brandName(names, c.brand_id) : ''} · ${c.content_type}</span></th>
   <td>${badge(c.status)}</td>
   <td>${c.jobs.map((j, i) => html`${i > 0 ? html`<br>` : ''}${networkOf(j, names)}: ${badge(j.status)} ${jobSummary(j, names)}`)}</td>
-  <td>${isoDate(c.created_at)}</td>
+  <td>${timeIn(c.created_at, zones[c.brand_id] ?? 'UTC')}</td>
 </tr>`,
     );
     const running = (found?.data ?? []).some(isRunning);
@@ -133,6 +136,9 @@ ${
     const zone = waiting ? (content.time_zone ?? (await ctx.deps.services.queue.getQueue(ctx.principal, ctx.workspaceId, content.brand_id)).time_zone) : null;
     const running = isRunning(content);
     const names = await loadNames(ctx);
+    // Times are read in the brand's zone, the one its posts are scheduled in, and the zone is named.
+    const brandZone = (await brandZones(ctx, [{ id: content.brand_id }]))[content.brand_id] ?? 'UTC';
+    const at = (iso: string | null) => timeIn(iso, brandZone);
     const failed = content.jobs.filter((j) => j.status === 'failed');
     // A retry leaves alone a job whose connection cannot publish: that one is reconnected first.
     const blocked = failed.filter((j) => blockingConnection(j, names) !== null);
@@ -151,7 +157,7 @@ ${
   <td>${badge(j.status)}</td>
   <td>${retried.has(j.job_id) && j.status === 'failed' ? html`<p><strong>Failed again after the retry.</strong></p>` : ''}${jobResult(j, name, names)}</td>
   <td>${j.attempts}</td>
-  <td>${isoDate(j.updated_at)}</td>
+  <td>${at(j.updated_at)}</td>
 </tr>`;
     });
 
@@ -160,7 +166,7 @@ ${
       active: 'contents' as const,
       status: failure?.status ?? 200,
       body: html`<h1>${contentTitle(content)}</h1>
-<p class="muted">${brandName(names, content.brand_id)} · ${content.content_type} · created ${isoDate(content.created_at)}</p>
+<p class="muted">${brandName(names, content.brand_id)} · ${content.content_type} · created ${at(content.created_at)}</p>
 ${errorBanner(failure?.message)}
 <div id="content-live"${running ? html` data-refresh-while` : ''}>
 ${errorBanner(failedAgain.length > 0 ? `Failed again after the retry: ${failedAgain.map((j) => platformName(j.platform_slug)).join(', ')}. The reason is under Networks.` : null)}
@@ -170,8 +176,8 @@ ${errorBanner(failedAgain.length > 0 ? `Failed again after the retry: ${failedAg
     <dt>Brand</dt><dd><a href="/dashboard/brands#brand-${content.brand_id}">${brandName(names, content.brand_id)}</a></dd>
     <dt>Type</dt><dd>${content.content_type}</dd>
     <dt>Status</dt><dd>${badge(content.status)}</dd>
-    ${whenRow(content)}
-    ${waiting ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? isoDate(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
+    ${whenRow(content, brandZone)}
+    ${waiting ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? at(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
     ${content.title !== null ? html`<dt>Title</dt><dd>${content.title}</dd>` : ''}
     ${content.text !== null ? html`<dt>Text</dt><dd class="content-text">${multiline(content.text)}</dd>` : ''}
     ${media.length > 0 ? html`<dt>Media</dt><dd class="content-media">${media.map((m) => html`<a href="/dashboard/media#${m.id}">${mediaThumbnail(m)}</a>`)}</dd>` : ''}
@@ -191,7 +197,12 @@ ${waiting && zone !== null ? scheduleSection(ctx, content, zone, failure?.edit) 
     caption: 'One publication per network',
     head: ['Network', 'Status', 'Result', 'Attempts', 'Updated'],
     rows,
-    empty: content.status === 'draft' ? 'A draft has no publications yet: they are made when it is scheduled or published.' : 'No networks.',
+    empty:
+      content.status === 'draft'
+        ? 'A draft has no publications yet: they are made when it is scheduled or published.'
+        : content.status === 'canceled' && content.target_platforms.length > 0
+          ? `Canceled before publishing: it was for ${content.target_platforms.map(platformName).join(', ')}. Nothing was published.`
+          : 'No networks.',
   })}
   ${running ? html`<p class="muted">While networks are still publishing, this page updates every few seconds.</p>` : ''}
 </section>
@@ -251,12 +262,13 @@ ${
 }
 
 /** When the content publishes or published: its local time in its zone, and the instant. */
-function whenRow(content: Content): SafeHtml {
+function whenRow(content: Content, brandZone: string): SafeHtml {
   if (content.status === 'draft') return html`<dt>When</dt><dd>Not scheduled (draft)</dd>`;
   if (content.publish_at === null) return html``;
   const label = content.status === 'scheduled' ? 'Publishes' : content.status === 'canceled' ? 'Was due' : 'Started';
-  const local = content.local_publish_at ? html`${localInWords(content.local_publish_at, content.time_zone)}, ` : '';
-  return html`<dt>${label}</dt><dd>${local}${isoDate(content.publish_at)}${content.queued ? ' · from the brand’s queue' : ''}</dd>`;
+  // A scheduled time in the zone it was typed in; a publish-now one in the brand's zone; the instant in UTC beside.
+  const local = content.local_publish_at ? localInWords(content.local_publish_at, content.time_zone) : timeIn(content.publish_at, brandZone);
+  return html`<dt>${label}</dt><dd>${local}, ${isoDate(content.publish_at)}${content.queued ? ' · from the brand’s queue' : ''}</dd>`;
 }
 
 function multiline(text: string): SafeHtml {
