@@ -287,7 +287,10 @@ export async function releaseLease(db: Kysely<Database>, id: string, lease: stri
 
 /**
  * Puts a content's failed jobs back in the queue as new work (a caller-requested retry), except those whose
- * error code is in `keepCodes`, and returns the jobs it actually changed, in creation order.
+ * error code is in `keepCodes` and those whose connection is not `active` (an expired or deactivated connection
+ * would fail the job again at once, after the retry was charged), and returns the jobs it actually changed, in
+ * creation order. `attempts` starts again from 0: it numbers the automatic retries of this run, which the
+ * retry policy and the adapters read.
  *
  * One conditional statement decides: of two retries racing for one content, only one finds a job failed (on
  * PostgreSQL the second waits for the first's row lock, then re-reads the row and skips it), so a caller that
@@ -322,7 +325,9 @@ export async function requeueFailedJobs(
     })
     .where('workspace_id', '=', args.workspaceId)
     .where('content_id', '=', args.contentId)
-    .where('status', '=', 'failed');
+    .where('status', '=', 'failed')
+    // The connection's status is read by the statement that requeues, not by an earlier read that could be stale.
+    .where('connection_id', 'in', (eb) => eb.selectFrom('connections').select('connections.id').where('connections.status', '=', 'active'));
   if (args.keepCodes.length > 0) {
     const keep = args.keepCodes;
     query = query.where((eb) => eb.or([eb('error_code', 'is', null), eb('error_code', 'not in', keep)]));

@@ -201,7 +201,12 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       if (token !== '') clearCookie(res, SESSION_COOKIE, deps.secure);
       const next = req.method === 'GET' ? req.originalUrl : '/dashboard';
       if (req.method === 'GET') {
-        res.redirect(303, `/dashboard/sign-in?${new URLSearchParams({ reason: session.state, next })}`);
+        // A visitor with no session at all is simply asked to sign in: the address says nothing went wrong, and
+        // names only a destination other than the overview, where sign-in leads anyway.
+        const query = new URLSearchParams();
+        if (session.state !== 'none') query.set('reason', session.state);
+        if (next !== '/dashboard') query.set('next', next);
+        res.redirect(303, `/dashboard/sign-in${query.size > 0 ? `?${query}` : ''}`);
       } else {
         // A form sent after the session ended: say so instead of silently dropping what was typed.
         sendPlainPage(res, deps, 401, 'Session ended', problemPage('Your session ended', SIGN_IN_REASONS[session.state] ?? SIGN_IN_REASONS.none!, requestId, { href: '/dashboard/sign-in', label: 'Sign in' }));

@@ -42,12 +42,30 @@ describeEachDb(
       const after = await client.post('/dashboard/brands', { name: 'Acme' });
       expect(after.url).toMatch(/\/dashboard\/brands$/);
       const text = textOf(after.html);
-      expect(text).toContain('Brand “Acme” created.');
+      expect(text).toContain('Brand “Acme” created, in UTC.');
       expect(after.html).toMatch(/<h2 id="brand-brand_[^"]+-h">Acme<\/h2>/);
       expect(text).toContain('Brands: 1 of 10 used');
       expect(text).toContain('Connections: 0 of 50 used');
       const brands = (await server().container.services.brands.list(principalOf(ws), ws.workspace_id)).data;
       expect(brands.map((b) => b.name)).toEqual(['Acme']);
+    });
+
+    it('asks the time zone when a brand is created: stored under its current IANA name; an unknown one creates nothing', async () => {
+      const { ws, client } = await signedIn(server());
+      const page = await client.get('/dashboard/brands');
+      // The browser's zone replaces UTC through the page's script; without one UTC stays.
+      expect(page.html).toMatch(/<input id="brand-zone" name="time_zone" type="text" list="brand-zone-list"[^>]* value="UTC" data-browser-zone/);
+      const bad = await client.post('/dashboard/brands', { name: 'Nowhere', time_zone: 'Mars/Olympus' });
+      expect(bad.status).toBe(400);
+      expect(bad.html).toMatch(/<p class="field-error" id="brand-zone-error">[^<]*unknown time zone/);
+      expect(bad.html).toContain('value="Mars/Olympus"');
+      expect((await server().container.services.brands.list(principalOf(ws), ws.workspace_id)).data).toEqual([]);
+
+      // A legacy name a browser may give is kept under today's name.
+      const made = await client.post('/dashboard/brands', { name: 'Mumbai cafe', time_zone: 'Asia/Calcutta' });
+      expect(textOf(made.html)).toContain('Brand “Mumbai cafe” created, in Asia/Kolkata.');
+      const [brand] = (await server().container.services.brands.list(principalOf(ws), ws.workspace_id)).data;
+      expect((await server().container.services.queue.getQueue(principalOf(ws), ws.workspace_id, brand!.id)).time_zone).toBe('Asia/Kolkata');
     });
 
     it('an empty brand name is shown next to the field with 400 and nothing is created', async () => {

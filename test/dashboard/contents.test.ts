@@ -109,12 +109,67 @@ describeEachDb(
       expect(page.html).not.toContain('name="force"');
 
       const retried = await client.post(`/dashboard/contents/${contentId}/retry`, {});
-      expect(retried.url).toMatch(new RegExp(`/dashboard/contents/${contentId}$`));
+      expect(retried.url).toMatch(new RegExp(`/dashboard/contents/${contentId}\\?retried=job_`));
       expect(textOf(retried.html)).toContain('1 network(s) queued again.');
       expect(refreshing(retried.html, 'content-live')).toBe(true);
       const api = await read(server(), ws, contentId);
       expect(api.jobs.find((j) => j.platform_slug === 'threads')?.status).toBe('queued');
       expect(api.jobs.find((j) => j.platform_slug === 'linkedin')?.status).toBe('published');
+    });
+
+    it('a network that fails again after a retry says so on the page the retry led to', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['threads']);
+      const contentId = await publish(server(), ws, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'Hello', sandbox_outcomes: { threads: 'quota_exceeded' } });
+      await server().settle();
+      const client = await signedIn(server(), ws);
+      await client.get(`/dashboard/contents/${contentId}`);
+      const retried = await client.post(`/dashboard/contents/${contentId}/retry`, {});
+      expect(textOf(retried.html)).not.toContain('Failed again');
+      await server().settle();
+      // The page refreshes itself from its own address, which names the jobs the retry requeued.
+      const again = await (await signedIn(server(), ws)).get(new URL(retried.url).pathname + new URL(retried.url).search);
+      expect(again.html).toContain('role="alert"');
+      expect(textOf(again.html)).toContain('Failed again after the retry: Threads.');
+      expect(textOf(again.html)).toContain('Failed again after the retry. quota_exceeded');
+    });
+
+    it('a network whose connection expired offers "Reconnect first" instead of Retry; a sandbox reconnect brings Retry back', async () => {
+      const { ws, brandId, connections } = await brandWithConnections(server(), ['threads']);
+      const contentId = await publish(server(), ws, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'Hello', sandbox_outcomes: { threads: 'token_expired' } });
+      await server().settle();
+      const usage = async () =>
+        ((await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/usage`, { key: ws.api_key })).body.meters as { meter: string; used: number }[]).find((m) => m.meter === 'publicacoes')!.used;
+      const client = await signedIn(server(), ws);
+      const page = await client.get(`/dashboard/contents/${contentId}`);
+      expect(page.html).not.toContain('Retry failed networks');
+      expect(textOf(page.html)).toContain('Threads (@acme-threads): its connection has expired, so a retry would fail at once.');
+      expect(page.html).toContain(`<a class="button" href="/dashboard/brands#conn-${connections.threads!}">Reconnect first`);
+
+      // The overview offers the same, not a Retry that would charge and fail.
+      const overview = await client.get('/dashboard');
+      expect(overview.html).not.toContain(`action="/dashboard/contents/${contentId}/retry"`);
+      expect(overview.html).toContain(`href="/dashboard/brands#conn-${connections.threads!}">Reconnect first`);
+
+      // A retry posted anyway (an old tab) charges nothing and says why.
+      const before = await usage();
+      const stale = await client.post(`/dashboard/contents/${contentId}/retry`, {});
+      expect(textOf(stale.html)).toContain('Not retried, nothing counted: Threads (reconnect first).');
+      expect(await usage()).toBe(before);
+
+      // The brands page offers Reconnect for the expired sandbox connection, beside Deactivate.
+      const brands = await client.get('/dashboard/brands');
+      expect(brands.html).toContain(`<tr id="conn-${connections.threads!}">`);
+      expect(brands.html).toContain(`action="/dashboard/connections/${connections.threads!}/reconnect"`);
+      const reconnected = await client.post(`/dashboard/connections/${connections.threads!}/reconnect`, {});
+      expect(textOf(reconnected.html)).toContain('Reconnected “@acme-threads”.');
+      const conn = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/connections/${connections.threads!}`, { key: ws.api_key });
+      expect(conn.body.status).toBe('active');
+
+      const after = await client.get(`/dashboard/contents/${contentId}`);
+      expect(after.html).toContain('Retry failed networks');
+      const retried = await client.post(`/dashboard/contents/${contentId}/retry`, {});
+      expect(textOf(retried.html)).toContain('1 network(s) queued again.');
+      expect(await usage()).toBe(before + 1);
     });
 
     it('a job corrected by a late confirmation shows its post and says it was corrected', async () => {

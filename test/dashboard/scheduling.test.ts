@@ -114,7 +114,8 @@ describeEachDb(
       expect(missing.html).toMatch(/<button type="submit" class="primary">Schedule<\/button>/);
       const past = await compose({ text: 'Too late', when: 'schedule', publish_date: '2026-11-23', publish_time: '11:00' });
       expect(past.status).toBe(400);
-      expect(byId(past.html, 'when-error')).toMatch(/must be in the future/);
+      // The brand has no queue, so the time was read in UTC, and the refusal says so in those words.
+      expect(byId(past.html, 'when-error')).toContain('must be in the future (it is 23 Nov 2026 11:00 in UTC; now it is 23 Nov 2026 12:00)');
       expect(past.html).toContain('Too late');
       expect(past.html).toContain('value="2026-11-23"');
       expect(await all()).toEqual([]);
@@ -302,6 +303,45 @@ describeEachDb(
       expect(textOf(bad.html)).toContain('“2026-02-30” is not a date (YYYY-MM-DD): showing the week of today instead.');
     });
 
+    it('calendar: a post published at once is placed in its brand’s zone, and "today" is said in each brand’s zone', async () => {
+      const { client, create, ws, principal } = await scheduler(server(), 'America/New_York');
+      const oslo = await brandWithConnections(server(), ['facebook'], ws);
+      await server().container.services.queue.setQueue(principal, ws.workspace_id, oslo.brandId, { time_zone: 'Europe/Oslo', slots: [] });
+      const clock = server().container.clock as ManualClock;
+      // Saturday 28 November 2026, 01:50 UTC: Friday 20:50 in New York, Saturday 02:50 in Oslo.
+      clock.set(Date.UTC(2026, 10, 28, 1, 50));
+      try {
+        await client.signIn(ws.api_key);
+        const now = await create({ text: 'Friday night special' });
+        expect(now.publish_at).toBe('2026-11-28T01:50:00.000Z');
+        const page = await client.get('/dashboard/calendar');
+        expect(dayText(page.html, '2026-11-27')).toMatch(/20:50 Friday night special/);
+        expect(dayText(page.html, '2026-11-28')).not.toContain('Friday night special');
+        expect(textOf(page.html)).toContain('today is Friday 27 November 2026 in America/New_York and Saturday 28 November 2026 in Europe/Oslo.');
+        expect(page.html).toMatch(/<li class="day today" aria-current="date">\s*<h3 id="day-2026-11-27">/);
+        expect(page.html).toMatch(/<li class="day today">\s*<h3 id="day-2026-11-28">/);
+      } finally {
+        clock.set(NOW);
+      }
+    });
+
+    it('times on the content page, the contents list and the overview are in the brand’s zone; a canceled post keeps its networks', async () => {
+      const { client, create } = await scheduler(server(), 'America/New_York');
+      const post = await create({ text: 'Called off later', publish_at: '2026-11-24T09:00' });
+      await client.get(`/dashboard/contents/${post.content_id}`);
+      const canceled = await client.post(`/dashboard/contents/${post.content_id}/cancel`, {});
+      const text = textOf(canceled.html);
+      // Created at 12:00 UTC, 07:00 in New York.
+      expect(text).toContain('created 2026-11-23 07:00 America/New_York');
+      expect(text).toContain('Canceled before publishing: it was for Facebook Pages. Nothing was published.');
+      expect(text).not.toContain('No networks.');
+      const list = textOf((await client.get('/dashboard/contents')).html);
+      expect(list).toContain('2026-11-23 07:00 America/New_York');
+      const overview = textOf((await client.get('/dashboard')).html);
+      expect(overview).toContain('Created 2026-11-23 07:00 America/New_York · Facebook Pages');
+      expect(overview).not.toMatch(/UTC ·\s*$|UTC · (Recent|Calendar|All)/);
+    });
+
     it('calendar opens on the week of the service’s clock, in the brands’ zone', async () => {
       const { client, create, ws } = await scheduler(server(), 'America/New_York');
       const clock = server().container.clock as ManualClock;
@@ -330,8 +370,13 @@ describeEachDb(
       const page = await client.get(`/dashboard/brands/${brandId}/queue`);
       expect(page.status).toBe(200);
       expect(page.html).toMatch(/<h1>Publishing queue of Acme<\/h1>/);
-      expect(page.html).toMatch(/<select id="queue-zone" name="time_zone"[^>]*>\s*<option value="UTC" selected>UTC<\/option>/);
-      expect(page.html).toContain('<option value="America/New_York">America/New_York</option>');
+      // A searchable input over the current IANA names (no legacy ones such as Asia/Calcutta), UTC by default.
+      expect(page.html).toMatch(/<input id="queue-zone" name="time_zone" type="text" list="queue-zone-list" required autocomplete="off" spellcheck="false" value="UTC"/);
+      expect(page.html).toContain('<option value="America/New_York"></option>');
+      expect(page.html).toContain('<option value="Asia/Kolkata"></option>');
+      expect(page.html).toContain('<option value="Europe/Kyiv"></option>');
+      expect(page.html).not.toContain('Asia/Calcutta');
+      expect(page.html).not.toContain('Europe/Kiev');
       expect(page.html).toContain('<input type="hidden" name="rows" value="2">');
       expect(page.html).toContain('No free slot: add slots above.');
 
@@ -346,13 +391,13 @@ describeEachDb(
         'slot-2-time': '17:30',
       });
       expect(saved.url).toMatch(new RegExp(`/dashboard/brands/${brandId}/queue$`));
-      expect(textOf(saved.html)).toContain('Queue saved: 2 slots a week in America/New_York.');
+      expect(textOf(saved.html)).toContain('Queue saved: 3 posting times a week (2 slots on 3 days) in America/New_York.');
       const stored = await server().container.services.queue.getQueue(principal, ws.workspace_id, brandId);
       expect(stored.slots).toEqual([{ days: ['mon', 'wed'], time: '09:00' }, { days: ['fri'], time: '17:30' }]);
       const next = byId(saved.html, 'next-slots');
       expect(next).toContain('2026-11-25 09:00');
       expect(next).toContain('2026-11-27 17:30');
-      expect(saved.html).toMatch(/<option value="America\/New_York" selected>/);
+      expect(saved.html).toMatch(/<input id="queue-zone" name="time_zone"[^>]* value="America\/New_York"/);
       expect(saved.html).toContain('id="slot-0-wed" name="slot-0-day" value="wed" checked');
       expect(saved.html).toContain('<input type="hidden" name="rows" value="4">');
 

@@ -54,7 +54,7 @@ describeEachDb(
       const ws = await server().workspace();
       const client = new DashboardClient(server().url);
       const page = await client.get('/dashboard/api-keys');
-      expect(page.url).toContain('/dashboard/sign-in?reason=none&next=%2Fdashboard%2Fapi-keys');
+      expect(page.url).toMatch(/\/dashboard\/sign-in\?next=%2Fdashboard%2Fapi-keys$/);
       const after = await client.post('/dashboard/sign-in', { api_key: ws.api_key, next: '/dashboard/api-keys' });
       expect(after.url).toMatch(/\/dashboard\/api-keys$/);
       // No open redirect through `next`.
@@ -62,6 +62,14 @@ describeEachDb(
       await other.get('/dashboard/sign-in');
       const evil = await other.post('/dashboard/sign-in', { api_key: ws.api_key, next: '//evil.example/x' });
       expect(evil.url).toMatch(/\/dashboard$/);
+    });
+
+    it('the bare address leads a visitor to a plain sign-in address', async () => {
+      for (const path of ['/', '/dashboard']) {
+        const page = await new DashboardClient(server().url).get(path);
+        expect(page.status).toBe(200);
+        expect(new URL(page.url).pathname + new URL(page.url).search).toBe('/dashboard/sign-in');
+      }
     });
 
     it('an expired session (idle past its deadline on the injected clock) says so on the sign-in page', async () => {

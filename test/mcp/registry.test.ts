@@ -178,7 +178,12 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   update_content: { ...CONTENT, kept_overrides: [{ platform_slug: 'threads', fields: ['text'] }] },
   cancel_content: { ...CONTENT, status: 'canceled' },
   publish_content_now: { ...CONTENT, status: 'publishing' },
-  retry_failed_targets: { content_id: CONTENT_ID, status: 'publishing', requeued: [{ ...JOB, status: 'queued' }] },
+  retry_failed_targets: {
+    content_id: CONTENT_ID,
+    status: 'publishing',
+    requeued: [{ ...JOB, status: 'queued' }],
+    skipped: [{ job_id: 'job_2', platform_slug: 'threads', connection_id: 'conn_2', connection_status: 'expired', reason: 'connection_not_active', message: 'The connection conn_2 has expired: reconnect it, then retry.' }],
+  },
   get_content: CONTENT,
   list_contents: { data: [CONTENT, { ...CONTENT, status: 'draft' }], next_cursor: 'cursor_2' },
   list_platforms: listPlatforms((slug) => slug === 'threads'),

@@ -160,6 +160,17 @@ describeEachDb(
     });
 
     it.each([
+      ['a local time', { publish_at: '2026-11-01T09:30', time_zone: 'Europe/Oslo' }, 'it is 1 Nov 2026 09:30 in Europe/Oslo; now it is 23 Nov 2026 13:00'],
+      ['a time with an offset', { publish_at: '2026-11-23T06:30:00-05:00' }, 'it is 23 Nov 2026 06:30 UTC-05:00; now it is 23 Nov 2026 07:00 UTC-05:00'],
+      ['a UTC time', { publish_at: '2026-11-23T11:59:59Z' }, 'it is 23 Nov 2026 11:59 UTC; now it is 23 Nov 2026 12:00 UTC'],
+    ])('refuses %s in the past in the clock it was written in', async (_label, timing, words) => {
+      clock().set(T0);
+      const t = await tenant(server());
+      const res = await t.create(t.post('too late', timing));
+      expect((res.body as unknown as ErrorBody).message).toBe(`publish_at: must be in the future (${words})`);
+    });
+
+    it.each([
       ['a past time', { publish_at: '2026-11-23T11:59:59Z' }, 'publish_at'],
       ['the current instant', { publish_at: '2026-11-23T12:00:00Z' }, 'publish_at'],
       ['a local time that is now in its zone', { publish_at: '2026-11-23T07:00', time_zone: 'America/New_York' }, 'publish_at'],

@@ -84,6 +84,26 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
     },
 
     /**
+     * Reconnects an expired sandbox connection: it becomes active again with no network to ask, as a live one
+     * does after its owner authorises it again. It kept its slot while expired, so nothing is charged. An active
+     * sandbox connection is returned unchanged.
+     * @throws ServiceError `not_found`, `validation_failed` (a live connection, which reconnects through its
+     *   network, or an inactive one, which was given up).
+     */
+    async reconnectSandbox(principal: Principal, workspaceId: string, connectionId: string): Promise<Connection> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        const row = await findConnection(tx, workspaceId, connectionId);
+        if (!row) throw connectionNotFound(connectionId);
+        if (row.mode !== 'sandbox') throw new ServiceError('validation_failed', 'connection: a live connection reconnects through its network', { fields: [{ path: 'connection', message: 'is live' }] });
+        if (row.status === 'inactive') throw new ServiceError('validation_failed', 'connection: it was deactivated; add a new connection instead', { fields: [{ path: 'connection', message: 'is inactive' }] });
+        await transitionConnection(tx, connectionId, ['expired'], 'active', null, now);
+        return renderConnection((await findConnection(tx, workspaceId, connectionId)) ?? row);
+      });
+    },
+
+    /**
      * Deactivates a connection, freeing its slot on the `connections` meter (spec 7.3 `desativar_outra`).
      * Deactivating an inactive connection changes nothing.
      * @throws ServiceError `not_found`.

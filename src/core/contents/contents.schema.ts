@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTENT_TYPES, PLATFORM_SLUGS, TIKTOK_PRIVACY_LEVELS } from '../../vocabulary/platforms.js';
-import { platformSlugSchema } from '../connections/connections.schema.js';
+import { CONNECTION_STATUSES, platformSlugSchema } from '../connections/connections.schema.js';
 import { modoSchema } from '../wallet/wallet.schema.js';
 import { JOB_ERROR_CODES } from '../../vocabulary/job-errors.js';
 import { CONTENT_STATUSES, JOB_STATUSES } from '../../vocabulary/content-statuses.js';
@@ -398,6 +398,29 @@ export const retryInputSchema = z
   })
   .meta({ id: 'RetryInput' });
 
+/** Why a retry left a failed job alone. */
+export const RETRY_SKIP_REASONS = ['connection_not_active', 'may_be_live'] as const;
+
+export const skippedJobSchema = z.object({
+  job_id: z.string().describe('The failed job left as it was.'),
+  platform_slug: platformSlugSchema,
+  connection_id: z.string().describe('The connection the job publishes through.'),
+  connection_status: z.enum(CONNECTION_STATUSES).describe('That connection\'s status now; anything but active cannot publish.'),
+  reason: z
+    .enum(RETRY_SKIP_REASONS)
+    .describe(
+      'connection_not_active: the connection is expired or inactive, so the job would fail again at once; reconnect it, then retry. ' +
+        'may_be_live: the job failed confirmation and its post may already be live; retry with force only after checking the network.',
+    ),
+  message: z.string().describe('The reason in a sentence, with what to do.'),
+});
+export type SkippedJob = z.infer<typeof skippedJobSchema>;
+
 export const retryResultSchema = z
-  .object({ content_id: z.uuid(), status: z.enum(CONTENT_STATUSES), requeued: z.array(createdJobSchema) })
+  .object({
+    content_id: z.uuid(),
+    status: z.enum(CONTENT_STATUSES),
+    requeued: z.array(createdJobSchema).describe('The failed jobs put back in the queue; each one was counted on publicacoes.'),
+    skipped: z.array(skippedJobSchema).describe('The failed jobs left alone, with why; nothing was counted for them.'),
+  })
   .meta({ id: 'RetryResult' });

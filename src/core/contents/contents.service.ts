@@ -51,11 +51,40 @@ import {
   type Job,
   type JobStatus,
   type Preview,
+  type SkippedJob,
   type UpdateContentInput,
   type UpdatedContent,
 } from './contents.schema.js';
+import { CONNECTION_STATUSES, type ConnectionStatus } from '../connections/connections.schema.js';
+import { findConnectionsByIds } from '../../../db/repositories/connections.repo.js';
 import type { SETTLED_STATUSES } from '../../vocabulary/content-statuses.js';
 import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../vocabulary/job-errors.js';
+
+/**
+ * Why a retry left a failed job alone: its connection cannot publish (checked first, since even `force` would not
+ * make it publish), or its post may already be live.
+ */
+function skippedJob(j: JobRow, connectionStatus: string): SkippedJob {
+  const base = { job_id: j.id, platform_slug: j.platformSlug as Job['platform_slug'], connection_id: j.connectionId };
+  const status = (CONNECTION_STATUSES as readonly string[]).includes(connectionStatus) ? (connectionStatus as ConnectionStatus) : 'inactive';
+  if (status !== 'active') {
+    return {
+      ...base,
+      connection_status: status,
+      reason: 'connection_not_active',
+      message:
+        status === 'expired'
+          ? `The connection ${j.connectionId} has expired: reconnect it, then retry.`
+          : `The connection ${j.connectionId} is inactive: it can no longer publish.`,
+    };
+  }
+  return {
+    ...base,
+    connection_status: status,
+    reason: 'may_be_live',
+    message: 'The job failed confirmation and its post may already be live: check the network, then retry with force if it is not there.',
+  };
+}
 
 function renderJob(j: JobRow): Job {
   return {
@@ -588,8 +617,9 @@ export function createContentsService(deps: {
     },
 
     /**
-     * Re-queues the failed jobs the caller can retry: not the confirmation failures (their post may be live)
-     * unless `force`. Counted on `publicacoes` like new publications, once per job actually requeued: retries
+     * Re-queues the failed jobs the caller can retry: not those whose connection is not `active` (they would
+     * fail again at once; they are named in `skipped` and cost nothing), nor the confirmation failures (their
+     * post may be live) unless `force`. Counted on `publicacoes` like new publications, once per job actually requeued: retries
      * racing for one content (several processes, a double click) requeue each job once and charge it once,
      * because the requeue is a conditional update and the charge is the number of rows it changed, in the same
      * transaction (spec 7.3: a per-cycle meter is never given back, so an over-charge would be permanent).
@@ -612,10 +642,13 @@ export function createContentsService(deps: {
         await meters.consume(tx, workspaceId, [{ meter: 'publicacoes', amount: requeued.length }]);
         await refreshContentOutcome(tx, contentId, now);
         const after = await findContent(tx, workspaceId, contentId);
+        const stillFailed = (await listJobsForContent(tx, contentId)).filter((j) => j.status === 'failed');
+        const connections = await findConnectionsByIds(tx, stillFailed.map((j) => j.connectionId));
         return {
           content_id: contentId,
           status: (after?.status ?? row.status) as ContentStatus,
           requeued: requeued.map((j) => ({ job_id: j.id, platform_slug: j.platformSlug as Job['platform_slug'], connection_id: j.connectionId, status: 'queued' as const })),
+          skipped: stillFailed.map((j) => skippedJob(j, connections.get(j.connectionId)?.status ?? 'inactive')),
         };
       });
     },

@@ -22,11 +22,28 @@ function refuse(path: string, message: string): never {
   throw new ServiceError('validation_failed', `${path}: ${message}`, { fields: [{ path, message }] });
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `2026-11-01`, `09:30` → `1 Nov 2026 09:30`: a wall time as a person reads it (no ISO instant, no seconds). */
+function wallTimeInWords(date: string, time: string): string {
+  return `${Number(date.slice(8, 10))} ${MONTHS[Number(date.slice(5, 7)) - 1]} ${date.slice(0, 4)} ${time}`;
+}
+
+/** Minutes east of UTC of an RFC 3339 offset (`Z`, `+01:00`, `-05:30`). */
+function offsetMinutes(offset: string): number {
+  return offset.toUpperCase() === 'Z' ? 0 : (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+}
+
+/** An instant's wall time at a fixed offset. */
+function atOffset(instant: number, minutes: number): { date: string; time: string } {
+  const wall = new Date(instant + minutes * 60_000).toISOString();
+  return { date: wall.slice(0, 10), time: wall.slice(11, 16) };
+}
+
 /** Whether an instant's UTC date and time are the ones written (Date.parse rolls 2026-02-30 over on some inputs). */
 function sameWallTime(instant: number, offset: string, date: string, hh: string, mm: string): boolean {
-  const minutes = offset.toUpperCase() === 'Z' ? 0 : (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
-  const wall = new Date(instant + minutes * 60_000).toISOString();
-  return wall.slice(0, 10) === date && wall.slice(11, 13) === hh && wall.slice(14, 16) === mm;
+  const wall = atOffset(instant, offsetMinutes(offset));
+  return wall.date === date && wall.time === `${hh}:${mm}`;
 }
 
 /**
@@ -41,6 +58,9 @@ export function resolvePublishAt(text: string, zone: string, now: number, path =
   const canonical = canonicalTimeZone(zone);
   let instant: number;
   let local: string;
+  // The refusal of a past time speaks in the clock the caller wrote in: the zone's, or the offset's.
+  let asked: string;
+  let nowThere: string;
   const withOffset = WITH_OFFSET.exec(text);
   const plain = withOffset ? null : LOCAL.exec(text);
   if (withOffset) {
@@ -49,14 +69,23 @@ export function resolvePublishAt(text: string, zone: string, now: number, path =
     if (!Number.isFinite(instant) || !sameWallTime(instant, offset!, date!, hh!, mm!)) refuse(path, `${JSON.stringify(text)} is not a valid date-time`);
     const l = localOf(instant, canonical);
     local = `${l.date}T${l.time}`;
+    const minutes = offsetMinutes(offset!);
+    const where = minutes === 0 ? 'UTC' : `UTC${offset}`;
+    const then = atOffset(instant, minutes);
+    const current = atOffset(now, minutes);
+    asked = `${wallTimeInWords(then.date, then.time)} ${where}`;
+    nowThere = `${wallTimeInWords(current.date, current.time)} ${where}`;
   } else if (plain) {
     // The date and time are parts of this one field: an impossible one (24:00, 02-30, 09:60) is refused under it.
     instant = instantOf(plain[1]!, plain[2]!, canonical, path);
     local = `${plain[1]}T${plain[2]}`;
+    const current = localOf(now, canonical);
+    asked = `${wallTimeInWords(plain[1]!, plain[2]!)} in ${canonical}`;
+    nowThere = wallTimeInWords(current.date, current.time);
   } else {
     refuse(path, `expected an RFC 3339 date-time with an offset (2026-11-24T09:00:00-05:00) or a local one to read in time_zone (2026-11-24T09:00), got ${JSON.stringify(text)}`);
   }
-  if (instant <= now) refuse(path, `must be in the future (it is ${new Date(instant).toISOString()}; now is ${new Date(now).toISOString()})`);
+  if (instant <= now) refuse(path, `must be in the future (it is ${asked}; now it is ${nowThere})`);
   if (instant > now + MAX_SCHEDULE_AHEAD_MS) refuse(path, 'must be at most 365 days ahead');
   return { instant, zone: canonical, local };
 }

@@ -59,12 +59,49 @@ export function isTimeZone(zone: string): boolean {
 }
 
 /**
- * The zone's canonical spelling (`america/new_york` → `America/New_York`), for storage.
+ * Names the platform's ICU still gives (CLDR keeps its first identifiers) although the IANA database renamed the
+ * place since: `Intl` resolves `Asia/Kolkata` to `Asia/Calcutta`. The same place under today's IANA name.
+ */
+const RENAMED_ZONES: Readonly<Record<string, string>> = {
+  'Africa/Asmera': 'Africa/Asmara',
+  'America/Buenos_Aires': 'America/Argentina/Buenos_Aires',
+  'America/Catamarca': 'America/Argentina/Catamarca',
+  'America/Coral_Harbour': 'America/Atikokan',
+  'America/Cordoba': 'America/Argentina/Cordoba',
+  'America/Godthab': 'America/Nuuk',
+  'America/Indianapolis': 'America/Indiana/Indianapolis',
+  'America/Jujuy': 'America/Argentina/Jujuy',
+  'America/Louisville': 'America/Kentucky/Louisville',
+  'America/Mendoza': 'America/Argentina/Mendoza',
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Atlantic/Faeroe': 'Atlantic/Faroe',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Pacific/Enderbury': 'Pacific/Kanton',
+  'Pacific/Ponape': 'Pacific/Pohnpei',
+  'Pacific/Truk': 'Pacific/Chuuk',
+};
+
+/**
+ * The zone's canonical spelling under its current IANA name (`america/new_york` → `America/New_York`,
+ * `Asia/Calcutta` → `Asia/Kolkata`), for storage.
  * @throws ServiceError validation_failed (field `time_zone`) when the zone is unknown.
  */
 export function canonicalTimeZone(zone: string): string {
-  return requireFormatter(zone).resolvedOptions().timeZone;
+  const resolved = requireFormatter(zone).resolvedOptions().timeZone;
+  return RENAMED_ZONES[resolved] ?? resolved;
 }
+
+/** Every zone to offer a person, by its current IANA name, UTC first, then in alphabetical order. */
+export const TIME_ZONE_NAMES: readonly string[] = [
+  'UTC',
+  ...Intl.supportedValuesOf('timeZone')
+    .filter((z) => z !== 'UTC')
+    .map((z) => RENAMED_ZONES[z] ?? z)
+    .sort(),
+];
 
 /**
  * Checks an IANA time zone name.

@@ -341,7 +341,18 @@ function menu() {
   apply();
 }
 
+/**
+ * `input[data-browser-zone]`: a new brand's time zone starts as the browser's own (UTC without scripts, or when
+ * the browser names none); the server stores it under its current IANA name.
+ */
+function browserZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!zone) return;
+  for (const input of $$('input[data-browser-zone]')) if (input.value === 'UTC') input.value = zone;
+}
+
 menu();
+browserZone();
 copyButtons();
 confirmations();
 whenChoices();

@@ -9,7 +9,10 @@ import { explainJobError, explainServiceError, meterLabel, platformName } from '
 import { check, errorAt, type FieldErrors } from '../forms.js';
 import { boardOf, boardUrl, choosesBoard } from './connection-board.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { actionButton, badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
+import { actionButton, badge, csrfField, describedBy, errorBanner, field, number, table } from '../layout.js';
+import { timeIn, zoneInput } from '../zone-field.js';
+import { brandZones } from '../brand-zones.js';
+import { queueInputSchema } from '../../core/scheduling/queue.schema.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 
 /** The dashboard's form sends an empty server field for networks that have one server. */
@@ -42,11 +45,16 @@ interface BrandFormState {
 
 interface RenderExtra {
   status?: number;
-  create?: { errors: FieldErrors; name: string };
+  create?: { errors: FieldErrors; name: string; timeZone: string };
   brand?: BrandFormState;
 }
 
 const BRANDS_URL = '/dashboard/brands';
+
+/** Where a connection's row and its actions (Reconnect, Deactivate) are on this page. */
+export function connectionHref(connection: Pick<Connection, 'id'>): string {
+  return `${BRANDS_URL}#conn-${connection.id}`;
+}
 const GONE_BRAND = 'That brand was not found in this workspace; it may have been deleted.';
 const GONE_CONNECTION = 'That connection was not found in this workspace; it may have been removed.';
 
@@ -63,9 +71,11 @@ export function brandPages(pages: PageRouter): void {
       services.connections.list(ctx.principal, ctx.workspaceId, {}),
       services.meters.usage(ctx.workspaceId),
     ]);
+    const zones = await brandZones(ctx, brands);
     const meters = usage.meters.filter((m) => m.meter === 'brands' || m.meter === 'connections');
     const live = PLATFORM_SLUGS.filter((slug) => ctx.deps.liveAvailable(slug));
     const createError = errorAt(extra.create?.errors, 'name');
+    const zoneError = errorAt(extra.create?.errors, 'time_zone');
 
     return {
       title: 'Brands & connections',
@@ -89,6 +99,13 @@ export function brandPages(pages: PageRouter): void {
       error: createError,
       control: html`<input id="brand-name" name="name" type="text" maxlength="100" required value="${extra.create?.name ?? ''}"${describedBy('brand-name', { error: createError })}>`,
     })}
+    ${field({
+      id: 'brand-zone',
+      label: 'Time zone',
+      hint: 'Where the brand’s audience is: scheduled times and queue slots are read in it. Type a city to search.',
+      error: zoneError,
+      control: zoneInput({ id: 'brand-zone', value: extra.create?.timeZone ?? 'UTC', browserZone: extra.create === undefined, describedBy: describedBy('brand-zone', { hint: true, error: zoneError }) }),
+    })}
     <button type="submit" class="primary">Create brand</button>
   </form>
 </section>
@@ -99,6 +116,7 @@ ${
         brandCard(
           ctx,
           b,
+          zones[b.id] ?? 'UTC',
           connections.filter((c) => c.brand_id === b.id),
           live,
           extra.brand?.brandId === b.id ? extra.brand : undefined,
@@ -108,7 +126,7 @@ ${
     };
   }
 
-  function brandCard(ctx: PageContext, brand: Brand, connections: Connection[], live: readonly string[], state: BrandFormState | undefined): SafeHtml {
+  function brandCard(ctx: PageContext, brand: Brand, zone: string, connections: Connection[], live: readonly string[], state: BrandFormState | undefined): SafeHtml {
     const id = brand.id;
     const values = state?.values ?? {};
     const errorsOf = (form: BrandFormState['form']) => (state?.form === form ? state.errors : undefined);
@@ -129,20 +147,20 @@ ${
 
     const rows = connections.map((c) => {
       const open = c.status !== 'inactive';
-      const reconnect = c.mode === 'live' && c.status === 'expired';
+      const reconnect = c.status === 'expired';
       const byPassword = PLATFORMS[c.platform_slug].connect === 'app_password';
       const board = choosesBoard(c) ? boardOf(c) : null;
-      return html`<tr>
+      return html`<tr id="conn-${c.id}">
   <th scope="row">${c.name}${handleOf(c) && handleOf(c) !== c.name ? html`<span class="row-meta">${handleOf(c)}</span>` : ''}${board !== null ? html`<span class="row-meta">Board: ${board}</span>` : ''}</th>
   <td>${platformName(c.platform_slug)}</td>
   <td>${c.mode === 'live' ? 'Live' : 'Sandbox'}</td>
   <td>${badge(c.status)}</td>
   <td>${reasonInWords(c.status_reason)}</td>
-  <td>${isoDate(c.created_at)}</td>
+  <td>${timeIn(c.created_at, zone)}</td>
   <td><div class="actions">${
     choosesBoard(c) ? html`<a class="button" href="${boardUrl(c.id)}">Choose board<span class="vh"> for ${c.name}</span></a>` : ''
   }${
-    reconnect && byPassword
+    reconnect && byPassword && c.mode === 'live'
       ? html`<form method="post" action="/dashboard/connections/${c.id}/app-password" class="inline">
   ${csrfField(ctx.csrf)}
   <label for="repass-${c.id}">New app password<span class="vh"> for ${c.name}</span></label>
@@ -169,7 +187,7 @@ ${
 
     return html`<section class="card" id="brand-${id}" aria-labelledby="brand-${id}-h">
   <h2 id="brand-${id}-h">${brand.name}</h2>
-  <p class="muted">Created ${isoDate(brand.created_at)}</p>
+  <p class="muted">Created ${timeIn(brand.created_at, zone)} · time zone ${zone}</p>
   <p><a href="${BRANDS_URL}/${id}/queue">Publishing queue and time zone<span class="vh"> of ${brand.name}</span></a></p>
   ${bannerFor('connection')}
   ${table({ caption: `Connections of ${brand.name}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
@@ -300,13 +318,17 @@ ${
 
   pages.action(BRANDS_URL, async (ctx) => {
     const name = ctx.form.get('name');
+    const timeZone = ctx.form.get('time_zone').trim() || 'UTC';
     const input = check(brandInputSchema, { name });
-    if (!input.ok) return render(ctx, { status: 400, create: { errors: input.errors, name } });
+    // The zone is the brand's queue's: checked before the brand is made, so a bad zone creates nothing.
+    const zone = check(queueInputSchema, { time_zone: timeZone, slots: [] });
+    if (!input.ok || !zone.ok) return render(ctx, { status: 400, create: { errors: { ...(input.ok ? {} : input.errors), ...(zone.ok ? {} : zone.errors) }, name, timeZone } });
     try {
       const brand = await ctx.deps.services.brands.create(ctx.principal, ctx.workspaceId, input.data);
-      return { redirect: BRANDS_URL, flash: `Brand “${brand.name}” created.` };
+      const queue = await ctx.deps.services.queue.setQueue(ctx.principal, ctx.workspaceId, brand.id, zone.data);
+      return { redirect: BRANDS_URL, flash: `Brand “${brand.name}” created, in ${queue.time_zone}.` };
     } catch (err) {
-      if (err instanceof ServiceError && err.code === 'limit_reached') return render(ctx, { status: err.status, create: { errors: { _: explainServiceError(err) }, name } });
+      if (err instanceof ServiceError && err.code === 'limit_reached') return render(ctx, { status: err.status, create: { errors: { _: explainServiceError(err) }, name, timeZone } });
       throw err;
     }
   });
@@ -442,21 +464,26 @@ ${
   pages.action('/dashboard/connections/:connId/reconnect', async (ctx) => {
     const { services } = ctx.deps;
     const connId = ctx.params.connId!;
-    let brandId: string;
+    let conn: Connection;
     try {
-      brandId = (await services.connections.get(ctx.principal, ctx.workspaceId, connId)).brand_id;
+      conn = await services.connections.get(ctx.principal, ctx.workspaceId, connId);
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
       throw err;
     }
     try {
+      // A sandbox connection has no network to ask: it is active again at once.
+      if (conn.mode === 'sandbox') {
+        await services.connections.reconnectSandbox(ctx.principal, ctx.workspaceId, connId);
+        return { redirect: connectionHref(conn), flash: `Reconnected “${conn.name}”.` };
+      }
       const started = await services.networkConnect.startReconnect(ctx.principal, ctx.workspaceId, connId);
       return { redirect: started.authorization_url };
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
       // A network no longer configured, or a sandbox connection: said in the brand's card.
       if (err instanceof ServiceError && (err.code === 'platform_not_supported' || err.code === 'validation_failed')) {
-        return render(ctx, { status: err.status, brand: { brandId, form: 'connection', banner: explainServiceError(err) } });
+        return render(ctx, { status: err.status, brand: { brandId: conn.brand_id, form: 'connection', banner: explainServiceError(err) } });
       }
       throw err;
     }

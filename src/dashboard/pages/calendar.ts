@@ -67,13 +67,13 @@ function daysOf(view: View, date: string): string[] {
   return days;
 }
 
-function placed(content: Content): Placed | null {
+function placed(content: Content, brandZone: string): Placed | null {
   if (content.local_publish_at !== null && content.time_zone !== null) {
     return { content, date: content.local_publish_at.slice(0, 10), time: content.local_publish_at.slice(11, 16), zone: content.time_zone };
   }
   if (content.publish_at === null) return null;
-  // Published at once: no zone was meant, so it shows in UTC.
-  const zone = content.time_zone ?? 'UTC';
+  // Published at once: no zone was typed, so it shows in its brand's zone, the one its scheduled posts are read in.
+  const zone = content.time_zone ?? brandZone;
   const local = localOf(Date.parse(content.publish_at), zone);
   return { content, date: local.date, time: local.time, zone };
 }
@@ -82,7 +82,7 @@ function placed(content: Content): Placed | null {
  * The contents whose local date lies in `days`. The feed is asked for the UTC window widened by a day each side
  * (zones are within ±14 h of UTC), then each content is placed by the local date in its own zone.
  */
-async function contentsOn(ctx: PageContext, days: string[]): Promise<{ posts: Placed[]; more: boolean }> {
+async function contentsOn(ctx: PageContext, days: string[], zones: Readonly<Record<string, string>>): Promise<{ posts: Placed[]; more: boolean }> {
   const first = days[0]!;
   const last = days[days.length - 1]!;
   const query = { from: `${addDays(first, -1)}T00:00:00Z`, to: `${addDays(last, 2)}T00:00:00Z`, limit: 100 };
@@ -91,7 +91,7 @@ async function contentsOn(ctx: PageContext, days: string[]): Promise<{ posts: Pl
   for (let page = 0; page < MAX_PAGES; page++) {
     const found = await ctx.deps.services.contents.list(ctx.principal, ctx.workspaceId, { ...query, ...(cursor ? { cursor } : {}) });
     for (const content of found.data) {
-      const p = placed(content);
+      const p = placed(content, zones[content.brand_id] ?? 'UTC');
       if (p && p.date >= first && p.date <= last) posts.push(p);
     }
     if (found.next_cursor === null) return { posts: sortPosts(posts), more: false };
@@ -115,26 +115,42 @@ function postItem(p: Placed, reference: string, brandNames: ReadonlyMap<string, 
 }
 
 /**
- * The zone "today" is read in: the brands' zone when they share one, else UTC. Posts are placed in their own
- * zone whatever this is.
+ * The brands' zones, and the zone the calendar is read in: the one most brands share, UTC without brands. Posts are placed in their own zone whatever this is; "today" is said in every zone.
  */
-async function referenceZone(ctx: PageContext): Promise<{ zone: string; brandNames: Map<string, string> }> {
+async function calendarZones(ctx: PageContext): Promise<{ zone: string; zones: Record<string, string>; brandNames: Map<string, string> }> {
   const { data: brands } = await ctx.deps.services.brands.list(ctx.principal, ctx.workspaceId);
-  const zones = new Set(Object.values(await brandZones(ctx, brands)));
-  return { zone: zones.size === 1 ? [...zones][0]! : 'UTC', brandNames: new Map(brands.map((b) => [b.id, b.name])) };
+  const zones = await brandZones(ctx, brands);
+  const counts = new Map<string, number>();
+  for (const b of brands) counts.set(zones[b.id] ?? 'UTC', (counts.get(zones[b.id] ?? 'UTC') ?? 0) + 1);
+  // Brands made in one instant come in no set order: a tie goes to the zone first in alphabetical order.
+  const [zone] = [...counts].sort(([a, m], [b, n]) => n - m || a.localeCompare(b))[0] ?? ['UTC'];
+  return { zone, zones, brandNames: new Map(brands.map((b) => [b.id, b.name])) };
+}
+
+/** "today is Friday 27 November 2026 in America/New_York and Saturday 28 November 2026 in Europe/Oslo". */
+function todayInWords(todays: ReadonlyMap<string, string[]>): string {
+  const parts = [...todays].sort(([a], [b]) => a.localeCompare(b)).map(([date, zones]) => `${dayInWords(date)} in ${zones.join(', ')}`);
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
 }
 
 /** Calendar (issue 16): scheduled and published contents by week or month, each at its local time with its status. */
 export function calendarPages(pages: PageRouter): void {
   pages.page(CALENDAR, async (ctx) => {
     const view: View = ctx.query.view === 'month' ? 'month' : 'week';
-    const { zone, brandNames } = await referenceZone(ctx);
-    const today = localOf(ctx.deps.clock.now(), zone).date;
+    const { zone, zones, brandNames } = await calendarZones(ctx);
+    const now = ctx.deps.clock.now();
+    const today = localOf(now, zone).date;
+    // The date today in each zone a brand uses: on either side of midnight, two days are each someone's today.
+    const todays = new Map<string, string[]>();
+    for (const z of [zone, ...new Set(Object.values(zones))].filter((z, i, all) => all.indexOf(z) === i)) {
+      const d = localOf(now, z).date;
+      todays.set(d, [...(todays.get(d) ?? []), z]);
+    }
     const asked = ctx.query.date;
     const badDate = asked !== undefined && asked !== '' && !isDate(asked);
     const date = asked !== undefined && isDate(asked) ? asked : today;
     const days = daysOf(view, date);
-    const { posts, more } = await contentsOn(ctx, days);
+    const { posts, more } = await contentsOn(ctx, days, zones);
     const link = (v: View, d: string) => `${CALENDAR}?${new URLSearchParams({ view: v, date: d })}`;
     const prev = view === 'week' ? addDays(date, -7) : shiftMonth(date, -1);
     const next = view === 'week' ? addDays(date, 7) : shiftMonth(date, 1);
@@ -145,7 +161,7 @@ export function calendarPages(pages: PageRouter): void {
       const here = posts.filter((p) => p.date === day);
       const outside = view === 'month' && day.slice(0, 7) !== date.slice(0, 7);
       const name = view === 'week' ? html`<h3 id="day-${day}">${dayInWords(day)}</h3>` : html`<h3 id="day-${day}"><span aria-hidden="true">${Number(day.slice(8))}</span><span class="vh">${dayInWords(day)}</span></h3>`;
-      return html`<li class="day${outside ? ' outside' : ''}${day === today ? ' today' : ''}"${day === today ? html` aria-current="date"` : ''}>
+      return html`<li class="day${outside ? ' outside' : ''}${todays.has(day) ? ' today' : ''}"${day === today ? html` aria-current="date"` : ''}>
   ${name}
   ${here.length > 0 ? html`<ul class="posts">${here.map((p) => postItem(p, zone, brandNames))}</ul>` : view === 'week' ? html`<p class="empty">No posts.</p>` : ''}
 </li>`;
@@ -171,7 +187,7 @@ ${errorBanner(badDate ? `“${asked}” is not a date (YYYY-MM-DD): showing the 
 </nav>
 <section class="card" aria-labelledby="range-h">
   <h2 id="range-h">${title}</h2>
-  <p class="muted">Each post is shown at its local time in its own time zone${zone === 'UTC' ? '' : html` (named when it is not ${zone})`}; today is ${dayInWords(today)} in ${zone}. Drafts have no time: they are on the Drafts page.</p>
+  <p class="muted">Each post is shown at its local time in its own time zone${zone === 'UTC' ? '' : html` (named when it is not ${zone})`}; today is ${todayInWords(todays)}. Drafts have no time: they are on the Drafts page.</p>
   ${more ? html`<p class="warn">More posts fall in this ${view} than the calendar shows; the earliest are listed.</p>` : ''}
   ${
     view === 'week'

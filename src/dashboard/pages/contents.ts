@@ -8,6 +8,10 @@ import { badge, csrfField, describedBy, errorBanner, field, isoDate, table } fro
 import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
 import { brandName, contentTitle, handleOf, loadNames, type Names } from '../names.js';
+import { connectionHref } from './brands.js';
+import { brandZones } from '../brand-zones.js';
+import { timeIn } from '../zone-field.js';
+import type { Connection } from '../../core/connections/connections.schema.js';
 import { mediaThumbnail } from './media.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
 import { editChoices } from './content-edit.js';
@@ -67,12 +71,13 @@ export function contentPages(pages: PageRouter): void {
     };
 
     const names = found ? await loadNames(ctx) : null;
+    const zones = names ? await brandZones(ctx, [...names.brands.values()]) : {};
     const rows = (found?.data ?? []).map(
       (c) => html`<tr>
   <th scope="row"><a href="/dashboard/contents/${c.content_id}">${contentTitle(c)}</a><span class="row-meta">${names ? brandName(names, c.brand_id) : ''} · ${c.content_type}</span></th>
   <td>${badge(c.status)}</td>
   <td>${c.jobs.map((j, i) => html`${i > 0 ? html`<br>` : ''}${networkOf(j, names)}: ${badge(j.status)} ${jobSummary(j, names)}`)}</td>
-  <td>${isoDate(c.created_at)}</td>
+  <td>${timeIn(c.created_at, zones[c.brand_id] ?? 'UTC')}</td>
 </tr>`,
     );
     const running = (found?.data ?? []).some(isRunning);
@@ -131,9 +136,18 @@ ${
     // A new local time is read in the content's zone, else the brand's (as the core reads it).
     const zone = waiting ? (content.time_zone ?? (await ctx.deps.services.queue.getQueue(ctx.principal, ctx.workspaceId, content.brand_id)).time_zone) : null;
     const running = isRunning(content);
-    const failed = content.jobs.filter((j) => j.status === 'failed');
-    const mayBeLive = failed.filter(isConfirmationFailure);
     const names = await loadNames(ctx);
+    // Times are read in the brand's zone, the one its posts are scheduled in, and the zone is named.
+    const brandZone = (await brandZones(ctx, [{ id: content.brand_id }]))[content.brand_id] ?? 'UTC';
+    const at = (iso: string | null) => timeIn(iso, brandZone);
+    const failed = content.jobs.filter((j) => j.status === 'failed');
+    // A retry leaves alone a job whose connection cannot publish: that one is reconnected first.
+    const blocked = failed.filter((j) => blockingConnection(j, names) !== null);
+    const retryable = failed.filter((j) => !blocked.includes(j));
+    const mayBeLive = retryable.filter(isConfirmationFailure);
+    // The jobs the last retry from this page put back in the queue: one that failed since then failed again.
+    const retried = new Set((ctx.query.retried ?? '').split(',').filter((id) => id !== ''));
+    const failedAgain = failed.filter((j) => retried.has(j.job_id));
     const media = (await ctx.deps.services.media.ofContents(ctx.principal, ctx.workspaceId, [content.content_id])).get(content.content_id) ?? [];
     const choices = waiting ? await editChoices(ctx, content) : null;
 
@@ -143,9 +157,9 @@ ${
       return html`<tr>
   <th scope="row">${name}<span class="row-meta">${accountOf(j, names)}</span></th>
   <td>${badge(j.status)}</td>
-  <td>${jobResult(j, name, names)}</td>
+  <td>${retried.has(j.job_id) && j.status === 'failed' ? html`<p><strong>Failed again after the retry.</strong></p>` : ''}${jobResult(j, name, names)}</td>
   <td>${j.attempts}</td>
-  <td>${isoDate(j.updated_at)}</td>
+  <td>${at(j.updated_at)}</td>
 </tr>`;
     });
 
@@ -154,17 +168,18 @@ ${
       active: 'contents' as const,
       status: failure?.status ?? 200,
       body: html`<h1>${contentTitle(content)}</h1>
-<p class="muted">${brandName(names, content.brand_id)} · ${content.content_type} · created ${isoDate(content.created_at)}</p>
+<p class="muted">${brandName(names, content.brand_id)} · ${content.content_type} · created ${at(content.created_at)}</p>
 ${errorBanner(failure?.message)}
 <div id="content-live"${running ? html` data-refresh-while` : ''}>
+${errorBanner(failedAgain.length > 0 ? `Failed again after the retry: ${failedAgain.map((j) => platformName(j.platform_slug)).join(', ')}. The reason is under Networks.` : null)}
 <section class="card" aria-labelledby="content-h">
   <h2 id="content-h">${waiting ? 'What will be published' : content.status === 'canceled' ? 'What was canceled' : 'What was published'}</h2>
   <dl>
     <dt>Brand</dt><dd><a href="/dashboard/brands#brand-${content.brand_id}">${brandName(names, content.brand_id)}</a></dd>
     <dt>Type</dt><dd>${content.content_type}</dd>
     <dt>Status</dt><dd>${badge(content.status)}</dd>
-    ${whenRow(content)}
-    ${waiting ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? isoDate(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
+    ${whenRow(content, brandZone)}
+    ${waiting ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? at(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
     ${content.title !== null ? html`<dt>Title</dt><dd>${content.title}</dd>` : ''}
     ${content.text !== null ? html`<dt>Text</dt><dd class="content-text">${multiline(content.text)}</dd>` : ''}
     ${media.length > 0 ? html`<dt>Media</dt><dd class="content-media">${media.map((m) => html`<a href="/dashboard/media#${m.id}">${mediaThumbnail(m)}</a>`)}</dd>` : ''}
@@ -185,7 +200,12 @@ ${waiting && zone !== null && choices !== null ? scheduleSection(ctx, content, z
     caption: 'One publication per network',
     head: ['Network', 'Status', 'Result', 'Attempts', 'Updated'],
     rows,
-    empty: content.status === 'draft' ? 'A draft has no publications yet: they are made when it is scheduled or published.' : 'No networks.',
+    empty:
+      content.status === 'draft'
+        ? 'A draft has no publications yet: they are made when it is scheduled or published.'
+        : content.status === 'canceled' && content.target_platforms.length > 0
+          ? `Canceled before publishing: it was for ${content.target_platforms.map(platformName).join(', ')}. Nothing was published.`
+          : 'No networks.',
   })}
   ${running ? html`<p class="muted">While networks are still publishing, this page updates every few seconds.</p>` : ''}
 </section>
@@ -193,7 +213,10 @@ ${
   failed.length > 0
     ? html`<section class="card" aria-labelledby="retry-h">
   <h2 id="retry-h">Retry</h2>
-  <p>${failed.length} network(s) failed. Retrying sends them again; each one counts as a publication on your plan.</p>
+  ${blocked.length > 0 ? reconnectFirst(blocked, names) : ''}
+  ${
+    retryable.length > 0
+      ? html`<p>${retryable.length} network(s) can be retried. Retrying sends them again; each one counts as a publication on your plan.</p>
   <form method="post" action="/dashboard/contents/${content.content_id}/retry">
     ${csrfField(ctx.csrf)}
     ${
@@ -206,7 +229,9 @@ ${
         : ''
     }
     <button type="submit" class="primary">Retry failed networks</button>
-  </form>
+  </form>`
+      : ''
+  }
 </section>`
     : ''
 }
@@ -225,7 +250,12 @@ ${
     try {
       const result = await ctx.deps.services.contents.retry(ctx.principal, ctx.workspaceId, contentId, input.data);
       const n = result.requeued.length;
-      return { redirect: `/dashboard/contents/${contentId}`, flash: n > 0 ? `${n} network(s) queued again.` : 'Nothing to retry.' };
+      const waiting = result.skipped.filter((j) => j.reason === 'connection_not_active').map((j) => platformName(j.platform_slug));
+      const notRetried = waiting.length > 0 ? `Not retried, nothing counted: ${waiting.join(', ')} (reconnect first).` : '';
+      const flash = n > 0 ? `${n} network(s) queued again. ${notRetried}`.trim() : notRetried || 'Nothing to retry.';
+      // The page names the requeued jobs, so it can say when one of them fails again.
+      const query = n > 0 ? `?${new URLSearchParams({ retried: result.requeued.map((j) => j.job_id).join(',') })}` : '';
+      return { redirect: `/dashboard/contents/${contentId}${query}`, flash };
     } catch (err) {
       // A plan limit is shown on the content itself, with what to do; an unknown content is the not-found page.
       if (err instanceof ServiceError && err.code !== 'not_found') return renderContent(ctx, contentId, { message: explainServiceError(err), status: err.status });
@@ -235,12 +265,13 @@ ${
 }
 
 /** When the content publishes or published: its local time in its zone, and the instant. */
-function whenRow(content: Content): SafeHtml {
+function whenRow(content: Content, brandZone: string): SafeHtml {
   if (content.status === 'draft') return html`<dt>When</dt><dd>Not scheduled (draft)</dd>`;
   if (content.publish_at === null) return html``;
   const label = content.status === 'scheduled' ? 'Publishes' : content.status === 'canceled' ? 'Was due' : 'Started';
-  const local = content.local_publish_at ? html`${localInWords(content.local_publish_at, content.time_zone)}, ` : '';
-  return html`<dt>${label}</dt><dd>${local}${isoDate(content.publish_at)}${content.queued ? ' · from the brand’s queue' : ''}</dd>`;
+  // A scheduled time in the zone it was typed in; a publish-now one in the brand's zone; the instant in UTC beside.
+  const local = content.local_publish_at ? localInWords(content.local_publish_at, content.time_zone) : timeIn(content.publish_at, brandZone);
+  return html`<dt>${label}</dt><dd>${local}, ${isoDate(content.publish_at)}${content.queued ? ' · from the brand’s queue' : ''}</dd>`;
 }
 
 /** Each network's own text and title, where it has one: what that network publishes instead of the shared one. */
@@ -272,6 +303,25 @@ function accountOf(job: Job, names: Names): SafeHtml {
   if (!conn) return html`<code>${job.connection_id}</code>`;
   const handle = handleOf(conn);
   return html`${conn.name}${handle && handle !== conn.name ? html` <span class="muted">${handle}</span>` : ''}${conn.mode === 'sandbox' ? html` <span class="tag">sandbox</span>` : ''}`;
+}
+
+/** The connection a job publishes through when it cannot publish (expired or inactive), else null. */
+export function blockingConnection(job: Pick<Job, 'connection_id'>, names: Names): Connection | null {
+  const conn = names.connections.get(job.connection_id);
+  return conn && conn.status !== 'active' ? conn : null;
+}
+
+/** Instead of Retry for the jobs whose connection cannot publish: where to reconnect it. */
+function reconnectFirst(jobs: Job[], names: Names): SafeHtml {
+  return html`<ul>${jobs.map((j) => {
+    const conn = blockingConnection(j, names)!;
+    const name = platformName(j.platform_slug);
+    return html`<li><p>${name} (${conn.name}): ${
+      conn.status === 'expired'
+        ? 'its connection has expired, so a retry would fail at once. Reconnect it first, then retry.'
+        : 'its connection was deactivated and can no longer publish. Connect the account again and publish a new post.'
+    }</p><p><a class="button" href="${connectionHref(conn)}">${conn.status === 'expired' ? 'Reconnect first' : 'Brands & connections'}<span class="vh"> (${name}, ${conn.name})</span></a></p></li>`;
+  })}</ul>`;
 }
 
 function isSandbox(job: Job, names: Names | null): boolean {

@@ -9,6 +9,9 @@ import { contentTitle } from '../names.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
 import { meterShown, meterWord } from '../words.js';
+import { connectionHref } from './brands.js';
+import { brandZones } from '../brand-zones.js';
+import { timeIn } from '../zone-field.js';
 import { mediaThumbnail } from './media.js';
 
 /** How far back a failed or partial post still asks for attention: older ones live on the Contents page. */
@@ -35,7 +38,9 @@ function thumbFor(thumbs: Thumbs, content: Content): SafeHtml {
   return first ? mediaThumbnail(first, 64) : html``;
 }
 
+/** The networks of a content with their jobs' status; a canceled one, without jobs, names where it was for. */
 function networks(content: Content): SafeHtml {
+  if (content.jobs.length === 0) return html`${content.target_platforms.map(platformName).join(', ')}`;
   return html`${content.jobs.map((j, i) => html`${i > 0 ? ', ' : ''}${platformName(j.platform_slug)} ${badge(j.status)}`)}`;
 }
 
@@ -44,7 +49,7 @@ function postItem(thumbs: Thumbs, content: Content, when: SafeHtml, action?: Saf
   ${thumbFor(thumbs, content)}
   <div class="post-body">
     <p><a href="/dashboard/contents/${content.content_id}">${contentTitle(content)}</a> ${badge(content.status)}</p>
-    <p class="muted">${when} · ${networks(content)}</p>
+    <p class="muted">${when}${content.target_platforms.length > 0 || content.jobs.length > 0 ? html` · ${networks(content)}` : ''}</p>
   </div>
   ${action ?? ''}
 </li>`;
@@ -87,7 +92,10 @@ export function overviewPage(pages: PageRouter): void {
       services.webhooks.list(ctx.principal, ctx.workspaceId),
     ]);
     const failing = await failingEndpoints(ctx, hooks);
+    const zones = await brandZones(ctx, brands);
+    const at = (c: Content, iso: string) => timeIn(iso, zones[c.brand_id] ?? 'UTC');
     const expired = connections.filter((c) => c.status === 'expired');
+    const byId = new Map(connections.map((c) => [c.id, c]));
     const active = connections.filter((c) => c.status === 'active');
     const problems = [...failed.data, ...partial.data].sort((a, b) => b.created_at.localeCompare(a.created_at));
     // Recent posts are those that went out (or are going): waiting ones are Upcoming or Drafts.
@@ -105,25 +113,23 @@ export function overviewPage(pages: PageRouter): void {
     const onboarding = steps.slice(0, 3).some((s) => !s.done);
 
     const attention: SafeHtml[] = [
-      ...problems.map((c) =>
-        postItem(
-          thumbs,
-          c,
-          html`${c.status === 'failed' ? 'Failed' : 'Partly published'} ${isoDate(c.completed_at ?? c.updated_at)}`,
-          actionButton({ action: `/dashboard/contents/${c.content_id}/retry`, csrf: ctx.csrf, label: 'Retry', describe: `Retry ${contentTitle(c)}` }),
-        ),
-      ),
+      ...problems.map((c) => {
+        // Retry only when a failed network can publish; when none can, its connection is reconnected first.
+        const failedJobs = c.jobs.filter((j) => j.status === 'failed');
+        const blocked = failedJobs.map((j) => byId.get(j.connection_id)).find((conn) => conn !== undefined && conn.status !== 'active');
+        const action =
+          blocked !== undefined && failedJobs.every((j) => byId.get(j.connection_id)?.status !== 'active')
+            ? html`<a class="button" href="${connectionHref(blocked)}">Reconnect first<span class="vh">: ${blocked.name} (${platformName(blocked.platform_slug)}) for ${contentTitle(c)}</span></a>`
+            : actionButton({ action: `/dashboard/contents/${c.content_id}/retry`, csrf: ctx.csrf, label: 'Retry', describe: `Retry ${contentTitle(c)}` });
+        return postItem(thumbs, c, html`${c.status === 'failed' ? 'Failed' : 'Partly published'} ${at(c, c.completed_at ?? c.updated_at)}`, action);
+      }),
       ...expired.map(
         (c: Connection) => html`<li class="post">
   <div class="post-body">
     <p><strong>${c.name}</strong> on ${platformName(c.platform_slug)} ${badge('expired')}</p>
     <p class="muted">This connection can no longer post: the network asks for it to be authorised again.</p>
   </div>
-  ${
-    c.mode === 'live'
-      ? actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })
-      : html`<a class="button" href="/dashboard/brands">Brands & connections</a>`
-  }
+  ${actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })}
 </li>`,
       ),
       ...failing.map(
@@ -156,13 +162,13 @@ export function overviewPage(pages: PageRouter): void {
 ${onboarding ? checklist(steps) : ''}
 <section class="card" aria-labelledby="attention-h">
   <h2 id="attention-h">Needs attention</h2>
-  ${attention.length > 0 ? html`<ul class="posts">${attention}</ul>` : html`<p class="muted">Nothing needs attention: no failed posts in the last ${ATTENTION_DAYS} days, no expired connections, no failing webhooks.</p>`}
+  ${attention.length > 0 ? html`<ul class="posts overview-posts">${attention}</ul>` : html`<p class="muted">Nothing needs attention: no failed posts in the last ${ATTENTION_DAYS} days, no expired connections, no failing webhooks.</p>`}
 </section>
 <section class="card" aria-labelledby="upcoming-h">
   <h2 id="upcoming-h">Upcoming</h2>
   ${
     upcoming.data.length > 0
-      ? html`<ul class="posts">${upcoming.data.map((c) => postItem(thumbs, c, html`${c.local_publish_at ? localInWords(c.local_publish_at, c.time_zone) : isoDate(c.publish_at)}`))}</ul>`
+      ? html`<ul class="posts overview-posts">${upcoming.data.map((c) => postItem(thumbs, c, html`${c.local_publish_at ? localInWords(c.local_publish_at, c.time_zone) : at(c, c.publish_at ?? c.created_at)}`))}</ul>`
       : html`<p class="muted">Nothing scheduled.</p>`
   }
   <p class="actions"><a href="/dashboard/calendar">Calendar</a><a href="/dashboard/drafts">Drafts</a></p>
@@ -171,7 +177,7 @@ ${onboarding ? checklist(steps) : ''}
   <h2 id="recent-h">Recent posts</h2>
   ${
     went.length > 0
-      ? html`<ul class="posts">${went.map((c) => postItem(thumbs, c, html`Created ${isoDate(c.created_at)}`))}</ul>`
+      ? html`<ul class="posts overview-posts">${went.map((c) => postItem(thumbs, c, html`Created ${at(c, c.created_at)}`))}</ul>`
       : html`<p class="muted">Nothing published yet.</p>`
   }
   <p class="actions">${

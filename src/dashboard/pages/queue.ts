@@ -5,6 +5,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { explainServiceError } from '../explain.js';
 import { check, type FieldErrors, fieldErrorsOf } from '../forms.js';
 import { csrfField, describedBy, errorBanner, field, isoDate, table } from '../layout.js';
+import { zoneInput } from '../zone-field.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 
 /** Empty slot rows offered below the saved ones, so a slot can be added without a script. */
@@ -14,8 +15,13 @@ const SPARE_ROWS = 2;
 const WEEK: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 const DAY_NAMES: Record<Weekday, string> = { sun: 'Sunday', mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday' };
 
-/** Every zone the platform knows, UTC first (the list Intl gives leaves it out). */
-const ZONES: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
+/** "10 posting times a week (2 slots on 5 days)": a slot posts once on each of its days. */
+function postingTimes(slots: readonly { days: readonly string[] }[]): string {
+  const times = slots.reduce((n, slot) => n + slot.days.length, 0);
+  const days = new Set(slots.flatMap((slot) => slot.days)).size;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(times, 'posting time')} a week (${plural(slots.length, 'slot')} on ${plural(days, 'day')})`;
+}
 
 interface SlotRow {
   days: string[];
@@ -101,9 +107,7 @@ ${errorBanner(state?.banner ?? (unplaced.length > 0 ? unplaced.map(([p, m]) => (
       label: 'Time zone',
       hint: 'Where the brand’s audience is: its clock decides the slot times.',
       error: zoneError,
-      control: html`<select id="queue-zone" name="time_zone"${describedBy('queue-zone', { hint: true, error: zoneError })}>
-  ${(ZONES.includes(zone) ? ZONES : [zone, ...ZONES]).map((z) => html`<option value="${z}"${z === zone ? html` selected` : ''}>${z}</option>`)}
-</select>`,
+      control: zoneInput({ id: 'queue-zone', value: zone, describedBy: describedBy('queue-zone', { hint: true, error: zoneError }) }),
     })}
     <p class="hint">To remove a slot, untick its days and clear its time. Save to get more empty slots.</p>
     ${rows.map((row, i) => slotRow(i, row, errors))}
@@ -143,8 +147,7 @@ export function queuePages(pages: PageRouter): void {
     if (!checked.ok) return again(checked.errors, 400);
     try {
       const saved = await services.queue.setQueue(ctx.principal, ctx.workspaceId, brandId, checked.data);
-      const n = saved.slots.length;
-      return { redirect: queueUrl(brandId), flash: `Queue saved: ${n} slot${n === 1 ? '' : 's'} a week in ${saved.time_zone}.` };
+      return { redirect: queueUrl(brandId), flash: `Queue saved: ${postingTimes(saved.slots)} in ${saved.time_zone}.` };
     } catch (err) {
       const fields = fieldErrorsOf(err);
       if (fields) return again(fields, 400);

@@ -220,7 +220,7 @@ export function contentRoutes(contents: ContentsService) {
       tag: 'Contents',
       summary: 'Retry failed targets',
       description:
-        'Re-queues the failed jobs whose error the caller can retry. Confirmation failures (confirmacao_esgotada, confirmacao_indisponivel, post_inexistente) are left alone because their post may be live, unless `force: true`. Counted on publicacoes.',
+        'Re-queues the failed jobs whose error the caller can retry. Confirmation failures (confirmacao_esgotada, confirmacao_indisponivel, post_inexistente) are left alone because their post may be live, unless `force: true`. Jobs whose connection is expired or inactive are never re-queued: they are listed in `skipped`, to reconnect first. Counted on publicacoes per re-queued job, nothing for skipped ones.',
       auth: 'bearer',
       params: contentParams,
       body: retryInputSchema,
