@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * focus must land on the preview or on the error summary, where a keyboard or screen-reader user continues,
  * rather than on the page's body.
  */
-describe.runIf(existsSync(CHROMIUM))('compose moves focus to the preview or the error summary', () => {
+describe.runIf(existsSync(CHROMIUM))('compose moves focus to the preview or the error summary; the suggested time follows the brand', () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
@@ -51,6 +51,33 @@ describe.runIf(existsSync(CHROMIUM))('compose moves focus to the preview or the 
     await Promise.all([page.waitForURL(/\/dashboard\/compose$/), page.getByRole('button', { name: 'Publish', exact: true }).click()]);
     await expect.poll(focused).toMatchObject({ className: 'error-banner', tag: 'DIV' });
     expect(await page.locator('.error-banner').textContent()).toContain('Nothing was published');
+    expect(problems).toEqual([]);
+  });
+
+  it('the suggested date and time follow the Brand select until the person changes them', async () => {
+    const ws = await server.workspace('Two brands');
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const { services } = server.container;
+    const acme = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
+    const other = await services.brands.create(principal, ws.workspace_id, { name: 'Other' });
+    await services.queue.setQueue(principal, ws.workspace_id, acme.id, { time_zone: 'Asia/Tokyo', slots: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], time: '07:15' }] });
+    const suggested = await services.queue.suggestedTimes(principal, ws.workspace_id, [acme.id, other.id]);
+    expect(suggested[other.id]!.time).toBe('09:00');
+    await page.context().clearCookies();
+    await signIn(page, server.service.baseUrl, ws.api_key);
+    await page.goto(`${server.service.baseUrl}/dashboard/compose`);
+    const shown = async () => ({ date: await page.locator('#publish-date').inputValue(), time: await page.locator('#publish-time').inputValue() });
+    const brand = page.getByLabel('Brand', { exact: true });
+
+    await brand.selectOption(other.id);
+    expect(await shown()).toEqual({ date: suggested[other.id]!.date, time: '09:00' });
+    await brand.selectOption(acme.id);
+    expect(await shown()).toEqual({ date: suggested[acme.id]!.date, time: '07:15' });
+    // Once the person has typed a time of their own, another brand leaves it alone.
+    await page.getByLabel('Schedule', { exact: true }).check();
+    await page.locator('#publish-time').fill('18:45');
+    await brand.selectOption(other.id);
+    expect(await shown()).toEqual({ date: suggested[acme.id]!.date, time: '18:45' });
     expect(problems).toEqual([]);
   });
 });
