@@ -148,6 +148,9 @@ describeEachDb(
       const foreign = await client.get(`/dashboard/pay?offer=${offer}&workspace=${other.workspace_id}`);
       expect(foreign.status).toBe(403);
       expect(textOf(foreign.html)).toContain('This checkout is for another workspace');
+      // Named in words: the signed-in workspace by its name, neither by its id.
+      expect(textOf(foreign.html)).toContain('another workspace than the one you are signed in to, Test workspace.');
+      expect(textOf(foreign.html).replace(/Workspace: Test workspace/, '')).not.toMatch(/ws_/);
       expect((await server().request('GET', `/v1/workspaces/${other.workspace_id}/wallet`, { key: other.api_key })).body.saldo).toBe(0);
       // Signed out, the checkout asks to sign in and comes back.
       // The first address of the checkout still leads to it.

@@ -285,7 +285,7 @@ function checkoutPages(pages: PageRouter): void {
         status: 403,
         body: html`<section class="card narrow">
   <h1>This checkout is for another workspace</h1>
-  <p>The link buys credits for <code>${workspace}</code>, but you are signed in to <code>${ctx.workspaceId}</code>. Sign in to that workspace, or buy from your own wallet.</p>
+  <p>The link buys credits for another workspace than the one you are signed in to, ${ctx.workspaceName}. Sign in to that workspace, or buy from your own wallet.</p>
   <p><a class="button" href="${WALLET}">Your wallet</a></p>
 </section>`,
       };
