@@ -102,8 +102,11 @@ export function actionButton(options: { action: string; csrf: string; label: str
 }
 
 /** A banner for a failed action, announced to screen readers. */
-export function errorBanner(message: string | null | undefined, details?: Renderable): SafeHtml {
-  return message ? html`<div class="error-banner" role="alert"><p>${message}</p>${details ?? ''}</div>` : html``;
+export function errorBanner(message: string | null | undefined, details?: Renderable, options: { focus?: boolean } = {}): SafeHtml {
+  // With `focus`, the page's script moves focus to the banner on load (data-focus-on-load), so a keyboard or
+  // screen-reader user lands on what went wrong rather than at the top of the page.
+  const focus = options.focus ? html` tabindex="-1" data-focus-on-load` : '';
+  return message ? html`<div class="error-banner" role="alert"${focus}><p>${message}</p>${details ?? ''}</div>` : html``;
 }
 
 /** A secret shown once, with a copy button (the button works when scripts run). */

@@ -65,25 +65,31 @@ export function modeWord(modo: string): string {
   return modo in MODE_WORDS ? MODE_WORDS[modo as Modo] : modo;
 }
 
-/** The first language of an Accept-Language header that Intl knows, else en-US. */
-export function localeOf(acceptLanguage: string | undefined): string {
-  for (const part of (acceptLanguage ?? '').split(',')) {
-    const tag = part.split(';')[0]?.trim();
-    if (!tag || tag === '*') continue;
-    try {
-      const [supported] = Intl.NumberFormat.supportedLocalesOf(tag);
-      if (supported) return supported;
-    } catch {
-      // A malformed tag is skipped, as browsers send what users type.
-    }
-  }
-  return 'en-US';
+/**
+ * What a per-cycle meter counts, in one sentence: the numbers "2 of 2,000" alone do not say what makes them move.
+ * Charging happens when a post starts publishing (spec 7.3; see the core's chargeStart), so drafts and posts still
+ * waiting for their time count nothing yet.
+ */
+export const METER_EXPLANATIONS: Record<string, string> = {
+  criacao_de_conteudos: 'One for each post when it starts publishing, however many networks it goes to. Drafts and posts waiting for their time do not count yet.',
+  publicacoes: 'One for each network a post goes out to: a post to three networks counts three.',
+};
+
+/** The sentence explaining a meter, or null when there is none. */
+export function meterExplanation(meter: string): string | null {
+  return METER_EXPLANATIONS[meter] ?? null;
 }
 
-/** A price in the reader's locale (`R$ 49,00`, `BRL 49.00`…); an unknown currency code reads as "49 XYZ". */
-export function price(amount: number, currency: string, locale = 'en-US'): string {
+/**
+ * A price as the English interface writes it, with the ISO currency code rather than a symbol: "BRL 49.00",
+ * "USD 9.50". A symbol such as "R$" or "$" is ambiguous to a reader who does not already know the currency, and
+ * the rest of the page (numbers, dates) is English, so the reader's locale is not used either. An unknown currency
+ * code reads as "49 XYZ".
+ */
+export function price(amount: number, currency: string): string {
   try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(amount);
+    // Intl puts a no-break space (of a width that depends on the ICU version) after the code: one plain space instead.
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'code' }).format(amount).replace(/\s/g, ' ');
   } catch {
     return `${amount} ${currency}`;
   }

@@ -70,7 +70,7 @@ describeEachDb('dashboard compose', (server) => {
     expect(page.status).toBe(200);
     const form = /<form method="post" action="\/dashboard\/compose" enctype="multipart\/form-data"[^>]*>\s*<input type="hidden" name="csrf" value="[^"]+">\s*<input type="hidden" name="idempotency_key" value="[0-9a-f-]{36}">/.exec(page.html);
     expect(form, 'csrf, then the idempotency key, open the form').not.toBeNull();
-    for (const label of ['Brand', 'Facebook Pages', 'Threads', 'Instagram', 'YouTube', 'LinkedIn', 'Content type', 'Text', 'Title', 'Upload a file', 'Media URL 1', 'Pay with', 'Post 1']) {
+    for (const label of ['Brand', 'Facebook Pages', 'Threads', 'Instagram', 'YouTube', 'LinkedIn', 'Content type', 'Text', 'Title', 'Upload files', 'Media URL 1', 'Pay with', 'Post 1']) {
       expect(page.html, label).toMatch(new RegExp(`<label for="[^"]+">${label}</label>`));
     }
     expect(page.html).toContain('<legend>Networks</legend>');
@@ -161,7 +161,7 @@ describeEachDb('dashboard compose', (server) => {
       ['intent', 'preview'],
     ]);
     expect(sent.status).toBe(200);
-    const status = textOf(/<section class="card" aria-labelledby="preview-h">[\s\S]*?<\/p>/.exec(sent.html)![0]);
+    const status = textOf(/<section class="card" aria-labelledby="preview-h"[^>]*>[\s\S]*?<\/p>/.exec(sent.html)![0]);
     expect(status).toContain('Nothing was published or counted on your plan. The file you chose was added to your media library (it counts on your media storage) and stays ticked below.');
     const [row] = await mediaRows();
     expect(sent.html).toMatch(new RegExp(`name="media_id" type="checkbox" value="${row!.id}" checked`));
@@ -260,6 +260,56 @@ describeEachDb('dashboard compose', (server) => {
     expect(chosen.status).toBe(303);
     const api = await server().request<{ jobs: { connection_id: string }[] }>('GET', `/api/v1/workspaces/${ws.workspace_id}/contents/${contentIdOf(chosen.location)}`, { key: ws.api_key });
     expect(api.body.jobs.map((j) => j.connection_id)).toEqual([second.id]);
+  });
+
+  it('several files chosen at once are each stored as an upload and published in the order chosen', async () => {
+    const { brand, send, mediaRows, contents } = await composer(server(), [['facebook', 'Acme page']]);
+    const page = await (await composer(server(), [['facebook', 'Acme page']])).client.get('/dashboard/compose');
+    expect(page.html).toMatch(/<input id="media_file" name="media_file" type="file" multiple accept="image\/\*,video\/\*"/);
+    // Three PNGs told apart by their sizes (bytes after the image end are ignored by decoders).
+    const files = [PNG, Buffer.concat([PNG, Buffer.alloc(7)]), Buffer.concat([PNG, Buffer.alloc(3)])];
+    const sent = await send([
+      ['brand_id', brand.id],
+      ['target_platforms', 'facebook'],
+      ['content_type', 'photo'],
+      ['text', 'Three dots'],
+      ...files.map((bytes, i): Entry => ['media_file', new Blob([bytes], { type: 'image/png' }), `dot-${i}.png`]),
+    ]);
+    expect(sent.status, sent.html.slice(0, 300)).toBe(303);
+    expect(await mediaRows()).toHaveLength(3);
+    const stored = await server().container.db.kysely.selectFrom('contents').select('request').where('id', '=', contentIdOf(sent.location)!).executeTakeFirstOrThrow();
+    expect((JSON.parse(stored.request).media as { sizeBytes: number }[]).map((m) => m.sizeBytes)).toEqual(files.map((f) => f.length));
+    expect(await contents()).toHaveLength(1);
+  });
+
+  it('a video takes one file: a second is refused at the upload field and not stored, the first is kept', async () => {
+    const { brand, send, mediaRows, contents } = await composer(server(), [['youtube', 'Acme videos']]);
+    const sent = await send([
+      ['brand_id', brand.id],
+      ['target_platforms', 'youtube'],
+      ['content_type', 'video'],
+      ['title', 'Clip'],
+      ['media_file', new Blob([Buffer.from('fake mp4 one')], { type: 'video/mp4' }), 'one.mp4'],
+      ['media_file', new Blob([Buffer.from('fake mp4 two')], { type: 'video/mp4' }), 'two.mp4'],
+    ]);
+    expect(sent.status).toBe(400);
+    expect(byId(sent.html, 'media_file-error')).toBe('A video takes one file, and this post already has one: the other files were not uploaded. To post several images, choose the content type Photo.');
+    expect(sent.html).toMatch(/<input id="media_file"[^>]*aria-invalid="true">/);
+    const rows = await mediaRows();
+    expect(rows).toHaveLength(1);
+    expect(sent.html).toMatch(new RegExp(`name="media_id" type="checkbox" value="${rows[0]!.id}" checked`));
+    expect(await contents()).toHaveLength(0);
+  });
+
+  it('after Preview the preview, after a refused submit the error summary, is marked to take focus when the page loads', async () => {
+    const { brand, send } = await composer(server(), [['threads', 'Acme threads']]);
+    const preview = await send([['brand_id', brand.id], ['target_platforms', 'threads'], ['content_type', 'text'], ['text', 'Hello'], ['intent', 'preview']]);
+    expect(preview.status).toBe(200);
+    expect(preview.html).toContain('<section class="card" aria-labelledby="preview-h" id="preview" tabindex="-1" data-focus-on-load>');
+    expect(preview.html.match(/data-focus-on-load/g)).toHaveLength(1);
+    const refused = await send([['brand_id', brand.id], ['content_type', 'text'], ['text', 'Hello']]);
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('<div class="error-banner" role="alert" tabindex="-1" data-focus-on-load><p>Nothing was published: see the messages next to the fields below.</p>');
   });
 
   it('an uploaded file is streamed to media storage and published as a media item', async () => {
@@ -399,7 +449,7 @@ describeEachDb('dashboard compose', (server) => {
       ['intent', 'preview'],
     ]);
     expect(sent.status).toBe(200);
-    const section = /<section class="card" aria-labelledby="preview-h">[\s\S]*?<h3>Plan meters<\/h3>[\s\S]*?<\/section>/.exec(sent.html)![0];
+    const section = /<section class="card" aria-labelledby="preview-h"[^>]*>[\s\S]*?<h3>Plan meters<\/h3>[\s\S]*?<\/section>/.exec(sent.html)![0];
     const preview = textOf(section);
     expect(preview).toContain('Nothing was published or counted');
     // Each network as its feed shows it: the thread split into its posts, each under the account's name.
@@ -443,7 +493,7 @@ describeEachDb('dashboard compose', (server) => {
       ['text', 'a'.repeat(600 * 1024)],
     ]);
     expect(sent.status).toBe(413);
-    expect(textOf(/<div class="error-banner" role="alert">[\s\S]*?<\/div>/.exec(sent.html)![0])).toContain('larger than the dashboard accepts');
+    expect(textOf(/<div class="error-banner" role="alert"[^>]*>[\s\S]*?<\/div>/.exec(sent.html)![0])).toContain('larger than the dashboard accepts');
     expect(await contents()).toHaveLength(0);
   });
 
@@ -457,7 +507,7 @@ describeEachDb('dashboard compose', (server) => {
       ['modo', 'creditos'],
     ]);
     expect(sent.status).toBe(402);
-    const banner = textOf(/<div class="error-banner" role="alert">[\s\S]*?<\/div>/.exec(sent.html)![0]);
+    const banner = textOf(/<div class="error-banner" role="alert"[^>]*>[\s\S]*?<\/div>/.exec(sent.html)![0]);
     expect(banner).toMatch(/credits|price/i);
     expect(sent.html).toMatch(/<a href="\/dashboard\/wallet">Open the wallet<\/a>/);
     expect(await contents()).toHaveLength(0);

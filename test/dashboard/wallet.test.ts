@@ -32,9 +32,9 @@ describeEachDb(
       expect(page.status).toBe(200);
       const text = textOf(page.html);
       expect(page.html).toMatch(/<p class="big">100 <span class="unit">credits<\/span><\/p>/);
-      expect(page.html).toContain(`<code>${granted!.batchId}</code>`);
-      expect(text).toMatch(new RegExp(`${granted!.batchId} Grant 100 100 .+ never active`));
-      expect(text).toMatch(/Credits added \+100 — grant/);
+      expect(text).not.toContain(granted!.batchId);
+      expect(text).toMatch(/Grant 100 100 .+ never active/);
+      expect(text).toMatch(/Credits added \+100 — 100 credits granted by the operator/);
     });
 
     it('an expired batch carries an expired badge and its expiry is in the ledger', async () => {
@@ -43,7 +43,7 @@ describeEachDb(
       clock.advance(120_000);
       const text = textOf((await client.get('/dashboard/wallet')).html);
       expect(text).toMatch(/Promotion 40 0 .+ expired/);
-      expect(text).toMatch(/Expired -40 — —/);
+      expect(text).toMatch(/Expired -40 — The unused credits of a batch expired/);
       expect(text).toContain('0 credits');
     });
 
@@ -57,10 +57,12 @@ describeEachDb(
       }));
       expect(links).toEqual(rest.body.data.map((o) => ({ url: o.payment_url, credits: o.credits })));
       expect(links.length).toBeGreaterThan(0);
-      expect(textOf(page.html)).toContain('100 R$49.00 Buy 100 credits (sandbox)');
+      // The default packages are priced in BRL: the English page names the currency by its code, never "R$".
+      expect(textOf(page.html)).toContain('100 BRL 49.00 Buy 100 credits (sandbox)');
       expect(textOf(page.html)).toContain('buying opens a sandbox checkout');
+      // The page is English whatever the browser's language: a Brazilian browser gets the same figures.
       const brazil = await client.raw('/dashboard/wallet', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
-      expect(textOf(await brazil.text())).toMatch(/100 R\$\s49,00 Buy 100 credits/);
+      expect(textOf(await brazil.text())).toContain('100 BRL 49.00 Buy 100 credits');
     });
 
     it('the price form shows what the REST price says for publicacao × 3', async () => {
@@ -146,6 +148,9 @@ describeEachDb(
       const foreign = await client.get(`/dashboard/pay?offer=${offer}&workspace=${other.workspace_id}`);
       expect(foreign.status).toBe(403);
       expect(textOf(foreign.html)).toContain('This checkout is for another workspace');
+      // Named in words: the signed-in workspace by its name, neither by its id.
+      expect(textOf(foreign.html)).toContain('another workspace than the one you are signed in to, Test workspace.');
+      expect(textOf(foreign.html).replace(/Workspace: Test workspace/, '')).not.toMatch(/ws_/);
       expect((await server().request('GET', `/v1/workspaces/${other.workspace_id}/wallet`, { key: other.api_key })).body.saldo).toBe(0);
       // Signed out, the checkout asks to sign in and comes back.
       // The first address of the checkout still leads to it.
@@ -156,6 +161,41 @@ describeEachDb(
       const out = await stranger.raw(new URL(href).pathname + new URL(href).search);
       expect(out.status).toBe(303);
       expect(out.headers.get('location')).toContain('/dashboard/sign-in?');
+    });
+
+    it('names packages, batches and ledger entries in words, never by internal id; the plan meters say what counts and when they reset', async () => {
+      const { ws, client } = await signedIn();
+      const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id };
+      const { services } = server().container;
+      // A purchase through the sandbox checkout, then a post paid in credits and one paid by the plan.
+      const wallet = await client.get('/dashboard/wallet');
+      const href = new URL(decode(/<a class="button" href="([^"]+)" rel="noopener noreferrer">Buy 500 credits/.exec(wallet.html)![1]!));
+      const checkout = await client.get(href.pathname + href.search);
+      expect(textOf(checkout.html)).toContain('Credits 500 Price BRL 199.00');
+      expect(textOf(checkout.html)).not.toMatch(/pack_/);
+      await client.post('/dashboard/pay', { offer: /name="offer" value="([^"]+)"/.exec(checkout.html)![1]!, checkout_id: /name="checkout_id" value="([^"]+)"/.exec(checkout.html)![1]! });
+      const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
+      await services.connections.createSandbox(principal, ws.workspace_id, brand.id, { platform_slug: 'threads', mode: 'sandbox', name: 'T' });
+      const paid = await services.contents.create(principal, ws.workspace_id, { brand_id: brand.id, target_platforms: ['threads'], content_type: 'text', text: 'paid', modo: 'creditos' });
+      await services.contents.create(principal, ws.workspace_id, { brand_id: brand.id, target_platforms: ['threads'], content_type: 'text', text: 'plan' });
+
+      const page = await client.get('/dashboard/wallet');
+      expect(page.status).toBe(200);
+      const text = textOf(page.html);
+      const statement = await services.wallet.statement(principal, ws.workspace_id, { limit: 50 });
+      for (const batch of statement.lotes) expect(text).not.toContain(batch.id);
+      expect(statement.ledger.data.some((l) => l.reference?.startsWith('payment:'))).toBe(true);
+      expect(text).not.toMatch(/lote_|payment:|pack_|chk_|led_/);
+      expect(text).toMatch(/Credits added \+500 — Purchase of 500 credits/);
+      expect(text).toMatch(/Credits spent -\d+ Publication Paid for a post/);
+      if (!paid.outcome.ok) throw paid.outcome.error;
+      expect(page.html).toContain(`<a href="/dashboard/contents/${paid.outcome.value.content_id}">a post</a>`);
+      expect(text).toMatch(/Purchase 500 \d+ /);
+      // Both posts count as creations; only the plan-paid one counts as a publication of the plan.
+      expect(text).toContain('Your plan this cycle');
+      expect(text).toMatch(/Content creations this cycle \d+ of 2,000 One for each post when it starts publishing/);
+      expect(text).toMatch(/Publications this cycle \d+ of 10,000 One for each network a post goes out to/);
+      expect(text).toContain('both counts start again from zero on 1 December 2026 at 00:00 UTC');
     });
 
     it('pages through the ledger with "Older entries"', async () => {
@@ -170,12 +210,12 @@ describeEachDb(
         expect(pages).toBeLessThan(3);
         const page = await client.get(path);
         expect(page.status).toBe(200);
-        seen.push(...[...page.html.matchAll(/<code>(ref-\d)<\/code>/g)].map((m) => m[1]!));
+        seen.push(...[...textOf(page.html).matchAll(/Credits added \+(\d) — /g)].map((m) => m[1]!));
         const older = /<a href="([^"]+)">Older entries<\/a>/.exec(page.html)?.[1];
         if (older) expect(decode(older)).toMatch(/^\/dashboard\/wallet\?limit=2&cursor=[\w-]+#ledger-h$/);
         path = older ? decode(older) : null;
       }
-      expect(seen).toEqual(['ref-5', 'ref-4', 'ref-3', 'ref-2', 'ref-1']);
+      expect(seen).toEqual(['5', '4', '3', '2', '1']);
       expect(textOf((await client.get('/dashboard/wallet')).html)).toContain('15 credits');
     });
   },

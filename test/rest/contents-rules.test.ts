@@ -118,6 +118,18 @@ describeEachDb(
       expect(await countContents(server(), ws.workspace_id)).toBe(1);
     });
 
+    it('400 validation_failed at media when a video or a reel carries more than one file; several photos are fine', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['youtube', 'facebook']);
+      const two = [{ url: `${media.url}/video.mp4` }, { url: `${media.url}/video.mp4` }];
+      for (const content_type of ['video', 'reel']) {
+        const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: content_type === 'video' ? ['youtube'] : ['facebook'], content_type, title: 'Clip', media: two });
+        expectError(res, 400, 'validation_failed', { fields: [{ path: 'media', message: `content_type ${content_type} takes one media item (a single video); got 2` }] });
+      }
+      expect(await countContents(server(), ws.workspace_id)).toBe(0);
+      const photos = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['facebook'], content_type: 'photo', media: [{ url: `${media.url}/photo.jpg` }, { url: `${media.url}/photo.jpg` }] });
+      expect(photos.status, photos.text).toBe(201);
+    });
+
     it('422 caption_too_long names the platform, its limit and the field path in fields', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
       const res = await post(ws.api_key, ws.workspace_id, { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'x'.repeat(501) });

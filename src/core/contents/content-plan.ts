@@ -6,6 +6,7 @@ import { type ContentType, type PlatformSlug, PLATFORMS, mediaKindOf, platformFo
 import { brandNotFound } from '../brands/brands.service.js';
 import { ServiceError } from '../errors.js';
 import type { CreateContentInput, TiktokSettings } from './contents.schema.js';
+import { mediaCountRefusal } from './media-count.js';
 import { splitIntoThread } from './thread-split.js';
 
 /** What a media address told us when probed (the probe itself is infrastructure, injected). */
@@ -234,6 +235,8 @@ async function resolveMedia(db: Kysely<Database>, workspaceId: string, input: Cr
   const items = input.media ?? [];
   const kind = mediaKindOf(input.content_type);
   if (kind !== null && items.length === 0) throw invalid('media', `content_type ${input.content_type} needs at least one media item`);
+  const tooMany = mediaCountRefusal(input.content_type, items.length);
+  if (tooMany !== null) throw invalid('media', tooMany);
   // Uploads first, in order: a wrong id is refused before any address is contacted.
   const uploads = new Map<number, PlannedMedia>();
   for (const [i, item] of items.entries()) {

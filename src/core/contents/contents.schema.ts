@@ -5,6 +5,7 @@ import { modoSchema } from '../wallet/wallet.schema.js';
 import { JOB_ERROR_CODES } from '../../vocabulary/job-errors.js';
 import { CONTENT_STATUSES, JOB_STATUSES } from '../../vocabulary/content-statuses.js';
 import { SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from '../../vocabulary/sandbox-outcomes.js';
+import { MEDIA_ITEMS_MAX } from './media-count.js';
 
 /** A content's id (a UUID), as creating or listing contents returned it; a path parameter or a tool argument. */
 export const contentIdSchema = z.string().describe('Content id (UUID), as returned when the content was created or listed.');
@@ -135,7 +136,11 @@ const contentFields = {
         'Post text, caption or description. Required for content_type text (unless every target platform has its own in overrides), and for thread with thread_split auto and no `thread`; there it must not be blank (empty or only whitespace).',
       ),
     title: z.string().max(1000).optional().describe("Title, for the networks that take one: YouTube (required, at most 100 characters), TikTok (a photo post's, at most 90; a video's caption is the text) and Pinterest (at most 100)."),
-    media: z.array(mediaItemSchema).max(10).optional().describe('Media files; photo, video and reel need at least one.'),
+    media: z
+      .array(mediaItemSchema)
+      .max(MEDIA_ITEMS_MAX)
+      .optional()
+      .describe(`Media files, published in this order; photo, video and reel need at least one. A video or a reel takes exactly one (a single video); a photo post up to ${MEDIA_ITEMS_MAX}.`),
     thread: z
       .array(threadPostSchema)
       .min(1)

@@ -9,12 +9,24 @@ import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { nextSlots, type QueueDefinition } from './queue-slots.js';
 import { NEXT_SLOTS_SHOWN, type Queue, type QueueInput, queueInputSchema } from './queue.schema.js';
-import { canonicalTimeZone, localOf } from './zoned-time.js';
+import { addDays, canonicalTimeZone, localOf } from './zoned-time.js';
 
 /** The zone of a brand that has no queue yet: an empty queue has no slot, so the zone only names a default. */
 const DEFAULT_TIME_ZONE = 'UTC';
 
+/** The local time suggested for a post when the brand has no free queue slot: the next morning. */
+const SUGGESTED_TIME = '09:00';
+
 export type QueueService = ReturnType<typeof createQueueService>;
+
+/** A suggested local date and time for a brand's next post, and where it comes from. */
+export interface SuggestedTime {
+  /** `YYYY-MM-DD` in the brand's zone. */
+  date: string;
+  /** `HH:MM` in the brand's zone. */
+  time: string;
+  from: 'queue' | 'tomorrow';
+}
 
 /** The zone of a brand: its queue's, else UTC. */
 export function brandTimeZone(row: BrandQueueRow | undefined): string {
@@ -69,6 +81,31 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
       assertWorkspaceAccess(principal, workspaceId);
       const zones = await brandQueueZones(db, workspaceId, brandIds);
       return Object.fromEntries(brandIds.map((id) => [id, zones.get(id) ?? DEFAULT_TIME_ZONE]));
+    },
+
+    /**
+     * A sensible time to schedule each brand's next post at, by brand id: its queue's next free slot after the
+     * clock's now, else tomorrow at 09:00 in the brand's zone (UTC for a brand without a queue). Brands not of the
+     * workspace answer as brands without a queue.
+     * @throws ServiceError `forbidden` (another workspace).
+     */
+    async suggestedTimes(principal: Principal, workspaceId: string, brandIds: readonly string[]): Promise<Record<string, SuggestedTime>> {
+      assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
+      const entries = await Promise.all(
+        brandIds.map(async (brandId): Promise<[string, SuggestedTime]> => {
+          const row = await findBrandQueue(db, workspaceId, brandId);
+          if (row) {
+            const [slot] = nextSlots(storedQueue(row), now, 1, await heldQueueSlots(db, brandId, now));
+            if (slot !== undefined) {
+              const local = localOf(slot, row.timeZone);
+              return [brandId, { date: local.date, time: local.time, from: 'queue' }];
+            }
+          }
+          return [brandId, { date: addDays(localOf(now, brandTimeZone(row)).date, 1), time: SUGGESTED_TIME, from: 'tomorrow' }];
+        }),
+      );
+      return Object.fromEntries(entries);
     },
 
     /**

@@ -313,17 +313,39 @@ function whenChoices() {
   }
 }
 
-/** The zone named next to the date and time follows the brand chosen (`<option data-zone>`). */
+/**
+ * The zone named next to the date and time follows the brand chosen (`<option data-zone>`), and so does the
+ * suggested date and time (`data-suggest-date`, `data-suggest-time`) while the person has not changed them.
+ */
 function brandZone() {
   const select = document.getElementById('brand_id');
   const name = document.querySelector('[data-zone-name]');
   if (!select || !name) return;
+  const date = document.getElementById('publish-date');
+  const time = document.getElementById('publish-time');
+  let suggested = { date: date?.value, time: time?.value };
   const apply = () => {
-    const zone = select.selectedOptions[0]?.dataset.zone;
-    name.textContent = zone || 'the brand’s';
+    const option = select.selectedOptions[0];
+    name.textContent = option?.dataset.zone || 'the brand’s';
+    const next = option?.dataset.suggestDate && option.dataset.suggestTime ? { date: option.dataset.suggestDate, time: option.dataset.suggestTime } : null;
+    if (!date || !time || !next || date.value !== suggested.date || time.value !== suggested.time) return;
+    date.value = next.date;
+    time.value = next.time;
+    suggested = next;
   };
   select.addEventListener('change', apply);
   apply();
+}
+
+/**
+ * After a preview or a refused submit the page is drawn again; focus goes to what it is about (the preview, the
+ * error summary: `[data-focus-on-load]`, which carries tabindex="-1") instead of staying at the top of the page.
+ */
+function focusOnLoad() {
+  const target = document.querySelector('[data-focus-on-load]');
+  if (!target) return;
+  target.focus();
+  target.scrollIntoView({ block: 'start' });
 }
 
 /**
@@ -363,3 +385,4 @@ typeSections();
 tabs();
 threadEditor();
 refreshing();
+focusOnLoad();

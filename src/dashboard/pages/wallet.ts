@@ -7,7 +7,8 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { badge, csrfField, describedBy, errorBanner, field, isoDate, number, table } from '../layout.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 import { newId } from '../../core/ids.js';
-import { localeOf, operationWord, price as localPrice } from '../words.js';
+import { meterExplanation, meterWord, operationWord, price as englishPrice } from '../words.js';
+import type { Usage } from '../../core/meters/meters.schema.js';
 
 const WALLET = '/dashboard/wallet';
 /** The sandbox checkout: under /dashboard, where the session cookie is sent. */
@@ -33,9 +34,53 @@ function signed(amount: number): string {
   return amount > 0 ? `+${number(amount)}` : number(amount);
 }
 
-/** A price in the reader's language (Accept-Language), e.g. "R$ 49.00" or "R$ 49,00". */
-function money(ctx: PageContext, amount: number, currency: string): string {
-  return localPrice(amount, currency, localeOf(ctx.req.get('accept-language')));
+/** A package's price in its configured currency, as the English page writes it ("BRL 49.00"). */
+function money(amount: number, currency: string): string {
+  return englishPrice(amount, currency);
+}
+
+type LedgerEntry = Statement['ledger']['data'][number];
+type BatchSource = Statement['lotes'][number]['source'];
+
+/**
+ * What a ledger entry was for, in words: the stored reference is a payment event, a content or a job id, which
+ * means nothing to a person. A spend links to its post; a purchase says how many credits it bought.
+ */
+function ledgerDetails(entry: LedgerEntry, sources: ReadonlyMap<string, BatchSource>): SafeHtml | string {
+  switch (entry.kind) {
+    case 'grant': {
+      // The batch's source says how the credits came; a batch no longer listed falls back on the reference's form.
+      const source = sources.get(entry.batch_id) ?? (entry.reference?.startsWith('payment:') ? 'purchase' : 'grant');
+      if (source === 'purchase') return `Purchase of ${number(entry.amount)} credits`;
+      return source === 'promotion' ? `Promotion: ${number(entry.amount)} credits` : `${number(entry.amount)} credits granted by the operator`;
+    }
+    case 'spend':
+      return entry.reference ? html`Paid for <a href="/dashboard/contents/${encodeURIComponent(entry.reference)}">a post</a>` : 'Paid for a post';
+    case 'refund':
+      return 'Given back: a publication paid in credits did not go out';
+    case 'expiry':
+      return 'The unused credits of a batch expired';
+  }
+}
+
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/** The plan's per-cycle meters, each with what it counts and when the count starts again. */
+function planSection(usage: Usage): SafeHtml {
+  const rows = usage.meters
+    .filter((m) => m.kind === 'cycle')
+    .map(
+      (m) => html`<tr>
+  <th scope="row">${meterWord(m.meter)}</th>
+  <td>${number(m.used)} of ${number(m.limit)}</td>
+  <td>${meterExplanation(m.meter) ?? ''}</td>
+</tr>`,
+    );
+  return html`<section class="card" aria-labelledby="plan-h">
+  <h2 id="plan-h">Your plan this cycle</h2>
+  <p>Posts paid with Plan use this allowance. When it runs out, Plan refuses the post and Plan, then credits pays the rest in credits. The cycle is the calendar month: both counts start again from zero on ${DAY.format(new Date(usage.cycle_end))} at 00:00 UTC.</p>
+  ${table({ caption: 'Plan allowance this cycle', head: ['Allowance', 'Used', 'What counts'], rows, empty: 'No allowance.' })}
+</section>`;
 }
 
 /** What the statement query asked for: the ledger page, or a message when the address holds values we cannot use. */
@@ -133,13 +178,17 @@ function priceForm(ctx: PageContext, outcome: PriceOutcome): SafeHtml {
 /** The wallet (spec 4.5): balance, batches, ledger, offers and the price of an operation. */
 export function walletPages(pages: PageRouter): void {
   pages.page(WALLET, async (ctx) => {
-    const [{ statement, error, limit }, outcome, offers] = await Promise.all([loadStatement(ctx), loadPrice(ctx), ctx.deps.services.wallet.offers(ctx.principal, ctx.workspaceId)]);
+    const [{ statement, error, limit }, outcome, offers, usage] = await Promise.all([
+      loadStatement(ctx),
+      loadPrice(ctx),
+      ctx.deps.services.wallet.offers(ctx.principal, ctx.workspaceId),
+      ctx.deps.services.meters.usage(ctx.workspaceId),
+    ]);
     const status = error !== null || outcome.kind === 'invalid' ? 400 : outcome.kind === 'refused' ? 402 : 200;
     const sandbox = ctx.deps.sandboxCheckout !== null;
 
     const batchRows = statement.lotes.map(
       (b) => html`<tr>
-  <td><code>${b.id}</code></td>
   <td>${SOURCE_WORDS[b.source]}</td>
   <td>${number(b.amount)}</td>
   <td>${number(b.remaining)}</td>
@@ -148,13 +197,14 @@ export function walletPages(pages: PageRouter): void {
   <td>${b.expired ? badge('expired') : badge('active')}</td>
 </tr>`,
     );
+    const sources = new Map(statement.lotes.map((b) => [b.id, b.source]));
     const ledgerRows = statement.ledger.data.map(
       (l) => html`<tr>
   <td>${isoDate(l.created_at)}</td>
   <td>${KIND_WORDS[l.kind]}</td>
   <td>${signed(l.amount)}</td>
   <td>${l.operation ? operationName(l.operation) : '—'}</td>
-  <td>${l.reference ? html`<code>${l.reference}</code>` : '—'}</td>
+  <td>${ledgerDetails(l, sources)}</td>
 </tr>`,
     );
     const next = statement.ledger.next_cursor;
@@ -172,6 +222,7 @@ ${errorBanner(error)}
   <p class="big">${number(statement.saldo)} <span class="unit">credits</span></p>
   <p class="muted">Credits pay for publications beyond your plan. Each charge comes from one batch, the one that expires soonest.</p>
 </section>
+${planSection(usage)}
 ${priceForm(ctx, outcome)}
 <section class="card" aria-labelledby="offers-h">
   <h2 id="offers-h">Buy credits</h2>
@@ -182,7 +233,7 @@ ${priceForm(ctx, outcome)}
     rows: offers.data.map(
       (o) => html`<tr>
   <td>${number(o.credits)}</td>
-  <td>${money(ctx, o.price, o.currency)}</td>
+  <td>${money(o.price, o.currency)}</td>
   <td><a class="button" href="${o.payment_url}" rel="noopener noreferrer">Buy ${number(o.credits)} credits${sandbox ? ' (sandbox)' : ''}</a></td>
 </tr>`,
     ),
@@ -191,12 +242,12 @@ ${priceForm(ctx, outcome)}
 </section>
 <section class="card" aria-labelledby="batches-h">
   <h2 id="batches-h">Credit batches</h2>
-  ${table({ caption: 'Credit batches', head: ['Batch', 'Source', 'Amount', 'Remaining', 'Created', 'Expires', 'Status'], rows: batchRows, empty: 'No credits yet.' })}
+  ${table({ caption: 'Credit batches', head: ['Source', 'Amount', 'Remaining', 'Created', 'Expires', 'Status'], rows: batchRows, empty: 'No credits yet.' })}
 </section>
 <section class="card" aria-labelledby="ledger-h">
   <h2 id="ledger-h">Ledger</h2>
   <p class="muted">Every change to the balance, newest first.</p>
-  ${table({ caption: 'Ledger entries', head: ['When', 'What', 'Amount', 'Operation', 'Reference'], rows: ledgerRows, empty: paged ? 'No older entries.' : 'No entries yet.' })}
+  ${table({ caption: 'Ledger entries', head: ['When', 'What', 'Amount', 'Operation', 'Details'], rows: ledgerRows, empty: paged ? 'No older entries.' : 'No entries yet.' })}
   ${paged || older ? html`<p class="actions">${paged ? html`<a href="${WALLET}#ledger-h">Newest entries</a>` : ''}${older ? html`<a href="${older}">Older entries</a>` : ''}</p>` : ''}
 </section>`,
     };
@@ -234,7 +285,7 @@ function checkoutPages(pages: PageRouter): void {
         status: 403,
         body: html`<section class="card narrow">
   <h1>This checkout is for another workspace</h1>
-  <p>The link buys credits for <code>${workspace}</code>, but you are signed in to <code>${ctx.workspaceId}</code>. Sign in to that workspace, or buy from your own wallet.</p>
+  <p>The link buys credits for another workspace than the one you are signed in to, ${ctx.workspaceName}. Sign in to that workspace, or buy from your own wallet.</p>
   <p><a class="button" href="${WALLET}">Your wallet</a></p>
 </section>`,
       };
@@ -246,9 +297,8 @@ function checkoutPages(pages: PageRouter): void {
       body: html`<section class="card narrow" aria-labelledby="checkout-h">
   <h1 id="checkout-h">Buy ${number(offer.credits)} credits</h1>
   <dl>
-    <dt>Package</dt><dd><code>${offer.id}</code></dd>
     <dt>Credits</dt><dd>${number(offer.credits)}</dd>
-    <dt>Price</dt><dd>${money(ctx, offer.price, offer.currency)}</dd>
+    <dt>Price</dt><dd>${money(offer.price, offer.currency)}</dd>
   </dl>
   <p class="notice" role="note">Sandbox checkout: no payment provider is configured on this installation, so nothing is charged. Paying adds the credits to this workspace the way a provider's confirmation does.</p>
   <form method="post" action="${CHECKOUT}">

@@ -1,6 +1,8 @@
 import type { Brand } from '../../../core/brands/brands.schema.js';
 import { tiktokOptionsOf } from './tiktok.js';
 import type { Connection } from '../../../core/connections/connections.schema.js';
+import { MEDIA_ITEMS_MAX } from '../../../core/contents/media-count.js';
+import type { SuggestedTime } from '../../../core/scheduling/queue.service.js';
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeySchema } from '../../../core/idempotency/idempotency.schema.js';
 import { type FieldErrors, optional } from '../../forms.js';
 import { PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../../../vocabulary/platforms.js';
@@ -17,7 +19,9 @@ export const FORM_LIMITS: MultipartLimits = {
   fields: 150,
   // The longest text the core takes is 100,000 characters, up to 4 bytes each in UTF-8.
   fieldSize: 512 * 1024,
-  files: 1,
+  // One more than a content takes, so the file over the bound reaches the form's own refusal (a message at the
+  // field) instead of being dropped unseen; any further one is dropped and the form said to be too large.
+  files: MEDIA_ITEMS_MAX + 1,
   // The largest video a network other than YouTube takes; bigger files belong at a public address.
   // The media_storage meter usually stops an upload much earlier.
   fileSize: 5 * GB,
@@ -55,6 +59,8 @@ export interface Choices {
   zones: Record<string, string>;
   /** Connections that can publish (the core treats every non-inactive connection as a candidate). */
   usable: Connection[];
+  /** Each brand's suggested date and time for a scheduled post (its next free queue slot, else tomorrow 09:00). */
+  suggested: Record<string, SuggestedTime>;
 }
 
 /** One media item of the request, with the id of the control it came from (where its `media[i]` error goes). */
@@ -67,8 +73,11 @@ export interface MediaItem {
 const lines = (s: string) => s.replace(/\r\n?/g, '\n');
 
 export function emptyValues(choices: Choices): ComposeValues {
+  const brandId = choices.brands.length === 1 ? choices.brands[0]!.id : '';
+  // With no brand chosen yet, the first brand's suggestion; the script follows the brand select.
+  const suggested = choices.suggested[brandId || (choices.brands[0]?.id ?? '')];
   return {
-    brandId: choices.brands.length === 1 ? choices.brands[0]!.id : '',
+    brandId,
     platforms: [],
     connections: [],
     contentType: 'text',
@@ -82,7 +91,7 @@ export function emptyValues(choices: Choices): ComposeValues {
     overrides: {},
     tiktok: { privacy: '', comment: '', duet: '', stitch: '' },
     modo: '',
-    when: { when: 'now', date: '', time: '' },
+    when: { when: 'now', date: suggested?.date ?? '', time: suggested?.time ?? '' },
   };
 }
 

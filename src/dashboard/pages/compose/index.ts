@@ -15,8 +15,9 @@ import { localInWords } from '../../when-field.js';
 async function loadChoices(ctx: PageContext): Promise<Choices> {
   const { services } = ctx.deps;
   const [{ data: brands }, { data: connections }] = await Promise.all([services.brands.list(ctx.principal, ctx.workspaceId), services.connections.list(ctx.principal, ctx.workspaceId, {})]);
-  const zones = await brandZones(ctx, brands);
-  return { brands, zones, usable: connections.filter((c) => c.status !== 'inactive') };
+  const ids = brands.map((b) => b.id);
+  const [zones, suggested] = await Promise.all([brandZones(ctx, brands), services.queue.suggestedTimes(ctx.principal, ctx.workspaceId, ids)]);
+  return { brands, zones, suggested, usable: connections.filter((c) => c.status !== 'inactive') };
 }
 
 /**
@@ -64,10 +65,12 @@ export function composePages(pages: PageRouter): void {
   });
 
   pages.rawAction(COMPOSE, async (ctx) => {
+    // Files of this request so far, in the order they arrive: the order the person chose them in.
+    let fileCount = 0;
     const read = await readForm<UploadedMedia>(ctx.req, {
       limits: FORM_LIMITS,
       accept: (first) => first.name === 'csrf' && pages.verifyCsrf(ctx, first.value),
-      onFile: (file, fields) => uploadOnce(ctx, file, formKeyOf(fields)),
+      onFile: (file, fields) => uploadOnce(ctx, file, formKeyOf(fields), fileCount++, fields),
     });
     if (!read.accepted) throw new CsrfRefused();
     const choices = await loadChoices(ctx);

@@ -96,12 +96,13 @@ export function previewSection(preview: Preview, choices: Choices, values: Compo
   const rows = preview.meters
     .filter((m) => meterShown(m.meter))
     .map((m) => html`<tr><th scope="row">${meterWord(m.meter)}</th><td>${number(m.used)}</td><td>${number(m.consumes)}</td><td>${number(m.limit)}</td></tr>`);
-  return html`<section class="card" aria-labelledby="preview-h">
+  // Focused on load (tabindex and the page's script): after Preview, the person is taken to what they asked for.
+  return html`<section class="card" aria-labelledby="preview-h" id="preview" tabindex="-1" data-focus-on-load>
   <h2 id="preview-h">Preview</h2>
   <p role="status">${
     // The file is stored as the form is read, before its intent is known: the preview says what happened to it.
     uploads > 0
-      ? `Nothing was published or counted on your plan. The file${uploads === 1 ? ' you chose was' : 's you chose were'} added to your media library (it counts on your media storage) and stays ticked below.`
+      ? `Nothing was published or counted on your plan. ${uploads === 1 ? 'The file you chose was added to your media library (it counts on your media storage) and stays' : 'The files you chose were added to your media library (they count on your media storage) and stay'} ticked below.`
       : 'Nothing was published or counted.'
   } This is how each network would show it:</p>
   <div class="mock-grid">${jobs}</div>

@@ -13,6 +13,7 @@ import { bannerOf, errorsUnder, indexOf, type Outcome } from './errors.js';
 import { previewSection } from './preview.js';
 import { chars, COUNTINGS, networkCount } from './counter.js';
 import { type When, WHEN_CHOICES, whenErrorOf, whenFieldset } from '../../when-field.js';
+import { MEDIA_ITEMS_MAX } from '../../../core/contents/media-count.js';
 import { type Choices, chosenConnections, COMPOSE, type ComposeValues, emptyValues, MEDIA_URL_INPUTS, mediaItemsOf, TITLE_TYPES, TITLED_NETWORKS } from './form.js';
 
 /** The title's hint: each network that takes one, whether it must, and its limit. */
@@ -95,7 +96,10 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   const brandError = one('brand_id');
   const brandSelect = html`<select id="brand_id" name="brand_id"${attrs(['brand_id-hint', brandError && 'brand_id-error'], brandError !== undefined)}>
   ${choices.brands.length > 1 ? html`<option value="">Choose…</option>` : ''}
-  ${choices.brands.map((b) => html`<option value="${b.id}" data-zone="${choices.zones[b.id] ?? 'UTC'}"${b.id === values.brandId ? html` selected` : ''}>${b.name}</option>`)}
+  ${choices.brands.map(
+    (b) =>
+      html`<option value="${b.id}" data-zone="${choices.zones[b.id] ?? 'UTC'}" data-suggest-date="${choices.suggested[b.id]?.date ?? ''}" data-suggest-time="${choices.suggested[b.id]?.time ?? ''}"${b.id === values.brandId ? html` selected` : ''}>${b.name}</option>`,
+  )}
 </select>`;
 
   const networks = networksFieldset({ choices, values, error: networksError, bad: badPlatforms, attrs });
@@ -234,7 +238,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
   <div data-show-when-type="photo video reel">
   <fieldset class="field${mediaError ? ' invalid' : ''}"${attrs(['media-hint', mediaError && 'media-error'], false)}>
     <legend>Media</legend>
-    <p class="hint" id="media-hint">A photo, video or reel needs at least one file: give public addresses, or upload one file. At most 10 in all.</p>
+    <p class="hint" id="media-hint">A photo, video or reel needs at least one file: give public addresses, or upload files. A video or a reel takes one file; a photo post at most ${number(MEDIA_ITEMS_MAX)} in all, published in the order given: addresses first, then uploads.</p>
     ${Array.from({ length: MEDIA_URL_INPUTS }, (_, i) => {
       const id = `media-url-${i + 1}`;
       const error = controlErrors.get(id);
@@ -256,10 +260,10 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
     })}
     ${field({
       id: 'media_file',
-      label: 'Upload a file',
-      hint: 'JPEG, PNG, WebP or GIF images; MP4, MOV or WebM videos. It counts on your media storage.',
+      label: 'Upload files',
+      hint: 'JPEG, PNG, WebP or GIF images; MP4, MOV or WebM videos. Choose several at once to post them in the order chosen. Each counts on your media storage.',
       error: fileError,
-      control: html`<input id="media_file" name="media_file" type="file" accept="image/*,video/*"${attrs(['media_file-hint', fileError && 'media_file-error'], fileError !== undefined)}>`,
+      control: html`<input id="media_file" name="media_file" type="file" multiple accept="image/*,video/*"${attrs(['media_file-hint', fileError && 'media_file-error'], fileError !== undefined)}>`,
     })}
     ${mediaError ? html`<p class="field-error" id="media-error">${mediaError}</p>` : ''}
   </fieldset>
@@ -281,7 +285,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
     choices: WHEN_CHOICES,
     values: values.when,
     zone: choices.zones[values.brandId] ?? null,
-    zoneNote: '(the brand’s: its queue’s zone, else UTC).',
+    zoneNote: '(the brand’s: its queue’s zone, else UTC). The date and time start at the brand’s next free queue slot, else tomorrow at 09:00.',
     error: whenErrorOf(errors),
     submitLabels: SUBMIT_LABELS,
     hints: { queue: 'At the brand’s next free queue slot (set on the brand’s queue page).', draft: 'Kept for later: nothing is published or counted.' },
@@ -312,7 +316,7 @@ export function render(ctx: PageContext, choices: Choices, values: ComposeValues
     active: 'compose',
     status: outcome.status ?? 200,
     body: html`<h1>Compose</h1>
-${errorBanner(banner, outcome.banner?.wallet ? html`<p><a href="/dashboard/wallet">Open the wallet</a></p>` : undefined)}
+${errorBanner(banner, outcome.banner?.wallet ? html`<p><a href="/dashboard/wallet">Open the wallet</a></p>` : undefined, { focus: true })}
 ${choices.usable.length === 0 ? html`<p class="warn">No network is connected yet. <a href="/dashboard/brands">Connect one in Brands & connections</a> before publishing.</p>` : ''}
 ${outcome.preview ? previewSection(outcome.preview, choices, values ?? emptyValues(choices), outcome.previewImages ?? [], outcome.previewUploads ?? 0) : ''}
 ${renderForm(ctx, choices, values ?? emptyValues(choices), outcome)}`,
