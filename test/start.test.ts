@@ -86,7 +86,7 @@ describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = parseConfig({});
     expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', logLevel: 'info', allowLocalUrls: false });
-    expect(c.database).toEqual({ dialect: 'sqlite', file: './data/service.db' });
+    expect(c.database).toEqual({ dialect: 'sqlite', file: './data/service.db', writeFailureHoldMs: 30_000 });
     expect(c.networks.linkedin.apiVersion).toBe('202610');
   });
 

@@ -205,8 +205,9 @@ describeEachDb('dashboard guided composer', (server) => {
       ['linkedin', 'Acme Inc'],
     ]);
     const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
-    const uploaded = await server().container.services.media.upload(principal, ws.workspace_id, 'image/png', Readable.from([png]));
+    // A JPEG, the one photo type Instagram takes.
+    const jpeg = Buffer.from('/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=', 'base64');
+    const uploaded = await server().container.services.media.upload(principal, ws.workspace_id, 'image/jpeg', Readable.from([jpeg]));
     const sent = await send([
       ['brand_id', brand.id],
       ['target_platforms', 'instagram'],

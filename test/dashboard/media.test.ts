@@ -22,14 +22,15 @@ describeEachDb(
 
       const form = new FormData();
       form.append('csrf', client.csrf!);
-      form.append('file', new Blob([Buffer.alloc(2048, 7)], { type: 'image/png' }), 'cake.png');
+      // A JPEG: the draft below is an Instagram photo, and Instagram takes JPEG only.
+      form.append('file', new Blob([Buffer.alloc(2048, 7)], { type: 'image/jpeg' }), 'cake.jpg');
       const posted = await client.raw('/dashboard/media', { method: 'POST', body: form });
       expect(posted.status).toBe(303);
       const page = await client.get(posted.headers.get('location')!);
       const text = textOf(page.html);
-      const id = /Uploaded cake\.png \(2\.0 KB\) as (media_\w+)\./.exec(text)?.[1];
+      const id = /Uploaded cake\.jpg \(2\.0 KB\) as (media_\w+)\./.exec(text)?.[1];
       expect(id).toBeDefined();
-      expect(text).toMatch(/Image \(PNG\)\s*, 2\.0 KB/);
+      expect(text).toMatch(/Image \(JPEG\)\s*, 2\.0 KB/);
       const src = decode(/<img class="thumb" src="([^"]+)" width="160" height="160" loading="lazy" alt="Uploaded image (media_\w+)">/.exec(page.html)![1]!);
       const file = await fetch(src);
       expect(file.status).toBe(200);
