@@ -83,7 +83,7 @@ export class FormData {
 
 /** A page to render, or where to go next (with a message for that page). */
 export type PageResult =
-  | { title: string; body: SafeHtml; active?: SectionId; status?: number }
+  | { title: string; body: SafeHtml; active?: SectionId; status?: number; /** The page placed the flash itself (next to what it is about). */ flashShown?: boolean }
   | { redirect: string; flash?: string };
 
 /** Thrown by a handler that checks the CSRF token itself (multipart forms) when it is wrong. */
@@ -244,7 +244,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       return;
     }
     htmlHeaders(res, deps);
-    const page = shell({ title: result.title, body: result.body, flash: ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active } });
+    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active } });
     res.status(result.status ?? 200).type('html').send(page.text);
   }
 

@@ -40,7 +40,7 @@ describeEachDb(
       expect(page.status).toBe(200);
       expect(textOf(page.html)).toContain('Brands: 0 of 10 used');
       const after = await client.post('/dashboard/brands', { name: 'Acme' });
-      expect(after.url).toMatch(/\/dashboard\/brands$/);
+      expect(after.url).toMatch(/\/dashboard\/brands\?at=brand-brand_[^#]+#brand-brand_/);
       const text = textOf(after.html);
       expect(text).toContain('Brand “Acme” created, in UTC.');
       expect(after.html).toMatch(/<h2 id="brand-brand_[^"]+-h">Acme<\/h2>/);
@@ -98,6 +98,34 @@ describeEachDb(
       expect(second.html).toContain(`<label for="conn-name-${brandId}">Connection name</label>`);
     });
 
+    it('every form of a card sends the person back to that card or row, with the notice inside the card', async () => {
+      const { client } = await signedIn(server());
+      const other = await createBrand(client, 'Other card');
+      const brandId = await createBrand(client, 'Back here');
+
+      const raw = async (path: string, fields: Record<string, string>) => {
+        const body = new URLSearchParams({ csrf: client.csrf!, ...fields });
+        const res = await client.raw(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+        expect(res.status, path).toBe(303);
+        return res.headers.get('location')!;
+      };
+      const added = await raw(`/dashboard/brands/${brandId}/connections`, { platform_slug: 'threads', name: 'Row one' });
+      const connId = /#conn-(conn_[^&#]+)$/.exec(added)?.[1];
+      expect(added).toBe(`/dashboard/brands?at=conn-${connId}#conn-${connId}`);
+      expect(await raw(`/dashboard/brands/${brandId}/rename`, { name: 'Back here again' })).toBe(`/dashboard/brands?at=brand-${brandId}#brand-${brandId}`);
+      expect(await raw(`/dashboard/connections/${connId}/deactivate`, {})).toBe(`/dashboard/brands?at=conn-${connId}#conn-${connId}`);
+
+      // The anchors name elements of the page, and the notice is in that card, not at the top of the page.
+      const page = await client.get(added);
+      expect(page.html).toContain(`<tr id="conn-${connId}">`);
+      expect(page.html).toContain(`<section class="card" id="brand-${brandId}"`);
+      const landed = await client.post(`/dashboard/brands/${brandId}/connections`, { platform_slug: 'linkedin', name: 'Row two' });
+      const card = new RegExp(`<section class="card" id="brand-${brandId}"[\\s\\S]*?</section>`).exec(landed.html)?.[0] ?? '';
+      expect(card).toContain('<p class="notice" role="status">Connection “Row two” added to Back here again.</p>');
+      expect(landed.html.match(/class="notice"/g)).toHaveLength(1);
+      expect(new RegExp(`<section class="card" id="brand-${other}"[\\s\\S]*?</section>`).exec(landed.html)?.[0]).not.toContain('class="notice"');
+    });
+
     it('an empty connection name is shown next to its field in that brand card, with the network kept', async () => {
       const { ws, client } = await signedIn(server());
       const brandId = await createBrand(client, 'Empty name');
@@ -119,7 +147,7 @@ describeEachDb(
       const text = textOf(refused.html);
       expect(text).toContain('Connections: the plan allows 1 and 1 are used.');
       expect(text).toContain('Free a slot by deactivating');
-      expect(refused.html).toMatch(/<div class="error-banner" role="alert">/);
+      expect(refused.html).toMatch(new RegExp(`id="brand-${brandId}"[\\s\\S]*<div class="error-banner" role="alert" tabindex="-1" data-focus-on-load>`));
       // What was typed is kept.
       expect(refused.html).toContain(`id="conn-name-${brandId}" name="name" type="text" maxlength="100" required value="Second"`);
       expect(refused.html).toContain('<option value="facebook" selected>Facebook Pages</option>');

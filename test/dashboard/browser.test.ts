@@ -69,7 +69,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
     await page.goto(`${base()}/dashboard/brands`);
     await page.getByLabel('Brand name').fill('Acme');
     await page.getByRole('button', { name: 'Create brand' }).click();
-    await page.waitForURL(/\/dashboard\/brands$/);
+    await page.waitForURL(/\/dashboard\/brands\?at=brand-brand_[^#]+#brand-brand_/);
     for (const [slug, name] of [
       ['facebook', 'Acme page'],
       ['threads', 'Acme threads'],
@@ -77,7 +77,7 @@ describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
       await page.getByLabel('Network').first().selectOption(slug);
       await page.getByLabel('Connection name').first().fill(name);
       await page.getByRole('button', { name: 'Add sandbox connection' }).first().click();
-      await page.waitForURL(/\/dashboard\/brands$/);
+      await page.waitForURL(/\/dashboard\/brands\?at=conn-conn_[^#]+#conn-conn_/);
       await expect.poll(() => page.locator('main').textContent()).toContain(name);
     }
     const connections = (await server.container.services.connections.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id, {})).data;

@@ -153,7 +153,7 @@ describeEachDb(
       expect(wrong.html).not.toContain('wrong-password-123');
       expect(wrong.html).toContain(`value="${bluesky.account.handle}"`);
       const ok = await client.post(`/dashboard/brands/${brandId}/connections/app-password`, { platform_slug: 'bluesky', identifier: bluesky.account.handle, app_password: bluesky.account.appPassword });
-      expect(ok.url).toMatch(/\/dashboard\/brands$/);
+      expect(ok.url).toMatch(/\/dashboard\/brands\?at=conn-conn_[^#]+#conn-conn_/);
       expect(textOf(ok.html)).toContain(`Connected “${bluesky.account.handle}” on Bluesky.`);
 
       const page = await client.post(`/dashboard/brands/${brandId}/connections/live`, { platform_slug: 'mastodon', instance: mastodon.origin });

@@ -55,6 +55,14 @@ const BRANDS_URL = '/dashboard/brands';
 export function connectionHref(connection: Pick<Connection, 'id'>): string {
   return `${BRANDS_URL}#conn-${connection.id}`;
 }
+/**
+ * Where a form of the page sends the person back: the brand card or connection row it came from, with the action's
+ * notice shown in that card. The fragment scrolls the browser there; it never reaches the server, so `at` names the
+ * same element for the page that renders the notice.
+ */
+function backTo(anchor: `brand-${string}` | `conn-${string}`): string {
+  return `${BRANDS_URL}?${new URLSearchParams({ at: anchor }).toString()}#${anchor}`;
+}
 const GONE_BRAND = 'That brand was not found in this workspace; it may have been deleted.';
 const GONE_CONNECTION = 'That connection was not found in this workspace; it may have been removed.';
 
@@ -76,11 +84,16 @@ export function brandPages(pages: PageRouter): void {
     const live = PLATFORM_SLUGS.filter((slug) => ctx.deps.liveAvailable(slug));
     const createError = errorAt(extra.create?.errors, 'name');
     const zoneError = errorAt(extra.create?.errors, 'time_zone');
+    // The card the previous action's notice belongs in (see backTo); unknown ids leave it at the top of the page.
+    const at = ctx.query.at ?? '';
+    const noticeIn = at.startsWith('brand-') ? brands.find((b) => `brand-${b.id}` === at)?.id : at.startsWith('conn-') ? connections.find((c) => `conn-${c.id}` === at)?.brand_id : undefined;
+    const notice = ctx.flash !== null && noticeIn !== undefined ? { brandId: noticeIn, text: ctx.flash } : undefined;
 
     return {
       title: 'Brands & connections',
       active: 'brands',
       status: extra.status ?? 200,
+      flashShown: notice !== undefined,
       body: html`<h1>Brands & connections</h1>
 <section class="card" aria-labelledby="usage-h">
   <h2 id="usage-h">Plan usage</h2>
@@ -120,13 +133,14 @@ ${
           connections.filter((c) => c.brand_id === b.id),
           live,
           extra.brand?.brandId === b.id ? extra.brand : undefined,
+          notice?.brandId === b.id ? notice.text : undefined,
         ),
       )
 }`,
     };
   }
 
-  function brandCard(ctx: PageContext, brand: Brand, zone: string, connections: Connection[], live: readonly string[], state: BrandFormState | undefined): SafeHtml {
+  function brandCard(ctx: PageContext, brand: Brand, zone: string, connections: Connection[], live: readonly string[], state: BrandFormState | undefined, notice: string | undefined): SafeHtml {
     const id = brand.id;
     const values = state?.values ?? {};
     const errorsOf = (form: BrandFormState['form']) => (state?.form === form ? state.errors : undefined);
@@ -142,7 +156,9 @@ ${
     const byOAuth = live.filter((slug) => PLATFORMS[slug as PlatformSlug].connect !== 'app_password') as PlatformSlug[];
     const byPassword = live.filter((slug) => PLATFORMS[slug as PlatformSlug].connect === 'app_password') as PlatformSlug[];
     const renameError = errorAt(errorsOf('rename'), 'name');
-    const bannerFor = (form: BrandFormState['form']) => (state?.form === form ? errorBanner(state.banner) : '');
+    // A refused form re-renders the whole page: its banner takes the focus, so the person lands back in this card.
+    const bannerFor = (form: BrandFormState['form']) =>
+      state?.form === form ? errorBanner(state.banner ?? (state.errors ? 'That was not saved: see the field marked below.' : undefined), undefined, { focus: true }) : '';
     const selected = (form: BrandFormState['form'], slug: string) => (state?.form === form && values.platform_slug === slug ? html` selected` : '');
 
     const rows = connections.map((c) => {
@@ -189,6 +205,7 @@ ${
   <h2 id="brand-${id}-h">${brand.name}</h2>
   <p class="muted">Created ${timeIn(brand.created_at, zone)} · time zone ${zone}</p>
   <p><a href="${BRANDS_URL}/${id}/queue">Publishing queue and time zone<span class="vh"> of ${brand.name}</span></a></p>
+  ${notice !== undefined ? html`<p class="notice" role="status">${notice}</p>` : ''}
   ${bannerFor('connection')}
   ${table({ caption: `Connections of ${brand.name}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
 
@@ -219,7 +236,7 @@ ${
   ${bannerFor('live')}
   ${
     state?.form === 'live' && state.continueTo
-      ? html`<p class="notice" role="status">Your server is ready: <a href="${state.continueTo.url}">continue on ${state.continueTo.origin} to approve access</a>. The connection is added once you approve.</p>`
+      ? html`<p class="notice" role="status" tabindex="-1" data-focus-on-load>Your server is ready: <a href="${state.continueTo.url}">continue on ${state.continueTo.origin} to approve access</a>. The connection is added once you approve.</p>`
       : ''
   }
   ${
@@ -291,6 +308,7 @@ ${
   }
 
   <h3 id="manage-${id}-h">Rename or delete</h3>
+  ${bannerFor('rename')}
   <form method="post" action="${BRANDS_URL}/${id}/rename" aria-labelledby="manage-${id}-h brand-${id}-h">
     ${csrfField(ctx.csrf)}
     ${field({
@@ -326,7 +344,7 @@ ${
     try {
       const brand = await ctx.deps.services.brands.create(ctx.principal, ctx.workspaceId, input.data);
       const queue = await ctx.deps.services.queue.setQueue(ctx.principal, ctx.workspaceId, brand.id, zone.data);
-      return { redirect: BRANDS_URL, flash: `Brand “${brand.name}” created, in ${queue.time_zone}.` };
+      return { redirect: backTo(`brand-${brand.id}`), flash: `Brand “${brand.name}” created, in ${queue.time_zone}.` };
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'limit_reached') return render(ctx, { status: err.status, create: { errors: { _: explainServiceError(err) }, name, timeZone } });
       throw err;
@@ -340,7 +358,7 @@ ${
     if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'rename', errors: input.errors, values: { name } } });
     try {
       const brand = await ctx.deps.services.brands.update(ctx.principal, ctx.workspaceId, brandId, input.data);
-      return { redirect: BRANDS_URL, flash: `Brand renamed to “${brand.name}”.` };
+      return { redirect: backTo(`brand-${brand.id}`), flash: `Brand renamed to “${brand.name}”.` };
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
       throw err;
@@ -370,7 +388,7 @@ ${
       const input = check(createSandboxConnectionInputSchema, { ...values, mode: 'sandbox' });
       if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'sandbox', errors: input.errors, values } });
       const conn = await services.connections.createSandbox(ctx.principal, ctx.workspaceId, brandId, input.data);
-      return { redirect: BRANDS_URL, flash: `Connection “${conn.name}” added to ${brand.name}.` };
+      return { redirect: backTo(`conn-${conn.id}`), flash: `Connection “${conn.name}” added to ${brand.name}.` };
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
       if (err instanceof ServiceError && err.code === 'limit_reached') {
@@ -419,7 +437,7 @@ ${
       if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'password', errors: input.errors, values: shown } });
       const { platform_slug, ...signIn } = input.data;
       const conn = await ctx.deps.services.networkConnect.signIn(ctx.principal, ctx.workspaceId, { brandId, platform: platform_slug }, signIn);
-      return { redirect: BRANDS_URL, flash: `Connected “${conn.name}” on ${platformName(conn.platform_slug)}.` };
+      return { redirect: backTo(`conn-${conn.id}`), flash: `Connected “${conn.name}” on ${platformName(conn.platform_slug)}.` };
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_BRAND };
       if (err instanceof ServiceError && ['platform_not_supported', 'validation_failed', 'limit_reached'].includes(err.code)) {
@@ -438,7 +456,7 @@ ${
       if (!input.ok) return render(ctx, { status: 400, brand: { brandId, form: 'connection', banner: 'Give the new app password to reconnect.' } });
       try {
         const conn = await services.networkConnect.signIn(ctx.principal, ctx.workspaceId, { connectionId: connId }, input.data);
-        return { redirect: BRANDS_URL, flash: `Reconnected “${conn.name}”.` };
+        return { redirect: backTo(`conn-${conn.id}`), flash: `Reconnected “${conn.name}”.` };
       } catch (err) {
         if (err instanceof ServiceError && (err.code === 'platform_not_supported' || err.code === 'validation_failed')) {
           return render(ctx, { status: err.status, brand: { brandId, form: 'connection', banner: explainServiceError(err) } });
@@ -454,7 +472,7 @@ ${
   pages.action('/dashboard/connections/:connId/deactivate', async (ctx) => {
     try {
       const conn = await ctx.deps.services.connections.deactivate(ctx.principal, ctx.workspaceId, ctx.params.connId!);
-      return { redirect: BRANDS_URL, flash: `Connection “${conn.name}” deactivated; its slot is free.` };
+      return { redirect: backTo(`conn-${conn.id}`), flash: `Connection “${conn.name}” deactivated; its slot is free.` };
     } catch (err) {
       if (isNotFound(err)) return { redirect: BRANDS_URL, flash: GONE_CONNECTION };
       throw err;
@@ -475,7 +493,7 @@ ${
       // A sandbox connection has no network to ask: it is active again at once.
       if (conn.mode === 'sandbox') {
         await services.connections.reconnectSandbox(ctx.principal, ctx.workspaceId, connId);
-        return { redirect: connectionHref(conn), flash: `Reconnected “${conn.name}”.` };
+        return { redirect: backTo(`conn-${conn.id}`), flash: `Reconnected “${conn.name}”.` };
       }
       const started = await services.networkConnect.startReconnect(ctx.principal, ctx.workspaceId, connId);
       return { redirect: started.authorization_url };
