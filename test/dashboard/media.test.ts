@@ -26,12 +26,13 @@ describeEachDb(
       form.append('file', new Blob([Buffer.alloc(2048, 7)], { type: 'image/jpeg' }), 'cake.jpg');
       const posted = await client.raw('/dashboard/media', { method: 'POST', body: form });
       expect(posted.status).toBe(303);
+      const id = /#(media_\w+)$/.exec(posted.headers.get('location')!)?.[1];
+      expect(id).toBeDefined();
       const page = await client.get(posted.headers.get('location')!);
       const text = textOf(page.html);
-      const id = /Uploaded cake\.jpg \(2\.0 KB\) as (media_\w+)\./.exec(text)?.[1];
-      expect(id).toBeDefined();
+      expect(text).toContain('Uploaded cake.jpg: it is listed as “Image (JPEG), 2.0 KB, uploaded 21 Nov 2026, 12:00 UTC”.');
       expect(text).toMatch(/Image \(JPEG\)\s*, 2\.0 KB/);
-      const src = decode(/<img class="thumb" src="([^"]+)" width="160" height="160" loading="lazy" alt="Uploaded image (media_\w+)">/.exec(page.html)![1]!);
+      const src = decode(/<img class="thumb" src="([^"]+)" width="160" height="160" loading="lazy" alt="Image \(JPEG\), 2\.0 KB, uploaded 21 Nov 2026, 12:00 UTC">/.exec(page.html)![1]!);
       const file = await fetch(src);
       expect(file.status).toBe(200);
       expect((await file.arrayBuffer()).byteLength).toBe(2048);
@@ -47,21 +48,47 @@ describeEachDb(
       const contentPage = await client.get(`/dashboard/contents/${draft.body.content_id as string}`);
       expect(contentPage.html).toMatch(new RegExp(`<a href="/dashboard/media#${id!}"><img class="thumb" src="[^"]+/media/${id!}\\?`));
       const grid = await client.get('/dashboard/media');
-      expect(grid.html).toContain(`aria-label="Uploaded video ${video.body.id as string}"`);
+      const videoName = 'Video (MP4), 100 B, uploaded 21 Nov 2026, 12:00 UTC';
+      expect(grid.html).toContain(`aria-label="${videoName}"`);
       // A video's poster is its own first frame, read by the browser from our origin (media-src 'self').
       expect(grid.html).toMatch(new RegExp(`<video class="thumb thumb-video" src="[^"]+/${video.body.id as string}[^"]*#t=0\\.1" preload="metadata"`));
       expect(grid.headers.get('content-security-policy')).toContain("media-src 'self'");
       expect(grid.html).toContain(`href="/dashboard/contents/${draft.body.content_id as string}"`);
       expect(textOf(grid.html)).toContain('Kept while a draft content needs it.');
       // The delete button is not offered for it; a forged delete is refused and says why.
-      expect(grid.html).not.toContain(`aria-label="Delete ${id!}"`);
+      expect(grid.html).not.toContain(`action="/dashboard/media/${id!}/delete"`);
       const refused = await client.post(`/dashboard/media/${id!}/delete`, {});
-      expect(textOf(refused.html)).toContain(`${id!} was not deleted: a draft content still needs it.`);
+      expect(textOf(refused.html)).toContain('“Image (JPEG), 2.0 KB, uploaded 21 Nov 2026, 12:00 UTC” was not deleted: a draft content still needs it.');
 
-      expect(grid.html).toContain(`aria-label="Delete ${video.body.id as string}"`);
+      expect(grid.html).toContain(`aria-label="Delete ${videoName}"`);
       const deleted = await client.post(`/dashboard/media/${video.body.id as string}/delete`, {});
-      expect(textOf(deleted.html)).toContain(`${video.body.id as string} was deleted and its space freed.`);
-      expect(deleted.html).not.toContain(`Uploaded video ${video.body.id as string}`);
+      expect(textOf(deleted.html)).toContain(`“${videoName}” was deleted and its space freed.`);
+      expect(deleted.html).not.toContain(`aria-label="${videoName}"`);
+    });
+
+    it('names uploads by what they are and the contents using them by their first line, never by id alone', async () => {
+      const { ws, brandId } = await brandWithConnections(server(), ['instagram']);
+      const photo = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/media`, { key: ws.api_key, rawBody: 'p'.repeat(3000), headers: { 'content-type': 'image/jpeg' } });
+      const mediaId = photo.body.id as string;
+      const made = [];
+      for (const text of ['Birthday cake, fresh from the oven\nSecond line stays out', 'Weekend brunch menu']) {
+        const draft = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+          key: ws.api_key,
+          body: { brand_id: brandId, target_platforms: ['instagram'], content_type: 'photo', text, media: [{ media_id: mediaId }], draft: true },
+        });
+        expect(draft.status).toBe(201);
+        made.push(draft.body.content_id as string);
+      }
+      const client = new DashboardClient(server().url);
+      await client.signIn(ws.api_key);
+      const page = await client.get('/dashboard/media');
+      const card = new RegExp(`<li class="media-card" id="${mediaId}">[\\s\\S]*?</li>\\s*</ul>`).exec(page.html)?.[0] ?? '';
+      expect(card).toContain(`<a href="/dashboard/contents/${made[0]!}">Birthday cake, fresh from the oven</a>`);
+      expect(card).toContain(`<a href="/dashboard/contents/${made[1]!}">Weekend brunch menu</a>`);
+      expect(textOf(card)).not.toMatch(/content [0-9a-f]{8}/);
+      expect(page.html).toContain('alt="Image (JPEG), 2.9 KB, uploaded 21 Nov 2026, 12:00 UTC"');
+      expect(page.html).toContain('aria-label="Use in Compose: Image (JPEG), 2.9 KB, uploaded 21 Nov 2026, 12:00 UTC"');
+      expect(page.html).not.toContain(`Uploaded image ${mediaId}`);
     });
 
     it('a wrong type is refused next to the form; another workspace cannot delete; a bad cursor falls back', async () => {

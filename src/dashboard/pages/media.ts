@@ -3,6 +3,7 @@ import { MEDIA_NEEDED_BY, type MediaItem, mediaListQuerySchema, type UploadedMed
 import { html, type SafeHtml } from '../../web/html.js';
 import { check, optional } from '../forms.js';
 import { actionButton, badge, bytes, errorBanner, isoDate } from '../layout.js';
+import { contentTitle } from '../names.js';
 import { FileTooLarge, type MultipartLimits, readForm } from '../multipart.js';
 import { CsrfRefused, type PageContext, type PageResult, type PageRouter } from '../page-router.js';
 import { uploadError } from './compose/uploads.js';
@@ -15,14 +16,28 @@ const UPLOAD_LIMITS: MultipartLimits = { fields: 4, fieldSize: 200, files: 1, fi
 /** The size a thumbnail is drawn at (the original file, scaled by the browser: no image library on the server). */
 const THUMB = 160;
 
+/** How many contents using one upload are named on its card; the rest are counted. */
+const USERS_NAMED = 5;
+
+const UPLOAD_DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
+
+/**
+ * What a person calls an upload. The original file name is not kept (an upload is stored under its id only), so
+ * it is named by what it is, its size and when it came: "Image (JPEG), 2.0 KB, uploaded 28 Nov 2026, 09:00 UTC".
+ */
+export function mediaName(item: Pick<MediaItem, 'content_type' | 'size_bytes' | 'created_at'>): string {
+  return `${kindWord(item.content_type)}, ${bytes(item.size_bytes)}, uploaded ${UPLOAD_DAY.format(new Date(item.created_at))} UTC`;
+}
+
 /** What a photo looks like in a list of contents or media: the file itself, scaled into a fixed box. */
-export function mediaThumbnail(item: Pick<MediaItem, 'id' | 'content_type' | 'url'>, size = THUMB): SafeHtml {
+export function mediaThumbnail(item: Pick<MediaItem, 'id' | 'content_type' | 'url'> & Partial<Pick<MediaItem, 'size_bytes' | 'created_at'>>, size = THUMB): SafeHtml {
+  const label = item.size_bytes !== undefined && item.created_at !== undefined ? mediaName({ content_type: item.content_type, size_bytes: item.size_bytes, created_at: item.created_at }) : kindWord(item.content_type);
   if (item.content_type.startsWith('image/')) {
-    return html`<img class="thumb${size < THUMB ? ' small' : ''}" src="${item.url}" width="${size}" height="${size}" loading="lazy" alt="Uploaded image ${item.id}">`;
+    return html`<img class="thumb${size < THUMB ? ' small' : ''}" src="${item.url}" width="${size}" height="${size}" loading="lazy" alt="${label}">`;
   }
   // The poster is the video's own first frame: the browser reads only the file's start (preload metadata), so no
   // frame extraction runs on the server. Without controls it is a still picture; the media page links the file.
-  return html`<video class="thumb thumb-video${size < THUMB ? ' small' : ''}" src="${item.url}#t=0.1" preload="metadata" muted playsinline width="${size}" height="${size}" aria-label="Uploaded video ${item.id}"></video>`;
+  return html`<video class="thumb thumb-video${size < THUMB ? ' small' : ''}" src="${item.url}#t=0.1" preload="metadata" muted playsinline width="${size}" height="${size}" aria-label="${label}"></video>`;
 }
 
 function kindWord(contentType: string): string {
@@ -30,14 +45,32 @@ function kindWord(contentType: string): string {
   return `${kind === 'image' ? 'Image' : 'Video'} (${(sub ?? '').toUpperCase().replace('QUICKTIME', 'MOV')})`;
 }
 
-function usedBy(item: MediaItem): SafeHtml {
-  if (item.used_by.length === 0) return html`<p class="muted">Not used by any content yet.</p>`;
-  return html`<p>Used by:</p><ul class="used-by">${item.used_by.map(
-    (u) => html`<li><a href="/dashboard/contents/${u.content_id}">content ${u.content_id.slice(0, 8)}</a> ${badge(u.status)}</li>`,
-  )}</ul>`;
+/** Titles of the contents the cards name (the first line of each text, as the contents list shows them). */
+async function titlesOf(ctx: PageContext, items: readonly MediaItem[]): Promise<Map<string, string>> {
+  const ids = [...new Set(items.flatMap((m) => m.used_by.slice(0, USERS_NAMED).map((u) => u.content_id)))];
+  const titles = await Promise.all(
+    ids.map(async (id) => {
+      try {
+        return [id, contentTitle(await ctx.deps.services.contents.get(ctx.principal, ctx.workspaceId, id))] as const;
+      } catch (err) {
+        if (err instanceof ServiceError && err.code === 'not_found') return null;
+        throw err;
+      }
+    }),
+  );
+  return new Map(titles.filter((t) => t !== null));
 }
 
-function card(ctx: PageContext, item: MediaItem): SafeHtml {
+function usedBy(item: MediaItem, titles: ReadonlyMap<string, string>): SafeHtml {
+  if (item.used_by.length === 0) return html`<p class="muted">Not used by any content yet.</p>`;
+  const more = item.used_by.length - USERS_NAMED;
+  return html`<p>Used by:</p><ul class="used-by">${item.used_by.slice(0, USERS_NAMED).map(
+    (u) => html`<li><a href="/dashboard/contents/${u.content_id}">${titles.get(u.content_id) ?? 'A content'}</a> ${badge(u.status)}</li>`,
+  )}${more > 0 ? html`<li class="muted">and ${more} more content${more === 1 ? '' : 's'}</li>` : ''}</ul>`;
+}
+
+function card(ctx: PageContext, item: MediaItem, titles: ReadonlyMap<string, string>): SafeHtml {
+  const name = mediaName(item);
   const needed = item.used_by.filter((u) => (MEDIA_NEEDED_BY as readonly string[]).includes(u.status));
   return html`<li class="media-card" id="${item.id}">
   <figure>
@@ -45,16 +78,16 @@ function card(ctx: PageContext, item: MediaItem): SafeHtml {
     <figcaption>
       <strong>${kindWord(item.content_type)}</strong>, ${bytes(item.size_bytes)}<br>
       <span class="muted">Uploaded ${isoDate(item.created_at)}</span><br>
-      <code>${item.id}</code>
+      <span class="muted">Reference <code>${item.id}</code></span>
     </figcaption>
   </figure>
-  ${usedBy(item)}
+  ${usedBy(item, titles)}
   <p class="actions">
-    <a class="button" href="/dashboard/compose?${new URLSearchParams({ media_id: item.id }).toString()}" aria-label="Use in Compose: ${item.id}">Use in Compose</a>
+    <a class="button" href="/dashboard/compose?${new URLSearchParams({ media_id: item.id }).toString()}" aria-label="Use in Compose: ${name}">Use in Compose</a>
     ${
       needed.length > 0
         ? html`<span class="muted">Kept while a ${needed[0]!.status} content needs it.</span>`
-        : actionButton({ action: `${MEDIA}/${item.id}/delete`, csrf: ctx.csrf, label: 'Delete', danger: true, describe: `Delete ${item.id}`, confirm: `Delete ${item.id}? The file is removed and its space on your plan is freed.` })
+        : actionButton({ action: `${MEDIA}/${item.id}/delete`, csrf: ctx.csrf, label: 'Delete', danger: true, describe: `Delete ${name}`, confirm: `Delete ${name}? The file is removed and its space on your plan is freed.` })
     }
   </p>
 </li>`;
@@ -74,6 +107,7 @@ export function mediaPages(pages: PageRouter): void {
       stale = true;
       page = await ctx.deps.services.media.list(ctx.principal, ctx.workspaceId, { limit: 24 });
     }
+    const titles = await titlesOf(ctx, page.data);
     const usage = (await ctx.deps.services.meters.usage(ctx.workspaceId)).meters.find((m) => m.meter === 'media_storage');
     return {
       title: 'Media',
@@ -97,7 +131,7 @@ export function mediaPages(pages: PageRouter): void {
 <section class="card" aria-labelledby="library-h">
   <h2 id="library-h">Library</h2>
   ${stale ? html`<p class="warn" role="status">That page link is not valid any more, so the newest uploads are shown.</p>` : ''}
-  ${page.data.length === 0 ? html`<p class="empty">No uploads yet. Upload a photo or a video above, or attach one in Compose.</p>` : html`<ul class="media-grid">${page.data.map((m) => card(ctx, m))}</ul>`}
+  ${page.data.length === 0 ? html`<p class="empty">No uploads yet. Upload a photo or a video above, or attach one in Compose.</p>` : html`<ul class="media-grid">${page.data.map((m) => card(ctx, m, titles))}</ul>`}
   <p class="actions">
     ${query.cursor !== undefined && !stale ? html`<a href="${MEDIA}">Newest uploads</a>` : ''}
     ${page.next_cursor ? html`<a href="${MEDIA}?${new URLSearchParams({ cursor: page.next_cursor }).toString()}">Older uploads</a>` : ''}
@@ -124,20 +158,22 @@ export function mediaPages(pages: PageRouter): void {
       return renderLibrary(ctx, { error: failure.message, status: failure.status });
     }
     const stored = file.result.value;
-    return { redirect: `${MEDIA}#${stored.id}`, flash: `Uploaded ${file.filename.slice(0, 100)} (${bytes(stored.size_bytes)}) as ${stored.id}.` };
+    return { redirect: `${MEDIA}#${stored.id}`, flash: `Uploaded ${file.filename.slice(0, 100)}: it is listed as “${mediaName(stored)}”.` };
   });
 
   pages.action(`${MEDIA}/:mediaId/delete`, async (ctx) => {
     const mediaId = ctx.params.mediaId!;
+    let name = mediaId;
     try {
+      name = mediaName(await ctx.deps.services.media.get(ctx.principal, ctx.workspaceId, mediaId));
       await ctx.deps.services.media.remove(ctx.principal, ctx.workspaceId, mediaId);
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'media_in_use') {
         const contents = (err.extra.contents ?? []) as { content_id: string; status: string }[];
-        return { redirect: MEDIA, flash: `${mediaId} was not deleted: ${contents.length === 1 ? 'a' : contents.length} ${contents.map((c) => c.status).join(', ')} content${contents.length === 1 ? '' : 's'} still need${contents.length === 1 ? 's' : ''} it. Cancel or edit ${contents.length === 1 ? 'it' : 'them'} first.` };
+        return { redirect: MEDIA, flash: `“${name}” was not deleted: ${contents.length === 1 ? 'a' : contents.length} ${contents.map((c) => c.status).join(', ')} content${contents.length === 1 ? '' : 's'} still need${contents.length === 1 ? 's' : ''} it. Cancel or edit ${contents.length === 1 ? 'it' : 'them'} first.` };
       }
       throw err;
     }
-    return { redirect: MEDIA, flash: `${mediaId} was deleted and its space freed.` };
+    return { redirect: MEDIA, flash: `“${name}” was deleted and its space freed.` };
   });
 }
