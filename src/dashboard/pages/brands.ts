@@ -88,6 +88,10 @@ export function brandPages(pages: PageRouter): void {
     const at = ctx.query.at ?? '';
     const noticeIn = at.startsWith('brand-') ? brands.find((b) => `brand-${b.id}` === at)?.id : at.startsWith('conn-') ? connections.find((c) => `conn-${c.id}` === at)?.brand_id : undefined;
     const notice = ctx.flash !== null && noticeIn !== undefined ? { brandId: noticeIn, text: ctx.flash } : undefined;
+    // Brand names may repeat; each card is a landmark named by its heading, and a screen reader's list of regions
+    // must tell them apart, so a repeated name gets its rank among the brands of that name.
+    const twins = (b: Brand) => brands.filter((o) => o.name === b.name);
+    const rankOf = (b: Brand) => (twins(b).length > 1 ? `${twins(b).indexOf(b) + 1} of ${twins(b).length}` : null);
 
     return {
       title: 'Brands & connections',
@@ -134,14 +138,16 @@ ${
           live,
           extra.brand?.brandId === b.id ? extra.brand : undefined,
           notice?.brandId === b.id ? notice.text : undefined,
+          rankOf(b),
         ),
       )
 }`,
     };
   }
 
-  function brandCard(ctx: PageContext, brand: Brand, zone: string, connections: Connection[], live: readonly string[], state: BrandFormState | undefined, notice: string | undefined): SafeHtml {
+  function brandCard(ctx: PageContext, brand: Brand, zone: string, connections: Connection[], live: readonly string[], state: BrandFormState | undefined, notice: string | undefined, rank: string | null): SafeHtml {
     const id = brand.id;
+    const label = rank === null ? brand.name : `${brand.name} (${rank})`;
     const values = state?.values ?? {};
     const errorsOf = (form: BrandFormState['form']) => (state?.form === form ? state.errors : undefined);
     const sandboxErrors = errorsOf('sandbox');
@@ -202,12 +208,12 @@ ${
     });
 
     return html`<section class="card" id="brand-${id}" aria-labelledby="brand-${id}-h">
-  <h2 id="brand-${id}-h">${brand.name}</h2>
+  <h2 id="brand-${id}-h">${brand.name}${rank === null ? '' : html`<span class="vh"> (${rank})</span>`}</h2>
   <p class="muted">Created ${timeIn(brand.created_at, zone)} · time zone ${zone}</p>
   <p><a href="${BRANDS_URL}/${id}/queue">Publishing queue and time zone<span class="vh"> of ${brand.name}</span></a></p>
   ${notice !== undefined ? html`<p class="notice" role="status">${notice}</p>` : ''}
   ${bannerFor('connection')}
-  ${table({ caption: `Connections of ${brand.name}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
+  ${table({ caption: `Connections of ${label}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
 
   <h3 id="sandbox-${id}-h">Add a sandbox connection</h3>
   <p>A sandbox connection publishes to a simulated network, for trying things out: nothing reaches the real account.</p>

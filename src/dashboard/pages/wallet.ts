@@ -242,7 +242,7 @@ ${priceForm(ctx, outcome)}
 </section>
 <section class="card" aria-labelledby="batches-h">
   <h2 id="batches-h">Credit batches</h2>
-  ${table({ caption: 'Credit batches', head: ['Source', 'Amount', 'Remaining', 'Created', 'Expires', 'Status'], rows: batchRows, empty: 'No credits yet.' })}
+  ${table({ caption: 'What remains of each batch', head: ['Source', 'Amount', 'Remaining', 'Created', 'Expires', 'Status'], rows: batchRows, empty: 'No credits yet.' })}
 </section>
 <section class="card" aria-labelledby="ledger-h">
   <h2 id="ledger-h">Ledger</h2>
