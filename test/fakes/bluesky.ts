@@ -492,3 +492,8 @@ export async function startFakeBluesky() {
 }
 
 export type FakeBluesky = Awaited<ReturnType<typeof startFakeBluesky>>;
+
+/** The service's configuration for live Bluesky against this fake: sign-in at its entryway, video at its video service. */
+export function blueskyEnv(fake: FakeBluesky): Record<string, string> {
+  return { BLUESKY_API_URL: fake.origins.entryway, BLUESKY_VIDEO_URL: fake.origins.video };
+}

@@ -416,3 +416,8 @@ export async function startFakeX() {
 }
 
 export type FakeX = Awaited<ReturnType<typeof startFakeX>>;
+
+/** The service's configuration for live X against this fake. */
+export function xEnv(fake: FakeX): Record<string, string> {
+  return { X_CLIENT_ID: fake.clientId, X_CLIENT_SECRET: fake.clientSecret, X_API_URL: fake.baseUrl, X_AUTHORIZE_URL: fake.authorizeUrl, X_TOKEN_URL: fake.tokenUrl };
+}

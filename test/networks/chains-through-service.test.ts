@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { startFakeBluesky } from '../fakes/bluesky.js';
+import { blueskyEnv, startFakeBluesky } from '../fakes/bluesky.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
 import { startFakeThreads, threadsEnv, type FakeThreads } from '../fakes/threads.js';
-import { startFakeX, type FakeX } from '../fakes/x.js';
+import { startFakeX, xEnv, type FakeX } from '../fakes/x.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
@@ -20,13 +20,8 @@ const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   [bluesky, x, threads, mastodon] = await Promise.all([startFakeBluesky(), startFakeX(), startFakeThreads(), startFakeMastodon()]);
   Object.assign(env, {
-    BLUESKY_API_URL: bluesky.origins.entryway,
-    BLUESKY_VIDEO_URL: bluesky.origins.video,
-    X_CLIENT_ID: x.clientId,
-    X_CLIENT_SECRET: x.clientSecret,
-    X_API_URL: x.baseUrl,
-    X_AUTHORIZE_URL: x.authorizeUrl,
-    X_TOKEN_URL: x.tokenUrl,
+    ...blueskyEnv(bluesky),
+    ...xEnv(x),
     ...threadsEnv(threads),
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Content, UpdatedContent } from '../../src/core/contents/contents.schema.js';
 import { parseStoredRequest } from '../../src/core/jobs/stored-request.js';
-import { startFakeBluesky, type FakeBluesky } from '../fakes/bluesky.js';
+import { blueskyEnv, startFakeBluesky, type FakeBluesky } from '../fakes/bluesky.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
@@ -14,7 +14,7 @@ let bluesky: FakeBluesky;
 const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   bluesky = await startFakeBluesky();
-  Object.assign(env, { BLUESKY_API_URL: bluesky.origins.entryway, BLUESKY_VIDEO_URL: bluesky.origins.video });
+  Object.assign(env, blueskyEnv(bluesky));
 });
 afterAll(() => bluesky.close());
 

@@ -2,11 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { startFakeBluesky } from '../fakes/bluesky.js';
+import { blueskyEnv, startFakeBluesky } from '../fakes/bluesky.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
 import { startFakePinterest } from '../fakes/pinterest.js';
 import { startFakeTiktok, tiktokEnv } from '../fakes/tiktok.js';
-import { startFakeX } from '../fakes/x.js';
+import { startFakeX, xEnv } from '../fakes/x.js';
 import { call, callFailing, closeClientsAfterEach, connect } from '../mcp/tool-calls.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { startMediaHost } from '../support/factories.js';
@@ -32,13 +32,8 @@ beforeAll(async () => {
     { id: '5002', name: 'Travel', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
   );
   Object.assign(env, {
-    BLUESKY_API_URL: bluesky.origins.entryway,
-    BLUESKY_VIDEO_URL: bluesky.origins.video,
-    X_CLIENT_ID: x.clientId,
-    X_CLIENT_SECRET: x.clientSecret,
-    X_API_URL: x.baseUrl,
-    X_AUTHORIZE_URL: x.authorizeUrl,
-    X_TOKEN_URL: x.tokenUrl,
+    ...blueskyEnv(bluesky),
+    ...xEnv(x),
     ...pinterest.serviceEnv,
     ...tiktokEnv(tiktok),
   });
