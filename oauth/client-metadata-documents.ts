@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientMetadataDocumentLimits } from '../src/config.js';
 import type { Response as OutboundResponse } from 'undici';
-import { safeFetch, type OutboundPolicy } from '../src/media/safe-fetch.js';
-import { publicUrlProblem } from '../src/media/url-rule.js';
-import { withinDeadline } from '../src/web/deadline.js';
+import { safeFetch, type OutboundPolicy } from '../src/outbound/safe-fetch.js';
+import { publicUrlProblem } from '../src/outbound/url-rule.js';
+import { withinDeadline } from '../src/outbound/deadline.js';
 import type { RateLimiter } from '../src/web/rate-limiter.js';
 import { seconds, statusReason, unreachableReason } from './document-refusal-reasons.js';
 import { ExpiringMap } from './expiring-map.js';

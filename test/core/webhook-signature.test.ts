@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkSignature, signPayload, verifyWebhook } from '../../src/webhooks/verify.js';
+import { checkSignature, signPayload, verifyWebhook } from '../../src/webhooks/signature.js';
 
 /**
  * The receiver-side helper exported as `multi-network-publisher/webhooks` (spec 6.3 item 3): the HMAC covers the
