@@ -103,4 +103,8 @@ describe('architecture: the never arrows', () => {
   it('outbound HTTP (deadline, address guard, URL rule) is a leaf: it imports nothing of ours', () => {
     expect(breaking((from, to) => from === 'outbound' && to !== 'outbound')).toEqual([]);
   });
+
+  it('no part imports the composition root back (each declares the deps it takes; the root wires them)', () => {
+    expect(breaking((from, to) => from !== 'root' && to === 'root')).toEqual([]);
+  });
 });
