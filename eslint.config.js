@@ -45,18 +45,20 @@ function doorRules() {
  * it from each depth of the core (`../media` from src/core/x.ts is src/media, from src/core/y/x.ts it is core/media).
  */
 function coreRules() {
-  return [0, 1, 2].map((depth) => ({
-    files: [`src/core/${'*/'.repeat(depth)}*.ts`],
+  const rule = (files, media) => ({
+    files,
     rules: {
       'no-restricted-imports': ['error', { patterns: [
         { group: transports, message: 'src/core knows nothing of HTTP, MCP or OAuth.' },
         { group: doors, message: 'The core does not import doors.' },
         { group: ['**/networks/**', '!**/networks/adapter.js', '!**/networks/network-oauth.js', '!**/networks/media-source.js'], message: 'The core sees networks through their contract (adapter.ts, network-oauth.ts) only.' },
-        { group: [`${'../'.repeat(depth + 1)}media/**`, '**/src/media/**'], message: 'The core does not import src/media: it takes what it needs as a port (core/media) that the container fills.' },
+        { group: ['**/src/media/**', ...media], message: 'The core does not import src/media: it takes what it needs as a port (core/media) that the container fills.' },
       ] }],
       'no-restricted-properties': ['error', noDateNow],
     },
-  }));
+  });
+  // Every core file first; then, for each depth, the same rules with the relative path that reaches src/media.
+  return [rule(['src/core/**/*.ts'], []), ...[0, 1, 2, 3].map((depth) => rule([`src/core/${'*/'.repeat(depth)}*.ts`], [`${'../'.repeat(depth + 1)}media/**`]))];
 }
 
 export default tseslint.config(
