@@ -38,6 +38,29 @@ function doorRules() {
   });
 }
 
+/**
+ * The core: no transport, no door, and of the networks only the adapter contract (it decides; adapters report).
+ * Nor src/media: what the core needs of it (the media fetcher, the store) is a port in core/media that the
+ * container fills. `core/media` shares the folder name, so src/media is named by the relative path that reaches
+ * it from each depth of the core (`../media` from src/core/x.ts is src/media, from src/core/y/x.ts it is core/media).
+ */
+function coreRules() {
+  const rule = (files, media) => ({
+    files,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: transports, message: 'src/core knows nothing of HTTP, MCP or OAuth.' },
+        { group: doors, message: 'The core does not import doors.' },
+        { group: ['**/networks/**', '!**/networks/adapter.js', '!**/networks/network-oauth.js', '!**/networks/media-source.js'], message: 'The core sees networks through their contract (adapter.ts, network-oauth.ts) only.' },
+        { group: ['**/src/media/**', ...media], message: 'The core does not import src/media: it takes what it needs as a port (core/media) that the container fills.' },
+      ] }],
+      'no-restricted-properties': ['error', noDateNow],
+    },
+  });
+  // Every core file first; then, for each depth, the same rules with the relative path that reaches src/media.
+  return [rule(['src/core/**/*.ts'], []), ...[0, 1, 2, 3].map((depth) => rule([`src/core/${'*/'.repeat(depth)}*.ts`], [`${'../'.repeat(depth + 1)}media/**`]))];
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
   js.configs.recommended,
@@ -62,18 +85,7 @@ export default tseslint.config(
     files: ['src/http/docs-assets/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly' } },
   },
-  {
-    // The core: no transport, no door, and of the networks only the adapter contract (it decides; adapters report).
-    files: ['src/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: transports, message: 'src/core knows nothing of HTTP, MCP or OAuth.' },
-        { group: doors, message: 'The core does not import doors.' },
-        { group: ['**/networks/**', '!**/networks/adapter.js', '!**/networks/network-oauth.js', '!**/networks/media-source.js'], message: 'The core sees networks through their contract (adapter.ts, network-oauth.ts) only.' },
-      ] }],
-      'no-restricted-properties': ['error', noDateNow],
-    },
-  },
+  ...coreRules(),
   {
     files: ['src/workers/**/*.ts', 'src/networks/**/*.ts'],
     rules: { 'no-restricted-properties': ['error', noDateNow] },
@@ -95,9 +107,17 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/core/**', '**/db/**', 'kysely', ...doors], message: 'A network adapter imports neither the core, the database nor a door.' }] }] },
   },
   {
-    // The web plumbing the doors share knows no door.
+    // Outbound HTTP (the fetch deadline, the address guard, the URL rule): a leaf anyone may import.
+    files: ['src/outbound/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../**', '../../**'], message: 'src/outbound imports nothing of ours.' }] }] },
+  },
+  {
+    // The web plumbing the doors share knows no door, and reaches data only through the ports the container wires.
     files: ['src/web/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: doors, message: 'src/web is shared by the doors and imports none of them.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [
+      { group: doors, message: 'src/web is shared by the doors and imports none of them.' },
+      { group: ['**/db/**', 'kysely'], message: 'src/web never reaches into db/: it takes a port the container wires.' },
+    ] }] },
   },
   ...doorRules(),
 );

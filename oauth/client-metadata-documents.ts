@@ -1,9 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ClientMetadataDocumentLimits } from '../src/config.js';
 import type { Response as OutboundResponse } from 'undici';
-import { safeFetch, type OutboundPolicy } from '../src/media/safe-fetch.js';
-import { publicUrlProblem } from '../src/media/url-rule.js';
-import { withinDeadline } from '../src/web/deadline.js';
+import { safeFetch, type OutboundPolicy } from '../src/outbound/safe-fetch.js';
+import { publicUrlProblem } from '../src/outbound/url-rule.js';
+import { withinDeadline } from '../src/outbound/deadline.js';
 import type { RateLimiter } from '../src/web/rate-limiter.js';
 import { seconds, statusReason, unreachableReason } from './document-refusal-reasons.js';
 import { ExpiringMap } from './expiring-map.js';
@@ -22,7 +21,16 @@ import { ExpiringMap } from './expiring-map.js';
  *   not allowed", so the short reason found here replaces its `error_description`.
  */
 
-export interface ClientMetadataDocumentSettings extends ClientMetadataDocumentLimits {
+/** How documents are fetched and kept: the limits configuration reads (OAUTH_CIMD_*), and ALLOW_LOCAL_URLS. */
+export interface ClientMetadataDocumentSettings {
+  /** A larger document is refused (the draft suggests 5 KiB). */
+  maxBytes: number;
+  /** A slower answer is refused; at most the provider's own 2.5 s. */
+  timeoutMs: number;
+  /** How long a fetched document is reused at most, whatever its Cache-Control says (at least 60 s). */
+  cacheMaxSeconds: number;
+  /** How long a document that failed (unreachable, refused, malformed) is not fetched again. */
+  failureCacheSeconds: number;
   /** `ALLOW_LOCAL_URLS`: loopback and private hosts are reachable, for local testing only. */
   allowLocal: boolean;
 }

@@ -1,4 +1,4 @@
-import { OutboundBlockedError } from '../src/media/safe-fetch.js';
+import { OutboundBlockedError } from '../src/outbound/safe-fetch.js';
 
 /** The short reasons a client metadata document is refused with, in our words (never the network library's). */
 

@@ -1,8 +1,10 @@
 import type { ErrorRequestHandler, Router } from 'express';
-import type { Container } from '../src/container.js';
+import type { Db } from '../db/connect.js';
+import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
 import type { Principal } from '../src/core/principal.js';
+import type { Logger } from '../src/observability/logger.js';
 import { createRateLimiter } from '../src/web/rate-limiter.js';
-import { createClientMetadataDocuments } from './client-metadata-documents.js';
+import { type ClientMetadataDocumentSettings, createClientMetadataDocuments } from './client-metadata-documents.js';
 import { createProvider, mcpResourceOf } from './provider.js';
 import { oauthHandlers } from './router.js';
 import { createTokenVerifier } from './token-verifier.js';
@@ -18,8 +20,24 @@ export interface OAuthDoor {
   resourceMetadataUrl: string;
 }
 
+/** What the authorization server takes from the container (which satisfies it as it is). */
+export interface OAuthDeps {
+  db: Db;
+  secretKey: Buffer;
+  logger: Logger;
+  services: { apiKeys: ApiKeysService };
+  config: {
+    allowLocalUrls: boolean;
+    oauthAccessTokenTtlSeconds: number;
+    /** TRUST_PROXY as read: false, a hop count, or addresses; anything but false sets the provider's `proxy`. */
+    trustProxy: false | number | string[];
+    /** OAUTH_CLIENT_METADATA_DOCUMENTS (`enabled`) and its fetch limits. */
+    clientMetadataDocuments: Omit<ClientMetadataDocumentSettings, 'allowLocal'> & { enabled: boolean; fetchesPerMinute: number };
+  };
+}
+
 /** Builds the authorization server for a base URL (known only once the process listens). */
-export async function createOAuth(container: Container, baseUrl: string): Promise<OAuthDoor> {
+export async function createOAuth(container: OAuthDeps, baseUrl: string): Promise<OAuthDoor> {
   const { db, secretKey, services, config } = container;
   const cimd = config.clientMetadataDocuments;
   const clientMetadataDocuments = cimd.enabled

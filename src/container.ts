@@ -16,13 +16,13 @@ import { createQueueService, type QueueService } from './core/scheduling/queue.s
 import { createConnectionsService } from './core/connections/connections.service.js';
 import { createContentsService } from './core/contents/contents.service.js';
 import { createIdempotencyService, type IdempotencySettings } from './core/idempotency/idempotency.service.js';
-import { createMediaService, guardedMediaFetcher } from './core/media/media.service.js';
+import { createMediaService } from './core/media/media.service.js';
 import { createMetersService, type MetersService } from './core/meters/meters.service.js';
 import { createConfiguredMediaStore } from './media/configured-store.js';
 import { openMediaSource, sweepStaleDownloads } from './media/file-source.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { fetchMediaCapped, probeMedia } from './media/probe.js';
-import { createSafeDispatcher, guardedFetch, type OutboundPolicy } from './media/safe-fetch.js';
+import { fetchMediaCapped, guardedMediaFetcher, probeMedia } from './media/probe.js';
+import { createSafeDispatcher, guardedFetch, type OutboundPolicy } from './outbound/safe-fetch.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from './vocabulary/platforms.js';
 import { createSandboxAdapter } from './networks/sandbox/adapter.js';
 import type { NetworkDeps } from './networks/network-deps.js';
@@ -35,7 +35,7 @@ import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.se
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { createSessionsService, type SessionsService } from './core/sessions/sessions.service.js';
-import { publicUrlProblem } from './media/url-rule.js';
+import { publicUrlProblem } from './outbound/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
 import { createScheduler } from './workers/scheduler.js';

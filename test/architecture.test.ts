@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-type Part = 'vocabulary' | 'web' | 'observability' | 'core' | 'http' | 'mcp' | 'dashboard' | 'tools' | 'oauth' | 'networks' | 'db' | 'workers' | 'media' | 'webhooks' | 'root';
+type Part = 'vocabulary' | 'outbound' | 'web' | 'observability' | 'core' | 'http' | 'mcp' | 'dashboard' | 'tools' | 'oauth' | 'networks' | 'db' | 'workers' | 'media' | 'webhooks' | 'root';
 
 const DOORS: readonly Part[] = ['http', 'mcp', 'dashboard', 'tools', 'oauth'];
 /** The network contract the core and the doors may know (types and interfaces, no adapter). */
@@ -90,5 +90,21 @@ describe('architecture: the never arrows', () => {
 
   it('the web plumbing the doors share imports no door', () => {
     expect(breaking((from, to) => from === 'web' && DOORS.includes(to))).toEqual([]);
+  });
+
+  it('the web plumbing never reaches into db/ (it takes ports the container wires)', () => {
+    expect(breaking((from, to) => from === 'web' && to === 'db')).toEqual([]);
+  });
+
+  it('the core never imports src/media (media implements core ports; the container injects them)', () => {
+    expect(breaking((from, to) => from === 'core' && to === 'media')).toEqual([]);
+  });
+
+  it('outbound HTTP (deadline, address guard, URL rule) is a leaf: it imports nothing of ours', () => {
+    expect(breaking((from, to) => from === 'outbound' && to !== 'outbound')).toEqual([]);
+  });
+
+  it('no part imports the composition root back (each declares the deps it takes; the root wires them)', () => {
+    expect(breaking((from, to) => from !== 'root' && to === 'root')).toEqual([]);
   });
 });

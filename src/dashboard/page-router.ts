@@ -1,7 +1,20 @@
 import type { Router } from 'express';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { Services } from '../container.js';
+import type { ApiKeysService } from '../core/api-keys/api-keys.service.js';
+import type { BrandsService } from '../core/brands/brands.service.js';
 import type { Clock } from '../core/clock.js';
+import type { ConnectedAppsService } from '../core/connected-apps/connected-apps.service.js';
+import type { ConnectionsService } from '../core/connections/connections.service.js';
+import type { NetworkConnectService } from '../core/connections/network-connect.service.js';
+import type { ContentsService } from '../core/contents/contents.service.js';
+import type { MediaService } from '../core/media/media.service.js';
+import type { MetersService } from '../core/meters/meters.service.js';
+import type { OAuthClientsService } from '../core/oauth-clients/oauth-clients.service.js';
+import type { QueueService } from '../core/scheduling/queue.service.js';
+import type { SessionsService } from '../core/sessions/sessions.service.js';
+import type { WalletService } from '../core/wallet/wallet.service.js';
+import type { WebhooksService } from '../core/webhooks/webhooks.service.js';
+import type { WorkspacesService } from '../core/workspaces/workspaces.service.js';
 import { SERVER_ERROR_MESSAGE, ServiceError } from '../core/errors.js';
 import { constantTimeEqual } from '../core/ids.js';
 import { deriveKey, sign } from '../core/secret-box.js';
@@ -18,8 +31,26 @@ import { type SectionId, shell, type ShellOptions } from './layout.js';
 export const SESSION_COOKIE = 'svc_session';
 export const FLASH_COOKIE = 'svc_flash';
 
+/** The core services the pages call; the container's set satisfies it (the dashboard declares its own needs). */
+export interface DashboardServices {
+  apiKeys: ApiKeysService;
+  brands: BrandsService;
+  connectedApps: ConnectedAppsService;
+  connections: ConnectionsService;
+  contents: ContentsService;
+  media: MediaService;
+  meters: MetersService;
+  networkConnect: NetworkConnectService;
+  oauthClients: OAuthClientsService;
+  queue: QueueService;
+  sessions: SessionsService;
+  wallet: WalletService;
+  webhooks: WebhooksService;
+  workspaces: WorkspacesService;
+}
+
 export interface DashboardDeps {
-  services: Services;
+  services: DashboardServices;
   /** Derives the CSRF keys; the service's secret key. */
   secretKey: Buffer;
   /**
@@ -56,7 +87,7 @@ export interface PageContext {
   params: Record<string, string>;
   /** Query parameters; a repeated one keeps its first value. */
   query: Record<string, string>;
-  form: FormData;
+  form: PostedForm;
   /** The message a previous action left for this page. */
   flash: string | null;
   requestId: string;
@@ -64,7 +95,7 @@ export interface PageContext {
 }
 
 /** Parsed form fields of a POST. */
-export class FormData {
+export class PostedForm {
   constructor(private readonly fields: Record<string, unknown> = {}) {}
   get(name: string): string {
     const value = this.fields[name];
@@ -229,7 +260,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       sessionToken: token,
       params: req.params as Record<string, string>,
       query: firstValues(req.query),
-      form: new FormData((req.body ?? {}) as Record<string, unknown>),
+      form: new PostedForm((req.body ?? {}) as Record<string, unknown>),
       flash: flash && flash.length <= 500 ? flash : null,
       requestId,
       deps,

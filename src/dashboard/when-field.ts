@@ -1,4 +1,4 @@
-import type { FormData as FormFields } from './page-router.js';
+import type { PostedForm } from './page-router.js';
 import { html, type SafeHtml } from '../web/html.js';
 
 /** When a post goes out (issue 16): now, at a local date and time, in the brand's queue, or kept as a draft. */
@@ -24,7 +24,7 @@ export interface WhenValues {
   time: string;
 }
 
-export function whenOf(form: FormFields, fallback: When): WhenValues {
+export function whenOf(form: PostedForm, fallback: When): WhenValues {
   const chosen = form.get('when');
   return {
     when: (WHEN_CHOICES as readonly string[]).includes(chosen) ? (chosen as When) : fallback,

@@ -1,15 +1,22 @@
-import type { Config } from '../config.js';
 import type { Clock } from '../core/clock.js';
 import type { MediaStore } from '../core/media/media-store.js';
 import { createPublicMediaLinks, type PublicMediaLinks } from '../core/media/public-links.js';
 import { createLocalMediaStore } from './local-store.js';
+import type { S3StoreSettings } from './s3-store.js';
+
+/** What the store is made from (MEDIA_STORE and the S3_* settings, MEDIA_DIR, BASE_URL), as configuration reads it. */
+export interface MediaStoreConfig {
+  mediaStore: { kind: 'local' } | ({ kind: 's3' } & S3StoreSettings);
+  mediaDir: string;
+  baseUrl: string | undefined;
+}
 
 /**
  * The media store MEDIA_STORE names and the signed addresses that go with it: local disk served by the service's
  * own /media route, or a bucket that serves its objects itself.
  */
 export async function createConfiguredMediaStore(
-  config: Pick<Config, 'mediaStore' | 'mediaDir' | 'baseUrl'>,
+  config: MediaStoreConfig,
   deps: { clock: Clock; secretKey: Buffer; downloadDir: string },
 ): Promise<{ store: MediaStore; links: PublicMediaLinks; close(): void }> {
   const settings = config.mediaStore;

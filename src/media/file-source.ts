@@ -6,7 +6,7 @@ import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { MediaSource } from '../networks/media-source.js';
 import { type MediaFetchOptions, streamMediaCapped } from './probe.js';
-import type { OutboundPolicy } from './safe-fetch.js';
+import type { OutboundPolicy } from '../outbound/safe-fetch.js';
 
 /**
  * Writes a stream into a new file readable by the service's user only; when the stream fails, the file is

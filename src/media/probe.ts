@@ -1,6 +1,7 @@
 import type { Dispatcher, Response } from 'undici';
-import { withinDeadline } from '../web/deadline.js';
-import { OutboundBlockedError, safeFetch, type OutboundPolicy, type SafeFetchInit } from './safe-fetch.js';
+import type { MediaFetcher } from '../core/media/media-fetcher.js';
+import { withinDeadline } from '../outbound/deadline.js';
+import { OutboundBlockedError, safeFetch, type OutboundPolicy, type SafeFetchInit } from '../outbound/safe-fetch.js';
 
 /** What a media URL says about itself, without downloading it. Expected failures are values. */
 export type MediaProbe =
@@ -163,4 +164,16 @@ async function stream(
     return { ok: false, reason: 'unreachable' };
   }
   return { ok: true, bytes, contentType };
+}
+
+/**
+ * The core's media fetcher (`importFromUrl`) on these helpers: the outbound guard under `policy` (public addresses
+ * only unless ALLOW_LOCAL_URLS, checked again at every connection and redirect), through `dispatcher` when given
+ * (one from `createSafeDispatcher` for that policy).
+ */
+export function guardedMediaFetcher(policy: OutboundPolicy, dispatcher?: Dispatcher): MediaFetcher {
+  return {
+    probe: (url, signal) => probeMedia(url, policy, { signal, dispatcher }),
+    stream: (url, capBytes, signal, sink) => streamMediaCapped(url, capBytes, policy, { signal, dispatcher }, sink),
+  };
 }

@@ -10,7 +10,7 @@ import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from '../core/webhooks/respon
 import { type AttemptResult, type TransportError, afterAttempt, classify, describeAttempt } from '../core/webhooks/retry-policy.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
-import { signPayload } from '../webhooks/verify.js';
+import { signPayload } from '../webhooks/signature.js';
 
 export interface DispatcherSettings {
   concurrency: number;

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { sandboxPaymentSecret } from '../../src/core/wallet/sandbox-checkout.js';
-import { signPayload } from '../../src/webhooks/verify.js';
+import { signPayload } from '../../src/webhooks/signature.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb } from '../support/server.js';
 

@@ -3,9 +3,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect } from 'vitest';
 import { tools } from '../../tools/index.js';
-import { createMediaService, guardedMediaFetcher } from '../../src/core/media/media.service.js';
+import { createMediaService } from '../../src/core/media/media.service.js';
 import { createPublicMediaLinks } from '../../src/core/media/public-links.js';
 import { createLocalMediaStore } from '../../src/media/local-store.js';
+import { guardedMediaFetcher } from '../../src/media/probe.js';
 import type { ApiResponse, TestServer } from '../support/server.js';
 
 /**

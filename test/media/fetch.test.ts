@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { fetch as undiciFetch, MockAgent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchMediaCapped, probeMedia } from '../../src/media/probe.js';
-import { createSafeDispatcher, OutboundBlockedError, safeFetch, type OutboundPolicy } from '../../src/media/safe-fetch.js';
+import { createSafeDispatcher, OutboundBlockedError, safeFetch, type OutboundPolicy } from '../../src/outbound/safe-fetch.js';
 
 // No test here needs the internet (the machine has none): permitted traffic goes to servers on
 // 127.0.0.1, and every refusal is asserted to happen before a socket is opened.

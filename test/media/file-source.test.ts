@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFileSource, openMediaSource, sweepStaleDownloads } from '../../src/media/file-source.js';
-import { createSafeDispatcher } from '../../src/media/safe-fetch.js';
+import { createSafeDispatcher } from '../../src/outbound/safe-fetch.js';
 
 const BODY = randomBytes(3 * 1024 * 1024 + 17);
 let server: Server;

@@ -48,7 +48,7 @@ function deps(over: Partial<NetworkDeps> = {}): NetworkDeps {
   return testNetworkDeps({ now: () => Date.now(), logs, media }, { fetch: () => Promise.reject(new Error('deps.fetch must not be used for Bluesky')), ...over });
 }
 
-/** The outbound guard's refusal (src/media/safe-fetch.ts), as userHostFetch rejects for a private address. */
+/** The outbound guard's refusal (src/outbound/safe-fetch.ts), as userHostFetch rejects for a private address. */
 const blocked = (): Partial<NetworkDeps> => ({ userHostFetch: () => Promise.reject(Object.assign(new Error('refused: loopback address'), { name: 'OutboundBlockedError' })) });
 
 /** A userHostFetch whose requests give up after 300 ms (the fake holds dropped answers open). */

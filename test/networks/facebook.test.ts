@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileSource } from '../../src/media/file-source.js';
-import { withinDeadline } from '../../src/web/deadline.js';
+import { withinDeadline } from '../../src/outbound/deadline.js';
 
 /** Short client timeout so a hung fake answer turns into a timeout quickly (the adapter's own is 30 s). */
 const CLIENT_TIMEOUT_MS = 400;

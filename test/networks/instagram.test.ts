@@ -6,7 +6,7 @@ import { createInstagramOAuth } from '../../src/networks/instagram/oauth.js';
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { type FakeEndpoint, type FakeInstagram, type FakeReply, graphError, startFakeInstagram } from '../fakes/instagram.js';
 import { bufferSource } from '../../src/networks/media-source.js';
-import { withinDeadline } from '../../src/web/deadline.js';
+import { withinDeadline } from '../../src/outbound/deadline.js';
 
 let fake: FakeInstagram;
 let clock: number;

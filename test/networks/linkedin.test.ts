@@ -7,7 +7,7 @@ import { LINKEDIN_ERROR_TABLE, LINKEDIN_OAUTH_ERROR_TABLE } from '../../src/netw
 import type { NetworkDeps, NetworkSettings } from '../../src/networks/network-deps.js';
 import { startFakeLinkedin, type FakeLinkedin } from '../fakes/linkedin.js';
 import { bufferSource } from '../../src/networks/media-source.js';
-import { withinDeadline } from '../../src/web/deadline.js';
+import { withinDeadline } from '../../src/outbound/deadline.js';
 
 let fake: FakeLinkedin;
 let clock: number;

@@ -9,7 +9,7 @@ import { MASTODON_ERROR_TABLE, MASTODON_OAUTH_ERROR_TABLE } from '../../src/netw
 import { countableLength } from '../../src/networks/mastodon/instance.js';
 import { idempotencyKey } from '../../src/networks/mastodon/statuses.js';
 import { FALLBACK_ROW_NAME } from '../../src/networks/kit/failure.js';
-import { guardedFetch } from '../../src/media/safe-fetch.js';
+import { guardedFetch } from '../../src/outbound/safe-fetch.js';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
 import { drive, type LogLine, NetworkJob, submitOk, testNetworkDeps } from '../support/network-job.js';
 

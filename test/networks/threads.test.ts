@@ -8,7 +8,7 @@ import { parseGraphError } from '../../src/networks/meta-graph/errors.js';
 import { THREADS_ERROR_TABLE, threadsErrorRow } from '../../src/networks/threads/errors.js';
 import { type FakeRequest, type FakeThreads, graphError, on, startFakeThreads } from '../fakes/threads.js';
 import { bufferSource } from '../../src/networks/media-source.js';
-import { withinDeadline } from '../../src/web/deadline.js';
+import { withinDeadline } from '../../src/outbound/deadline.js';
 
 let fake: FakeThreads;
 beforeEach(async () => {

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFileSource } from '../../src/media/file-source.js';
-import { withinDeadline } from '../../src/web/deadline.js';
+import { withinDeadline } from '../../src/outbound/deadline.js';
 
 const KIB = 1024;
 const CHUNK = 256 * KIB;

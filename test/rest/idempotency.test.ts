@@ -12,7 +12,7 @@ import { ServiceError } from '../../src/core/errors.js';
 import { createIdempotencyService, type IdempotencySettings } from '../../src/core/idempotency/idempotency.service.js';
 import type { Timers } from '../../src/core/idempotency/lease.js';
 import { probeMedia } from '../../src/media/probe.js';
-import { createSafeDispatcher } from '../../src/media/safe-fetch.js';
+import { createSafeDispatcher } from '../../src/outbound/safe-fetch.js';
 import { brandWithConnections } from '../support/factories.js';
 import { type ApiResponse, describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
 

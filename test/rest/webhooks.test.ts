@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { publicUrlProblem } from '../../src/media/url-rule.js';
-import { verifyWebhook } from '../../src/webhooks/verify.js';
+import { publicUrlProblem } from '../../src/outbound/url-rule.js';
+import { verifyWebhook } from '../../src/webhooks/signature.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startReceiver } from '../support/receiver.js';
 import { describeEachDb, startTestServerOn, type TestServer } from '../support/server.js';

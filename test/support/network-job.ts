@@ -1,7 +1,7 @@
 import type { NetworkAdapter, PublishRequest, Published, Submitted } from '../../src/networks/adapter.js';
 import type { NetworkDeps } from '../../src/networks/network-deps.js';
 import { bufferSource } from '../../src/networks/media-source.js';
-import { withinDeadline } from '../../src/web/deadline.js';
+import { withinDeadline } from '../../src/outbound/deadline.js';
 
 /**
  * What every network adapter test drives an adapter with: a job as the worker keeps it (progress saved between

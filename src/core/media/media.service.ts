@@ -1,8 +1,8 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
-import type { Dispatcher } from 'undici';
 import { contentMediaSources, contentsMentioningMedia, deleteMedia, findMedia, findMediaById, findMediaMany, insertMedia, listMedia, type MediaRow } from '../../../db/repositories/media.repo.js';
 import type { Database } from '../../../db/schema.js';
+import type { MediaFetcher } from './media-fetcher.js';
 import type { MediaStore, StoredFile } from './media-store.js';
 import type { PublicMediaLinks } from './public-links.js';
 import { type Clock, toIso } from '../clock.js';
@@ -13,8 +13,6 @@ import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { ContentStatus } from '../../vocabulary/content-statuses.js';
-import { type MediaProbe, probeMedia, type StreamedMedia, streamMediaCapped } from '../../media/probe.js';
-import type { OutboundPolicy } from '../../media/safe-fetch.js';
 import { MEDIA_PROBE_DEADLINE_MS } from '../contents/content-plan.js';
 import { MEDIA_NEEDED_BY, type MediaItem, type MediaList, type MediaListQuery, UPLOAD_CONTENT_TYPES, type UploadedMedia } from './media.schema.js';
 
@@ -25,31 +23,6 @@ function uploadTypeOf(contentType: string | null): UploadType | undefined {
   const bare = contentType?.split(';')[0]?.trim().toLowerCase();
   return UPLOAD_CONTENT_TYPES.find((t) => t === bare);
 }
-
-/**
- * Reads a public address for the library (infrastructure, injected like the contents' media probe): `probe`
- * learns the type and size without the body, `stream` hands the body to `sink` and stops past `capBytes`. Both
- * end when `signal` does.
- */
-export interface MediaFetcher {
-  probe(url: string, signal: AbortSignal): Promise<MediaProbe>;
-  stream(url: string, capBytes: number, signal: AbortSignal, sink: (chunk: Buffer) => Promise<void>): Promise<StreamedMedia>;
-}
-
-/**
- * The outbound guard of `src/media` (public addresses only, checked again at every connection and redirect)
- * under `policy`, through `dispatcher` when given (one from `createSafeDispatcher` for that policy).
- */
-export function guardedMediaFetcher(policy: OutboundPolicy, dispatcher?: Dispatcher): MediaFetcher {
-  return {
-    probe: (url, signal) => probeMedia(url, policy, { signal, dispatcher }),
-    stream: (url, capBytes, signal, sink) => streamMediaCapped(url, capBytes, policy, { signal, dispatcher }, sink),
-  };
-}
-
-// Without an injected fetcher the service reads public https addresses only: ALLOW_LOCAL_URLS reaches it only
-// through the fetcher the container passes.
-const PUBLIC_ONLY: OutboundPolicy = { allowLocal: false };
 
 /** The media ids a stored content request or input names (`media: [{media_id}]`); anything unreadable names none. */
 function mediaIdsOf(json: string | null): string[] {
@@ -71,13 +44,12 @@ export function createMediaService(deps: {
   meters: MetersService;
   store: MediaStore;
   links: PublicMediaLinks;
-  /** How `importFromUrl` reads an address; the guard with public addresses only when omitted. */
-  fetcher?: MediaFetcher;
+  /** How `importFromUrl` reads an address: the outbound guard under the service's policy. */
+  fetcher: MediaFetcher;
   /** Overrides MEDIA_PROBE_DEADLINE_MS for `importFromUrl` (tests). */
   importDeadlineMs?: number;
 }) {
-  const { db, clock, meters, store, links } = deps;
-  const fetcher = deps.fetcher ?? guardedMediaFetcher(PUBLIC_ONLY);
+  const { db, clock, meters, store, links, fetcher } = deps;
   const importDeadlineMs = deps.importDeadlineMs ?? MEDIA_PROBE_DEADLINE_MS;
 
   /** What is left of the workspace's `media_storage` meter, in bytes. */

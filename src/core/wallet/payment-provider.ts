@@ -1,4 +1,4 @@
-import { checkSignature } from '../../webhooks/verify.js';
+import { checkSignature } from '../../webhooks/signature.js';
 import type { Clock } from '../clock.js';
 import { ServiceError, validationError } from '../errors.js';
 import { type PaymentEvent, paymentEventSchema } from './wallet.schema.js';

@@ -1,4 +1,4 @@
-import { signPayload } from '../../webhooks/verify.js';
+import { signPayload } from '../../webhooks/signature.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { deriveKey } from '../secret-box.js';

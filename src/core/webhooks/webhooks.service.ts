@@ -9,7 +9,7 @@ import {
   type WebhookRow,
 } from '../../../db/repositories/webhooks.repo.js';
 import type { Database } from '../../../db/schema.js';
-import { checkSignature, type SignatureVerdict } from '../../webhooks/verify.js';
+import { checkSignature, type SignatureVerdict } from '../../webhooks/signature.js';
 import { type Clock, toIso } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ServiceError } from '../errors.js';

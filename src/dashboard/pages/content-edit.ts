@@ -3,7 +3,7 @@ import { CONTENT_TYPES, PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../
 import { errorAt, type FieldErrors, optional } from '../forms.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { describedBy, field } from '../layout.js';
-import type { FormData as FormFields, PageContext } from '../page-router.js';
+import type { PostedForm, PageContext } from '../page-router.js';
 import { CONTENT_TYPE_LABELS } from './compose/view.js';
 
 /**
@@ -70,7 +70,7 @@ export function storedContentFields(content: Content): ContentFieldsState {
  * The content fields a submit sent; null when the form did not carry them (a post from a page of an earlier
  * version, or a client sending only the text): then they are left as stored, rather than read as all unticked.
  */
-export function contentFieldsOf(form: FormFields): ContentFieldsState | null {
+export function contentFieldsOf(form: PostedForm): ContentFieldsState | null {
   if (form.get('content_fields') !== 'shown') return null;
   return {
     contentType: form.get('content_type'),

@@ -1,4 +1,4 @@
-import { withinDeadline } from '../../web/deadline.js';
+import { withinDeadline } from '../../outbound/deadline.js';
 import type { NetworkDeps } from '../network-deps.js';
 
 /** Every network call gets this long; a slower answer counts as no answer (its outcome is unknown). */

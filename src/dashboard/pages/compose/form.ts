@@ -7,7 +7,7 @@ import { IDEMPOTENCY_KEY_RULE, idempotencyKeySchema } from '../../../core/idempo
 import { type FieldErrors, optional } from '../../forms.js';
 import { PLATFORM_SLUGS, PLATFORMS, type PlatformSlug } from '../../../vocabulary/platforms.js';
 import type { MultipartLimits } from '../../multipart.js';
-import { type FormData as FormFields } from '../../page-router.js';
+import { type PostedForm } from '../../page-router.js';
 import { localPublishAt, whenOf, whenPrecheck, type WhenValues } from '../../when-field.js';
 
 export const COMPOSE = '/dashboard/compose';
@@ -95,7 +95,7 @@ export function emptyValues(choices: Choices): ComposeValues {
   };
 }
 
-export function valuesOf(form: FormFields): ComposeValues {
+export function valuesOf(form: PostedForm): ComposeValues {
   return {
     brandId: form.get('brand_id'),
     platforms: form.all('target_platforms'),

@@ -3,7 +3,7 @@ import { ServiceError } from '../../../core/errors.js';
 import type { UploadedMedia } from '../../../core/media/media.schema.js';
 import { check } from '../../forms.js';
 import { readForm } from '../../multipart.js';
-import { CsrfRefused, FormData as FormFields, type PageContext, type PageRouter } from '../../page-router.js';
+import { CsrfRefused, PostedForm, type PageContext, type PageRouter } from '../../page-router.js';
 import { friendlier } from './errors.js';
 import { allRefusals, dryRun } from './refusals.js';
 import { type Choices, chosenConnections, COMPOSE, type ComposeValues, emptyValues, MEDIA_TYPES, mediaItemsOf, FORM_LIMITS, formKeyOf, inputOf, precheck, valuesOf } from './form.js';
@@ -74,7 +74,7 @@ export function composePages(pages: PageRouter): void {
     });
     if (!read.accepted) throw new CsrfRefused();
     const choices = await loadChoices(ctx);
-    const values = valuesOf(new FormFields(read.fields));
+    const values = valuesOf(new PostedForm(read.fields));
     // Before the files: the page sends its key ahead of the file input, so a form refused for its key stored none.
     const formKey = formKeyOf(read.fields);
     if (!formKey.ok) {

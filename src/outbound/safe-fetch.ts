@@ -23,7 +23,7 @@ export type OutboundBlockReason = 'scheme' | 'credentials' | 'invalid_url' | 'ad
 
 /**
  * An outbound request refused by policy. It is an expected outcome, but it is thrown because
- * callers hold a fetch-like API; the helpers in `probe.ts` turn it back into a value.
+ * callers hold a fetch-like API; a caller that wants a value (the media probe does) catches it.
  */
 export class OutboundBlockedError extends Error {
   override readonly name = 'OutboundBlockedError';

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkSignature, signPayload, verifyWebhook } from '../../src/webhooks/verify.js';
+import { checkSignature, signPayload, verifyWebhook } from '../../src/webhooks/signature.js';
 
 /**
  * The receiver-side helper exported as `multi-network-publisher/webhooks` (spec 6.3 item 3): the HMAC covers the
@@ -58,5 +59,17 @@ describe('verifyWebhook over raw bytes', () => {
     const text = `${ts}.{"a":"é"}`;
     expect(signPayload(secret, text)).toBe(signPayload(secret, Buffer.from(text, 'utf8')));
     expect(signPayload(secret, Buffer.concat([Buffer.from(`${ts}.`), a]))).toBe(sign(a));
+  });
+});
+
+describe('the package export', () => {
+  it('`multi-network-publisher/webhooks` compiles from this module (types and code)', () => {
+    const root = new URL('../../', import.meta.url);
+    const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { exports: Record<string, { types: string; default: string }> };
+    const entry = pkg.exports['./webhooks']!;
+    // tsc -b (tsconfig.build.json) writes src/x.ts to dist/src/x.js and dist/src/x.d.ts.
+    expect(entry.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts')).toBe('src/webhooks/signature.ts');
+    expect(entry.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')).toBe('src/webhooks/signature.ts');
+    expect(existsSync(new URL('src/webhooks/signature.ts', root))).toBe(true);
   });
 });

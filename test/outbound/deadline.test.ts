@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withinDeadline } from '../../src/web/deadline.js';
+import { withinDeadline } from '../../src/outbound/deadline.js';
 
-// A full collection while a request waits is what lost the abort on Node 20 (see src/web/deadline.ts).
+// A full collection while a request waits is what lost the abort on Node 20 (see src/outbound/deadline.ts).
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
