@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import { ServiceError, validationError } from '../core/errors.js';
 import { assertWorkspaceAccess } from '../core/workspaces/access.js';
@@ -6,7 +6,6 @@ import type { RateLimiter } from '../web/rate-limiter.js';
 import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
 import { jsonBody } from '../web/json-body.js';
 import { rateLimit } from '../web/rate-limit.js';
-import { type Handler, runChain } from '../web/chain.js';
 import { locals } from '../web/request-context.js';
 import type { AnyRoute } from './route.js';
 
@@ -47,50 +46,33 @@ function parseOrThrow(schema: z.ZodType | undefined, value: unknown, where: 'bod
   return parsed.data;
 }
 
-/** `{wsId}` → `:wsId`: the route's template in Express's spelling, as the request metric labels it. */
+/** `{wsId}` → `:wsId`: the route's template in Express's spelling. */
 function expressPath(openapiPath: string): string {
   return openapiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
-/** A declared path: its pattern, its parameter names and the chain of each method it has. */
-interface PathEntry {
-  /** OpenAPI form, for messages. */
-  path: string;
-  pattern: RegExp;
-  names: string[];
-  template: string;
-  methods: Map<string, Handler[]>;
-  allow: string;
-}
+type Handler = (req: Request, res: Response, next: NextFunction) => unknown;
 
 /**
- * The path's pattern as Express's router builds it by default: case-insensitive, an optional trailing slash, a
- * parameter being one non-empty segment.
+ * The prefixes that get a router of their own, so a request walks only the routes under its own prefix. Paths
+ * under none of them (`/healthz`, `/readyz`) sit on the top router.
  */
-function pathPattern(openapiPath: string): { pattern: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = openapiPath
-    .split(/(\{\w+\})/)
-    .map((part) => {
-      const name = /^\{(\w+)\}$/.exec(part)?.[1];
-      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(name);
-      return '([^/]+)';
-    })
-    .join('');
-  return { pattern: new RegExp(`^${source}/?$`, 'i'), names };
+const PREFIXES = ['/api/v1', '/v1'] as const;
+
+function prefixOf(path: string): string {
+  return PREFIXES.find((prefix) => path.startsWith(`${prefix}/`)) ?? '';
 }
 
 /**
- * Mounts declared routes. Order per request: authenticate → rate limit → workspace check → body → validation
- * → handler, so a stranger learns nothing about a workspace (403 comes before any validation detail).
+ * Mounts declared routes on Express routers, one sub-router per path prefix. Order per request: authenticate →
+ * rate limit → workspace check → body → validation → handler, so a stranger learns nothing about a workspace
+ * (403 comes before any validation detail).
  *
- * One middleware finds the route itself, from the paths grouped by their number of segments, instead of an
- * Express router walking a layer per route, per OPTIONS answer and per method fallback on every request: the
- * walk was the largest part of what a read spent before its handler. The answers are Express's: GET also
- * answers HEAD, OPTIONS lists the path's methods, a method the path does not have gets the spec's error body.
+ * The router answers HEAD with a path's GET. After every declared method, one handler per path answers the rest:
+ * OPTIONS lists the path's methods with no body (RFC 9110 §9.3.7), and a method the path does not have gets the
+ * spec's error body with `Allow` (RFC 9110 §10.2.1) instead of falling through to the catch-all 404.
  */
-export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Handler {
+export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Router {
   const auth = authenticate(deps.auth, deps.limiter);
   const limit = rateLimit(deps.limiter);
   const body = jsonBody(deps.bodyLimit);
@@ -100,10 +82,30 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Handl
     if (wsId !== undefined && principal !== null) assertWorkspaceAccess(principal, String(wsId));
     next();
   };
-  const paths = new Map<string, PathEntry>();
+
+  const top = express.Router();
+  const routers = new Map<string, Router>([['', top]]);
+  for (const prefix of PREFIXES) {
+    const router = express.Router();
+    routers.set(prefix, router);
+    top.use(prefix, router);
+  }
+  /** Each path's router, its template relative to it, and the methods declared on it, in declaration order. */
+  const paths = new Map<string, { router: Router; template: string; methods: string[] }>();
 
   for (const route of routes) {
-    const chain: Handler[] = [];
+    const prefix = prefixOf(route.path);
+    const router = routers.get(prefix)!;
+    const template = expressPath(route.path.slice(prefix.length));
+    const label = expressPath(route.path);
+    const chain: Handler[] = [
+      (_req, res, next) => {
+        // What the request metric labels the request with (src/web/request-context.ts), also when an error
+        // leaves the sub-router for the app's error handler.
+        locals(res).route = label;
+        next();
+      },
+    ];
     if (route.auth === 'bearer') chain.push(auth, limit, workspaceCheck);
     if (route.body !== undefined) chain.push(body);
     chain.push(async (req: Request, res: Response) => {
@@ -133,84 +135,31 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Handl
         res.status(204).end();
         return;
       }
-      // Written directly: Express's res.json would also hash the body for an ETag, which no client of this API
-      // uses (answers are per caller and change with every job step).
-      const json = JSON.stringify(result);
-      res.statusCode = status;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', Buffer.byteLength(json));
-      res.end(json);
+      res.status(status).json(result);
     });
+    router[route.method](template, ...chain);
     let entry = paths.get(route.path);
     if (entry === undefined) {
-      entry = { path: route.path, ...pathPattern(route.path), template: expressPath(route.path), methods: new Map(), allow: '' };
+      entry = { router, template, methods: [] };
       paths.set(route.path, entry);
     }
-    entry.methods.set(route.method.toUpperCase(), chain);
+    entry.methods.push(route.method.toUpperCase());
   }
 
-  // Paths by segment count, so a request is tested only against paths of its own length.
-  const bySegments = new Map<number, PathEntry[]>();
-  for (const [path, entry] of paths) {
-    const methods = [...entry.methods.keys()];
-    if (entry.methods.has('GET')) methods.push('HEAD');
-    entry.allow = [...methods, 'OPTIONS'].join(', ');
-    const segments = path.split('/').length;
-    bySegments.set(segments, [...(bySegments.get(segments) ?? []), entry]);
-  }
-
-  /** The parameters of `path` if it is `entry`'s; throws URIError on a malformed percent-escape. */
-  const paramsOf = (entry: PathEntry, path: string): Record<string, string> | null => {
-    const match = entry.pattern.exec(path);
-    if (match === null) return null;
-    const params: Record<string, string> = {};
-    entry.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
-    return params;
-  };
-  const enter = (req: Request, entry: PathEntry, params: Record<string, string>): void => {
-    req.params = params;
-    // What the request metric labels the request with (src/web/request-context.ts), as Express's Route would.
-    (req as { route?: unknown }).route = { path: entry.template };
-  };
-
-  return (req, res, next) => {
-    const path = req.path;
-    // A trailing slash is optional, as in Express's router.
-    const segments = path.split('/').length - (path.length > 1 && path.endsWith('/') ? 1 : 0);
-    const candidates = bySegments.get(segments) ?? [];
-    let firstMatch: { entry: PathEntry; params: Record<string, string> } | undefined;
-    try {
-      // In declaration order, the first path that has this method, as Express's router would pick it.
-      for (const entry of candidates) {
-        const chain = entry.methods.get(req.method) ?? (req.method === 'HEAD' ? entry.methods.get('GET') : undefined);
-        if (chain === undefined && firstMatch !== undefined) continue;
-        const params = paramsOf(entry, path);
-        if (params === null) continue;
-        if (chain !== undefined) {
-          enter(req, entry, params);
-          runChain(chain, req, res, next);
-          return;
-        }
-        firstMatch = { entry, params };
+  // Registered after every declared method, so a later path that has the method still wins over an earlier one
+  // that merely matches the same URL, as it would without these handlers.
+  for (const [path, { router, template, methods }] of paths) {
+    const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+    const label = expressPath(path);
+    router.all(template, (req, res, next) => {
+      locals(res).route = label;
+      res.setHeader('Allow', allow);
+      if (req.method === 'OPTIONS') {
+        res.status(204).end();
+        return;
       }
-    } catch (err) {
-      // A malformed percent-escape: the error handler answers invalid_request, as for the router's decoding.
-      next(err);
-      return;
-    }
-    if (firstMatch === undefined) {
-      next();
-      return;
-    }
-    // RFC 9110 §9.3.7 / §10.2.1: OPTIONS answers the path's methods with no body, and a method the path does not
-    // have gets the spec's error body (with Allow) instead of the router's plain-text defaults.
-    const { entry, params } = firstMatch;
-    enter(req, entry, params);
-    res.setHeader('Allow', entry.allow);
-    if (req.method === 'OPTIONS') {
-      res.status(204).end();
-      return;
-    }
-    next(new ServiceError('not_found', `${req.method.slice(0, 20)} is not an operation of ${entry.path}; it accepts ${entry.allow}.`));
-  };
+      next(new ServiceError('not_found', `${req.method.slice(0, 20)} is not an operation of ${path}; it accepts ${allow}.`));
+    });
+  }
+  return top;
 }

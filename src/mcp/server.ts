@@ -39,7 +39,7 @@ function icons(baseUrl: string): Icon[] {
   ];
 }
 
-export function serverInfo(baseUrl: string): Implementation {
+function serverInfo(baseUrl: string): Implementation {
   return { name: SERVER_NAME, version: SERVER_VERSION, title: 'Multi-network publisher', websiteUrl: `${baseUrl}/docs`, icons: icons(baseUrl) };
 }
 
@@ -64,7 +64,7 @@ export interface McpScope {
 }
 
 /** The first revision with `resource_link` content (MCP 2025-06-18 changelog). */
-export const RESOURCE_LINKS_SINCE = '2025-06-18';
+const RESOURCE_LINKS_SINCE = '2025-06-18';
 
 // Schemas are rendered once per tool, not per request: a server instance is built for every HTTP request.
 const rootObjects = new WeakMap<z.ZodObject, z.ZodObject>();
@@ -126,10 +126,9 @@ async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: Mcp
 
 /**
  * One `tools/call` of a known tool: the arguments checked against its input schema (a failure answers
- * `validation_failed` in the REST error body, where an SDK check would answer free text), then the tool. The
- * SDK server's handler and the direct path (`direct-call.ts`) both call it.
+ * `validation_failed` in the REST error body, where an SDK check would answer free text), then the tool.
  */
-export async function callTool(tool: AnyTool, args: unknown, scope: McpScope, withLinks: boolean): Promise<CallToolResult> {
+async function callTool(tool: AnyTool, args: unknown, scope: McpScope, withLinks: boolean): Promise<CallToolResult> {
   const input = rootObject(tool.inputSchema).safeParse(args ?? {});
   if (!input.success) return toolFailure(validationError(input.error), scope.requestId(), scope.log);
   return runTool(tool, input.data, scope, withLinks);

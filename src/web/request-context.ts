@@ -11,6 +11,11 @@ export interface RequestLocals {
   parentLog: Logger;
   /** The bound logger once made; read it through `requestLog`. */
   log?: Logger;
+  /**
+   * The matched route's whole template, set by a door that mounts its routes on a sub-router: an error leaving
+   * that router restores `req.baseUrl`, which would cut the prefix off the metric's label.
+   */
+  route?: string;
 }
 
 export function locals(res: Response): RequestLocals {
@@ -43,8 +48,9 @@ export function requestContext(logger: Logger, observe?: (route: string, method:
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The matched route's template (not the raw path) keeps the metric's label set small.
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      observe?.(`${req.baseUrl}${route}`, req.method, res.statusCode, seconds);
+      const matched = (req.route as { path?: string } | undefined)?.path;
+      const route = locals(res).route ?? (matched === undefined ? 'unmatched' : `${req.baseUrl}${matched}`);
+      observe?.(route, req.method, res.statusCode, seconds);
       if (logger.isLevelEnabled('info')) {
         logger.info({ request_id: requestId, method: req.method, path: req.path, status: res.statusCode, ms: seconds * 1000 }, 'request');
       }

@@ -2,8 +2,8 @@ import { expect, it } from 'vitest';
 import { describeEachDb } from '../support/server.js';
 
 /**
- * The REST door finds its route itself (src/http/mount.ts) instead of walking an Express router; these are the
- * router's answers it must keep.
+ * The REST door's routes sit on Express routers, one per path prefix (src/http/mount.ts); these are the router's
+ * answers the door keeps.
  */
 describeEachDb('REST route dispatch', (server) => {
   it('answers HEAD like GET without a body, a trailing slash and any letter case like the plain path', async () => {
