@@ -11,6 +11,7 @@ import { connect } from '../db/connect.js';
 import { sandboxPostsPerJob } from '../db/repositories/sandbox.repo.js';
 import { ledgerSum } from '../db/repositories/wallet.repo.js';
 import { PLATFORMS } from './lib.js';
+import { overrides } from '../test/support/overrides.js';
 
 /**
  * Crash safety at scale: three service processes on one PostgreSQL, N contents to three sandbox platforms each
@@ -21,7 +22,7 @@ import { PLATFORMS } from './lib.js';
  * With `scheduled`, a second phase follows: that many contents due one every SCHEDULE_STEP_MS, and a full outage
  * (all three processes SIGKILLed, down OUTAGE_MS, restarted) ten contents into their window, so some are due while
  * a process is mid-start, some while nothing runs, some just after the restart. Each must publish once and never
- * early, or, when it was due longer than SCHEDULE_GRACE_MS before the restarted scheduler saw it, fail
+ * early, or, when it was due longer than SCHEDULE_GRACE before the restarted scheduler saw it, fail
  * `schedule_missed` (and only then).
  *
  * With `media`, every process is a host of its own (its own MEDIA_DIR) sharing one media store (`media.env`, an
@@ -151,16 +152,18 @@ export async function runChaos(options: {
     DATABASE_URL: options.databaseUrl,
     SECRET_KEY,
     ALLOW_LOCAL_URLS: 'true',
-    SANDBOX_DELAY_MS: '20',
-    CONFIRM_INTERVAL_MS: '100',
-    WORKER_POLL_MS: '25',
-    JOB_LEASE_MS: '3000',
-    // The requests in flight in the killed process hold their keys this long before a retry may take them over.
-    IDEMPOTENCY_LEASE_MS: '3000',
-    JOB_RETRY_DELAYS_MS: '100',
+    ...overrides({
+      SANDBOX_DELAY: '20ms',
+      CONFIRM_INTERVAL: '100ms',
+      WORKER_POLL: '25ms',
+      JOB_LEASE: '3s',
+      // The requests in flight in the killed process hold their keys this long before a retry may take them over.
+      IDEMPOTENCY_LEASE: '3s',
+      JOB_RETRY_DELAYS: '100ms',
+    }),
     RATE_LIMIT_PER_MINUTE: '1000000',
-    WEBHOOK_TIMEOUT_MS: '3000',
-    SCHEDULE_GRACE_MS: String(GRACE_MS),
+    WEBHOOK_TIMEOUT: '3s',
+    SCHEDULE_GRACE: `${GRACE_MS}ms`,
   };
   // One MEDIA_DIR per process: with a shared store, three hosts; without, the same folder as before.
   const hostDirs = options.media ? [0, 1, 2].map((i) => mkdtempSync(join(tmpdir(), `chaos-host${i}-`))) : [];

@@ -12,6 +12,7 @@ import pg from 'pg';
 import type * as ConfigModule from '../src/config.js';
 import type * as ServerModule from '../src/server.js';
 import { api, benchEnv, cpuMs, PLATFORMS, start, stop } from './lib.js';
+import { overrides } from '../test/support/overrides.js';
 
 /**
  * `npx tsx bench/profile-read.ts [sqlite|postgres]`: where an authenticated read (row (a): GET one content with an
@@ -306,9 +307,7 @@ function render(title: string, cpuLine: string, counts: Record<string, number>, 
 /** The service as row (c) sets it: one process with every role, the sandbox answering at once, confirming every 20 ms. */
 const JOB_PATH_ENV = {
   SERVICE_ROLE: 'all',
-  SANDBOX_DELAY_MS: '0',
-  CONFIRM_INTERVAL_MS: '20',
-  WORKER_POLL_MS: '10',
+  ...overrides({ SANDBOX_DELAY: '0ms', CONFIRM_INTERVAL: '20ms', WORKER_POLL: '10ms' }),
   WORKER_CONCURRENCY: '32',
   WORKER_PER_CONNECTION: '32',
 };

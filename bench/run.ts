@@ -10,6 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { api, benchEnv, cpuMs, load, peakRssMb, percentile, start, PLATFORMS, type Started, stop } from './lib.js';
 import { burst, calendarFeed } from './scheduling.js';
+import { overrides } from '../test/support/overrides.js';
 
 /**
  * `npm run bench`: every figure is a ratio against a baseline measured in this same run, or a count per second
@@ -183,9 +184,7 @@ async function endToEnd(): Promise<void> {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const svc = await service(sqliteUrl(), {
     ALLOW_LOCAL_URLS: 'true',
-    SANDBOX_DELAY_MS: '0',
-    CONFIRM_INTERVAL_MS: String(CONFIRM_INTERVAL_MS),
-    WORKER_POLL_MS: '10',
+    ...overrides({ SANDBOX_DELAY: '0ms', CONFIRM_INTERVAL: `${CONFIRM_INTERVAL_MS}ms`, WORKER_POLL: '10ms' }),
     WORKER_CONCURRENCY: '32',
     WORKER_PER_CONNECTION: '32',
   });
@@ -284,7 +283,7 @@ async function dispatcher(): Promise<void> {
       }
     })();
     db.close();
-    const worker = await start('src/main.ts', benchEnv(url, { ALLOW_LOCAL_URLS: 'true', SERVICE_ROLE: 'worker', WORKER_POLL_MS: '10', WEBHOOK_TIMEOUT_MS: '1000' }));
+    const worker = await start('src/main.ts', benchEnv(url, { ALLOW_LOCAL_URLS: 'true', SERVICE_ROLE: 'worker', ...overrides({ WORKER_POLL: '10ms' }), WEBHOOK_TIMEOUT: '1s' }));
     const t0 = performance.now();
     const check = new BetterSqlite3(url.replace(/^sqlite:/, ''), { readonly: true });
     // Done when the fast endpoint has nothing pending: a delivery stays pending, claimed or not, until its attempt
@@ -527,7 +526,7 @@ async function main(): Promise<void> {
       ? `# Benchmark results\n\nMachine: ${machine}\nCommand: \`npm run bench\` (autocannon from the bench process, ${CONNECTIONS} connections, ${SECONDS} s per figure after a warm-up; each server in its own process on loopback)\n${when}\n\n${table}\n\nRatios compare with the baseline measured in the same run; absolute figures depend on the machine (this one also runs the load generator on its 2 cores).`
       : null,
     schedulingRows.length > 0
-      ? `## Scheduling (issue 16)\n\nMachine: ${machine}\nCommand: \`BENCH_ONLY=i,j npm run bench\` (part of the full run)\n${when}\n\n${schedulingTable}\n\nBurst: the contents are seeded by copying rows made through the API (see bench/scheduling.ts), all set due at one instant 25 s ahead on the real clock; the scheduler and publisher of the service processes (SANDBOX_DELAY_MS 0, WORKER_CONCURRENCY 32, WORKER_PER_CONNECTION 32, WORKER_POLL_MS 50; 100 brands × 3 sandbox connections) do the rest. Lateness is the sandbox's submit (container created_at) minus publish_at, per job. Calendar: the feed's first page over a one-week window in the middle of a year of scheduled contents, 8 connections.`
+      ? `## Scheduling (issue 16)\n\nMachine: ${machine}\nCommand: \`BENCH_ONLY=i,j npm run bench\` (part of the full run)\n${when}\n\n${schedulingTable}\n\nBurst: the contents are seeded by copying rows made through the API (see bench/scheduling.ts), all set due at one instant 25 s ahead on the real clock; the scheduler and publisher of the service processes (sandbox delay 0, WORKER_CONCURRENCY 32, WORKER_PER_CONNECTION 32, worker poll 50 ms; 100 brands × 3 sandbox connections) do the rest. Lateness is the sandbox's submit (container created_at) minus publish_at, per job. Calendar: the feed's first page over a one-week window in the middle of a year of scheduled contents, 8 connections.`
       : null,
   );
 }

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { api, benchEnv, load, peakRssMb, percentile, PLATFORMS, start, type Started, stop } from './lib.js';
+import { overrides } from '../test/support/overrides.js';
 
 /**
  * Scheduling rows of `npm run bench` (issue 16).
@@ -21,7 +22,7 @@ import { api, benchEnv, load, peakRssMb, percentile, PLATFORMS, start, type Star
 /** Brands the burst is spread over (three sandbox connections each), so per-connection queues are not the limit. */
 const BRANDS = 100;
 /** The workers as the row runs them: no artificial sandbox pause (as row (c)), wide enough pools. */
-const WORKER_ENV = { SANDBOX_DELAY_MS: '0', WORKER_POLL_MS: '50', WORKER_CONCURRENCY: '32', WORKER_PER_CONNECTION: '32' };
+const WORKER_ENV = { ...overrides({ SANDBOX_DELAY: '0ms', WORKER_POLL: '50ms' }), WORKER_CONCURRENCY: '32', WORKER_PER_CONNECTION: '32' };
 const LEAD_MS = 25_000;
 
 export interface BenchRow {

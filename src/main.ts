@@ -93,6 +93,10 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 
   releaseWarnings(heldWarnings);
+  if (config.deprecatedSettings.length > 0) {
+    // One line for all of them: the old names are read for this release only.
+    logger.warn(`Deprecated settings, read in this release only (see Configuration in README.md): ${config.deprecatedSettings.join('; ')}`);
+  }
   if (config.allowLocalUrls) {
     logger.warn('ALLOW_LOCAL_URLS is on: webhooks and media may reach http and private addresses. For local testing only.');
   }

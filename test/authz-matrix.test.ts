@@ -124,7 +124,7 @@ describeEachDb(
 
     beforeAll(async () => {
       // The token that must expire is made first: its 2 s run out while the main server is seeded.
-      expiring = await startTestServer(kind, { OAUTH_ACCESS_TOKEN_TTL_SECONDS: '2' }, { workers: false });
+      expiring = await startTestServer(kind, { OAUTH_ACCESS_TOKEN_TTL: '2s' }, { workers: false });
       const shortLived = await expiring.workspace('expiring');
       expiringWsId = shortLived.workspace_id;
       const expiringToken = await oauthAccessToken(expiring, shortLived.api_key);

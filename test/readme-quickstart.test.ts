@@ -43,7 +43,7 @@ describe('README quickstart, run with bash as written against a first start', ()
   const dir = mkdtempSync(join(tmpdir(), 'publisher-quickstart-'));
   let service: ServiceProcess;
   beforeAll(async () => {
-    // Default CONFIRM_INTERVAL_MS: the wait the README announces is the one the script meets.
+    // The default confirmation interval: the wait the README announces is the one the script meets.
     service = await startServiceProcess({ DATABASE_URL: `sqlite:${join(dir, 'data', 'service.db')}` });
   }, 60_000);
   afterAll(async () => {

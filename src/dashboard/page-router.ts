@@ -58,7 +58,7 @@ export interface DashboardDeps {
    * the session's workspace: a script holding a dashboard sign-in stays inside the budget of the key it used.
    */
   limiter: RateLimiter;
-  /** How long a webhook receiver has to answer (WEBHOOK_TIMEOUT_MS): the signing help states it. */
+  /** How long a webhook receiver has to answer (WEBHOOK_TIMEOUT): the signing help states it. */
   webhookTimeoutMs: number;
   /** Whether BASE_URL is https (cookies get `Secure`). */
   secure: boolean;

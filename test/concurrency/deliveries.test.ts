@@ -5,6 +5,7 @@ import { insertDeliveries } from '../../db/repositories/deliveries.repo.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { type ServiceProcess, startServiceProcess } from '../support/process.js';
 import { startTestServerOn, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
+import { overrides, serviceEnv } from '../support/overrides.js';
 
 /**
  * Several dispatchers on one outbox: two worker processes (`SERVICE_ROLE=worker`) and the in-process dispatcher
@@ -15,14 +16,15 @@ import { startTestServerOn, TEST_SECRET_KEY, type TestServer } from '../support/
 
 const PER_ENDPOINT = 4;
 const TIMEOUT_MS = 1_500;
-const ENV: Record<string, string> = {
-  ALLOW_LOCAL_URLS: 'true',
-  WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-  WEBHOOK_PER_ENDPOINT: String(PER_ENDPOINT),
-  WEBHOOK_CONCURRENCY: '12',
-  WORKER_POLL_MS: '10',
-  SANDBOX_DELAY_MS: '0',
-};
+const ENV: Record<string, string> = serviceEnv(
+  {
+    ALLOW_LOCAL_URLS: 'true',
+    WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,
+    WEBHOOK_PER_ENDPOINT: String(PER_ENDPOINT),
+    WEBHOOK_CONCURRENCY: '12',
+  },
+  overrides({ WORKER_POLL: '10ms', SANDBOX_DELAY: '0ms' }),
+);
 
 /**
  * Counts each delivery id, and the most requests an answering path had open at once. (The silent path's are

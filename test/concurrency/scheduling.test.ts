@@ -5,6 +5,7 @@ import { testDatabaseKinds } from '../support/databases.js';
 import { type ServiceProcess, startServiceProcess } from '../support/process.js';
 import { contentEvents, earlySubmits, jobTrails, postedTwice } from '../support/scheduling.js';
 import { TEST_SECRET_KEY } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 /**
  * The scheduler with several worker processes on one database and the real clock (issue 16, "Reliability"):
@@ -16,9 +17,7 @@ import { TEST_SECRET_KEY } from '../support/server.js';
 const PLATFORMS = ['facebook', 'threads', 'linkedin'];
 const huge = 1_000_000_000;
 const ENV = {
-  SANDBOX_DELAY_MS: '0',
-  CONFIRM_INTERVAL_MS: '100',
-  WORKER_POLL_MS: '20',
+  ...overrides({ SANDBOX_DELAY: '0ms', CONFIRM_INTERVAL: '100ms', WORKER_POLL: '20ms' }),
   WORKER_CONCURRENCY: '16',
   WORKER_PER_CONNECTION: '8',
   RATE_LIMIT_PER_MINUTE: String(huge),

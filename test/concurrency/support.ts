@@ -6,6 +6,7 @@ import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.
 import { type TestDatabaseKind, testDatabaseKinds } from '../support/databases.js';
 import { type ServiceProcess, startServiceProcess } from '../support/process.js';
 import { type ApiResponse, checkedRequest, type RequestOptions, startTestServerOn, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 /**
  * The concurrency harness: every state change may run twice at once, in two processes on PostgreSQL
@@ -27,10 +28,10 @@ export const FEW_POSTS_PLAN = { ...TIGHT_PLAN, publicacoes: 5 };
 
 /** What both processes of a cluster are started with (besides database, secret, base URL and media folder). */
 export const CLUSTER_ENV: Record<string, string> = {
-  SANDBOX_DELAY_MS: '0',
+  ...overrides({ SANDBOX_DELAY: '0ms' }),
   // Webhook receivers and media hosts of these tests listen on loopback.
   ALLOW_LOCAL_URLS: 'true',
-  WEBHOOK_TIMEOUT_MS: '5000',
+  WEBHOOK_TIMEOUT: '5s',
   PLANS_JSON: JSON.stringify({ tight: TIGHT_PLAN, few_posts: FEW_POSTS_PLAN }),
   PRICES_JSON: JSON.stringify({ default: { publicacao: 1, criacao_de_conteudo: 1 } }),
 };

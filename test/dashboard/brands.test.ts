@@ -4,6 +4,7 @@ import type { Principal } from '../../src/core/principal.js';
 import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { overrides, serviceEnv } from '../support/overrides.js';
 
 const GB = 1024 ** 3;
 const ONE_CONNECTION = { brands: 10, connections: 1, media_storage: GB, webhooks: 10, inspiration_library: 10, criacao_de_conteudos: 100, publicacoes: 100 };
@@ -296,5 +297,5 @@ describeEachDb(
       expect(new URL(res.headers.get('location')!).searchParams.get('state')).toBeTruthy();
     });
   },
-  { THREADS_CLIENT_ID: 'threads-client', THREADS_CLIENT_SECRET: 'threads-secret', THREADS_AUTHORIZE_URL: AUTHORIZE_URL },
+  serviceEnv({ THREADS_CLIENT_ID: 'threads-client', THREADS_CLIENT_SECRET: 'threads-secret' }, overrides({ THREADS_AUTHORIZE_URL: AUTHORIZE_URL })),
 );

@@ -2,12 +2,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeThreads, threadsEnv, type FakeThreads } from '../fakes/threads.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 let fake: FakeThreads;
 const env: Record<string, string> = {};
 beforeAll(async () => {
   fake = await startFakeThreads();
-  Object.assign(env, threadsEnv(fake));
+  addServiceEnv(env, threadsEnv(fake));
 });
 afterAll(() => fake.close());
 

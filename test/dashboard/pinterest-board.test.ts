@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { startFakePinterest } from '../fakes/pinterest.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 /**
  * The board a live Pinterest connection pins to, chosen in the dashboard: the same core service as
@@ -19,7 +20,7 @@ beforeAll(async () => {
     // Listed by Pinterest, but public pins cannot go there.
     { id: '5003', name: 'Drafts', privacy: 'PROTECTED', is_ads_only: false, owner: pinterest.user.username },
   );
-  Object.assign(env, pinterest.serviceEnv);
+  addServiceEnv(env, pinterest.serviceEnv);
 });
 afterAll(async () => {
   await pinterest.close();

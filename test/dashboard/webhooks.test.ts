@@ -276,6 +276,6 @@ describeEachDb(
     });
   },
   // A receiver's time limit other than the 30 s default, so the signing help is seen to state the configured one.
-  { ALLOW_LOCAL_URLS: 'true', WEBHOOK_TIMEOUT_MS: '20000' },
+  { ALLOW_LOCAL_URLS: 'true', WEBHOOK_TIMEOUT: '20s' },
   () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
 );

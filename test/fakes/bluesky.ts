@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { overrides } from '../support/overrides.js';
 
 /**
  * A local stand-in for Bluesky: the entryway where accounts sign in (bsky.social), the account's data server (PDS)
@@ -495,5 +496,5 @@ export type FakeBluesky = Awaited<ReturnType<typeof startFakeBluesky>>;
 
 /** The service's configuration for live Bluesky against this fake: sign-in at its entryway, video at its video service. */
 export function blueskyEnv(fake: FakeBluesky): Record<string, string> {
-  return { BLUESKY_API_URL: fake.origins.entryway, BLUESKY_VIDEO_URL: fake.origins.video };
+  return overrides({ BLUESKY_API_URL: fake.origins.entryway, BLUESKY_VIDEO_URL: fake.origins.video });
 }

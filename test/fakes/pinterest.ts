@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { overrides, serviceEnv } from '../support/overrides.js';
 
 /**
  * A local stand-in for Pinterest API v5 (user_account, boards, board pins, pins, media), its OAuth endpoints and
@@ -87,13 +88,10 @@ export async function startFakePinterest() {
     clientSecret: 'fake-app-secret',
     /** The service's settings that point its Pinterest app at this fake. */
     get serviceEnv(): Record<string, string> {
-      return {
-        PINTEREST_CLIENT_ID: fake.clientId,
-        PINTEREST_CLIENT_SECRET: fake.clientSecret,
-        PINTEREST_API_URL: fake.apiBaseUrl,
-        PINTEREST_AUTHORIZE_URL: fake.authorizeUrl,
-        PINTEREST_TOKEN_URL: fake.tokenUrl,
-      };
+      return serviceEnv(
+        { PINTEREST_CLIENT_ID: fake.clientId, PINTEREST_CLIENT_SECRET: fake.clientSecret },
+        overrides({ PINTEREST_API_URL: fake.apiBaseUrl, PINTEREST_AUTHORIZE_URL: fake.authorizeUrl, PINTEREST_TOKEN_URL: fake.tokenUrl }),
+      );
     },
     user: { id: '549755885175', username: 'acme_studio' },
     /** A valid access token with every scope we ask for. */

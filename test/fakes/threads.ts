@@ -1,6 +1,7 @@
 import { graphError } from './meta-graph.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { overrides, serviceEnv } from '../support/overrides.js';
 
 /** A request as the fake saw it: query and form parameters merged, as the Graph API reads them. */
 export interface FakeRequest {
@@ -318,11 +319,8 @@ export const on = {
 
 /** The service settings that point its Threads adapter and OAuth at this fake. */
 export function threadsEnv(fake: FakeThreads): Record<string, string> {
-  return {
-    THREADS_CLIENT_ID: fake.clientId,
-    THREADS_CLIENT_SECRET: fake.clientSecret,
-    THREADS_API_URL: fake.apiBaseUrl,
-    THREADS_AUTHORIZE_URL: fake.authorizeUrl,
-    THREADS_TOKEN_URL: fake.tokenUrl,
-  };
+  return serviceEnv(
+    { THREADS_CLIENT_ID: fake.clientId, THREADS_CLIENT_SECRET: fake.clientSecret },
+    overrides({ THREADS_API_URL: fake.apiBaseUrl, THREADS_AUTHORIZE_URL: fake.authorizeUrl, THREADS_TOKEN_URL: fake.tokenUrl }),
+  );
 }

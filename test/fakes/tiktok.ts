@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { overrides, serviceEnv } from '../support/overrides.js';
 
 /**
  * A local TikTok: Login Kit's authorize page and token endpoint, /v2/user/info/, and the Content Posting API
@@ -476,11 +477,8 @@ export const on = {
 
 /** The service settings that point its TikTok adapter and OAuth at this fake. */
 export function tiktokEnv(fake: FakeTiktok): Record<string, string> {
-  return {
-    TIKTOK_CLIENT_ID: fake.clientKey,
-    TIKTOK_CLIENT_SECRET: fake.clientSecret,
-    TIKTOK_API_URL: fake.baseUrl,
-    TIKTOK_AUTHORIZE_URL: fake.authorizeUrl,
-    TIKTOK_TOKEN_URL: fake.tokenUrl,
-  };
+  return serviceEnv(
+    { TIKTOK_CLIENT_ID: fake.clientKey, TIKTOK_CLIENT_SECRET: fake.clientSecret },
+    overrides({ TIKTOK_API_URL: fake.baseUrl, TIKTOK_AUTHORIZE_URL: fake.authorizeUrl, TIKTOK_TOKEN_URL: fake.tokenUrl }),
+  );
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type XRequestSchema, xSchemaViolations } from './x-openapi.js';
+import { overrides, serviceEnv } from '../support/overrides.js';
 
 /**
  * A local stand-in for X API v2 (posts, the user timeline, users/me, media upload) and its OAuth 2.0 endpoints,
@@ -419,5 +420,8 @@ export type FakeX = Awaited<ReturnType<typeof startFakeX>>;
 
 /** The service's configuration for live X against this fake. */
 export function xEnv(fake: FakeX): Record<string, string> {
-  return { X_CLIENT_ID: fake.clientId, X_CLIENT_SECRET: fake.clientSecret, X_API_URL: fake.baseUrl, X_AUTHORIZE_URL: fake.authorizeUrl, X_TOKEN_URL: fake.tokenUrl };
+  return serviceEnv(
+    { X_CLIENT_ID: fake.clientId, X_CLIENT_SECRET: fake.clientSecret },
+    overrides({ X_API_URL: fake.baseUrl, X_AUTHORIZE_URL: fake.authorizeUrl, X_TOKEN_URL: fake.tokenUrl }),
+  );
 }

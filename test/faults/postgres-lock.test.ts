@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 const postgres = testDatabaseKinds().find((k) => k.name === 'postgres');
 
@@ -14,7 +15,7 @@ describe.skipIf(postgres === undefined)('PostgreSQL: a lock held on a busy table
   });
 
   it('requests and /readyz answer within the configured bounds while another transaction holds jobs exclusively', async () => {
-    server = await startTestServer(postgres!, { DATABASE_LOCK_TIMEOUT_MS: '1000', DATABASE_CONNECT_TIMEOUT_MS: '1000', READY_TIMEOUT_MS: '1000' });
+    server = await startTestServer(postgres!, { DATABASE_LOCK_TIMEOUT: '1s', DATABASE_CONNECT_TIMEOUT: '1s', ...overrides({ READY_TIMEOUT: '1s' }) });
     const ws = await server.workspace();
     const base = `/api/v1/workspaces/${ws.workspace_id}`;
     const brand = await server.request('POST', `${base}/brands`, { key: ws.api_key, body: { name: 'locked' } });

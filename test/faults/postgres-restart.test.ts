@@ -4,6 +4,7 @@ import { sandboxPostsPerJob } from '../../db/repositories/sandbox.repo.js';
 import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../support/postgres-server.js';
 import { type ServiceProcess, startServiceProcess } from '../support/process.js';
 import { TEST_SECRET_KEY } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 const unavailable = ownPostgresUnavailable();
 const PLATFORMS = ['facebook', 'threads'];
@@ -68,13 +69,15 @@ describe.skipIf(unavailable !== null)(`PostgreSQL server restarted under load${u
       DATABASE_URL: server.url,
       SECRET_KEY: TEST_SECRET_KEY,
       SERVICE_ROLE: 'all',
-      SANDBOX_DELAY_MS: '300',
-      CONFIRM_INTERVAL_MS: '100',
-      WORKER_POLL_MS: '50',
-      JOB_LEASE_MS: '2000',
-      JOB_RETRY_DELAYS_MS: '200',
+      ...overrides({
+        SANDBOX_DELAY: '300ms',
+        CONFIRM_INTERVAL: '100ms',
+        WORKER_POLL: '50ms',
+        JOB_LEASE: '2s',
+        JOB_RETRY_DELAYS: '200ms',
+        READY_TIMEOUT: '1500ms',
+      }),
       WORKER_CONCURRENCY: '4',
-      READY_TIMEOUT_MS: '1500',
     };
     // Started together, as a fleet is: one migrates and creates the first workspace, the other waits for it.
     processes.push(...(await Promise.all([startServiceProcess(env), startServiceProcess(env)])));

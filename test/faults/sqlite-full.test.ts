@@ -3,6 +3,7 @@ import { afterAll, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 let server: TestServer | undefined;
 afterAll(async () => {
@@ -12,7 +13,7 @@ afterAll(async () => {
 it('SQLite disk full: each failed write answers 500 and logs SQLite\'s own error, /readyz is not ready until writes work again', async () => {
   const lines: string[] = [];
   const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }));
-  server = await startTestServer(testDatabaseKinds().find((k) => k.name === 'sqlite')!, { SQLITE_WRITE_FAILURE_HOLD_MS: '1500' }, { logger, workers: false });
+  server = await startTestServer(testDatabaseKinds().find((k) => k.name === 'sqlite')!, overrides({ SQLITE_WRITE_FAILURE_HOLD: '1500ms' }), { logger, workers: false });
   const db = server.container.db;
   if (db.dialect !== 'sqlite') throw new Error('expected SQLite');
   const ws = await server.workspace();

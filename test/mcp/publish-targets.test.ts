@@ -4,6 +4,7 @@ import { startFakePinterest } from '../fakes/pinterest.js';
 import { startMediaHost } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 import { call, callFailing, closeClientsAfterEach, connect } from './tool-calls.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 /**
  * An assistant chooses a Pinterest connection's board over MCP, as the dashboard and REST let a person: the boards
@@ -20,7 +21,7 @@ beforeAll(async () => {
     { id: '7002', name: 'Travel', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
     { id: '7003', name: 'Drafts', privacy: 'SECRET', is_ads_only: false, owner: pinterest.user.username },
   );
-  Object.assign(env, pinterest.serviceEnv);
+  addServiceEnv(env, pinterest.serviceEnv);
 });
 afterAll(async () => {
   await Promise.all([pinterest.close(), mediaHost.close()]);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { startFakeThreads, threadsEnv, type FakeThreads } from '../fakes/threads.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
@@ -9,7 +10,7 @@ let fake: FakeThreads;
 const env: Record<string, string> = {};
 beforeAll(async () => {
   fake = await startFakeThreads();
-  Object.assign(env, threadsEnv(fake));
+  addServiceEnv(env, threadsEnv(fake));
 });
 afterAll(() => fake.close());
 

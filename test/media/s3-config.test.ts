@@ -9,7 +9,7 @@ describe('media store settings', () => {
   });
 
   it('reads the bucket, its server and the keys; the SDK chain finds keys when none are given', () => {
-    expect(parseConfig({ ...S3, S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret', S3_URL_TTL_SECONDS: '600' }).mediaStore).toEqual({
+    expect(parseConfig({ ...S3, S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret', S3_URL_TTL: '10m' }).mediaStore).toEqual({
       kind: 's3',
       bucket: 'media',
       region: 'eu-west-3',
@@ -28,7 +28,7 @@ describe('media store settings', () => {
     [{ ...S3, S3_ENDPOINT: 'ftp://x' }, 'S3_ENDPOINT'],
     [{ ...S3, AWS_ACCESS_KEY_ID: 'id' }, 'AWS_SECRET_ACCESS_KEY'],
     [{ ...S3, AWS_SECRET_ACCESS_KEY: 'secret' }, 'AWS_ACCESS_KEY_ID'],
-    [{ ...S3, S3_URL_TTL_SECONDS: '604801' }, 'S3_URL_TTL_SECONDS'],
+    [{ ...S3, S3_URL_TTL: '604801s' }, 'S3_URL_TTL'],
   ])('refuses %j, naming %s', (env, variable) => {
     let error: unknown;
     try {

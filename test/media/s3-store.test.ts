@@ -10,6 +10,7 @@ import { startFakeThreads, threadsEnv, type FakeThreads } from '../fakes/threads
 import { startServiceProcess } from '../support/process.js';
 import { startLocalS3, type LocalS3 } from '../support/s3.js';
 import { describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
+import { addServiceEnv, overrides, serviceEnv } from '../support/overrides.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082', 'hex');
 /** media_storage of 10 MB: a 12 MB upload passes the first multipart part (8 MiB) before it is too large. */
@@ -21,13 +22,13 @@ let facebook: FakeFacebook;
 const env: Record<string, string> = { PLANS_JSON: JSON.stringify(PLANS) };
 beforeAll(async () => {
   [s3, threads, facebook] = await Promise.all([startLocalS3(), startFakeThreads(), startFakeFacebook()]);
-  Object.assign(env, s3.env, threadsEnv(threads), {
-    FACEBOOK_CLIENT_ID: facebook.settings.clientId!,
-    FACEBOOK_CLIENT_SECRET: facebook.settings.clientSecret!,
-    FACEBOOK_API_URL: facebook.settings.apiBaseUrl,
-    FACEBOOK_AUTHORIZE_URL: facebook.settings.authorizeUrl,
-    FACEBOOK_TOKEN_URL: facebook.settings.tokenUrl,
-  });
+  addServiceEnv(
+    env,
+    s3.env,
+    threadsEnv(threads),
+    { FACEBOOK_CLIENT_ID: facebook.settings.clientId!, FACEBOOK_CLIENT_SECRET: facebook.settings.clientSecret! },
+    overrides({ FACEBOOK_API_URL: facebook.settings.apiBaseUrl, FACEBOOK_AUTHORIZE_URL: facebook.settings.authorizeUrl, FACEBOOK_TOKEN_URL: facebook.settings.tokenUrl }),
+  );
 });
 afterAll(async () => {
   await Promise.all([s3?.close(), threads?.close(), facebook?.close()]);
@@ -192,9 +193,7 @@ describeEachDb(
         SECRET_KEY: TEST_SECRET_KEY,
         MEDIA_DIR: otherDir,
         SERVICE_ROLE: 'worker',
-        SANDBOX_DELAY_MS: '0',
-        WORKER_POLL_MS: '50',
-        CONFIRM_INTERVAL_MS: '100',
+        ...serviceEnv(env, overrides({ SANDBOX_DELAY: '0ms', WORKER_POLL: '50ms', CONFIRM_INTERVAL: '100ms' })),
       });
       try {
         const deadline = Date.now() + 60_000;

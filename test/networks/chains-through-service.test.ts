@@ -5,6 +5,7 @@ import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.js';
 import { startFakeThreads, threadsEnv, type FakeThreads } from '../fakes/threads.js';
 import { startFakeX, xEnv, type FakeX } from '../fakes/x.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 /**
  * Chains through the whole service: a content created over REST, published by the workers through the four
@@ -19,11 +20,7 @@ const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 
 beforeAll(async () => {
   [bluesky, x, threads, mastodon] = await Promise.all([startFakeBluesky(), startFakeX(), startFakeThreads(), startFakeMastodon()]);
-  Object.assign(env, {
-    ...blueskyEnv(bluesky),
-    ...xEnv(x),
-    ...threadsEnv(threads),
-  });
+  addServiceEnv(env, blueskyEnv(bluesky), xEnv(x), threadsEnv(threads));
 });
 afterAll(async () => {
   // Every body the adapter sent to X held to X's OpenAPI (the fake would have refused it otherwise).

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { blueskyEnv, startFakeBluesky } from '../fakes/bluesky.js';
 import { startFakeX, xEnv, type FakeX } from '../fakes/x.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 /**
  * An upload's media type, from the upload through the stored request to what the network is told: uploads are
@@ -15,10 +16,7 @@ const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 
 beforeAll(async () => {
   [bluesky, x] = await Promise.all([startFakeBluesky(), startFakeX()]);
-  Object.assign(env, {
-    ...blueskyEnv(bluesky),
-    ...xEnv(x),
-  });
+  addServiceEnv(env, blueskyEnv(bluesky), xEnv(x));
 });
 afterAll(async () => {
   // Every body the adapter sent to X held to X's OpenAPI (the fake would have refused it otherwise).

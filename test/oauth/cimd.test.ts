@@ -4,6 +4,7 @@ import { redirectOutsideFence, shapeDocument } from '../../oauth/client-metadata
 import { Browser, pkcePair } from '../support/oauth-browser.js';
 import { describeEachDb } from '../support/server.js';
 import { claudeCodeDocument, DocumentHost, randomLoopbackPort, trustSelfSignedCertificates } from './support/document-host.js';
+import { overrides } from '../support/overrides.js';
 
 /**
  * Client ID Metadata Documents at the authorization server: what is fetched, from where, how often, and which
@@ -250,7 +251,7 @@ describeEachDb(
       }
     });
   },
-  { ALLOW_LOCAL_URLS: 'true', OAUTH_CIMD_TIMEOUT_MS: '500', OAUTH_CIMD_FETCHES_PER_MINUTE: '1000' },
+  { ALLOW_LOCAL_URLS: 'true', ...overrides({ OAUTH_CIMD_TIMEOUT: '500ms', OAUTH_CIMD_FETCHES_PER_MINUTE: 1000 }) },
 );
 
 describeEachDb('metadata documents: the per-address throttle', (server, kind) => {
@@ -269,7 +270,7 @@ describeEachDb('metadata documents: the per-address throttle', (server, kind) =>
     for (const p of fetched) expect(accepted(await authorize(base, host.url(p)))).toBe(true);
     expect(paths.reduce((n, p) => n + host.fetches(p), 0)).toBe(2);
   });
-}, { ALLOW_LOCAL_URLS: 'true', OAUTH_CIMD_FETCHES_PER_MINUTE: '2' });
+}, { ALLOW_LOCAL_URLS: 'true', ...overrides({ OAUTH_CIMD_FETCHES_PER_MINUTE: 2 }) });
 
 describeEachDb('metadata documents: private and special addresses, with the production rules', (server) => {
   let listener: Server;

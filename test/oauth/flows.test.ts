@@ -325,5 +325,5 @@ describeEachDb(
       expect((await callMcp(server(), token.body.access_token!)).status).toBe(401);
     });
   },
-  { OAUTH_ACCESS_TOKEN_TTL_SECONDS: '1' },
+  { OAUTH_ACCESS_TOKEN_TTL: '1s' },
 );

@@ -4,6 +4,7 @@ import type { Content, UpdatedContent } from '../../src/core/contents/contents.s
 import { parseStoredRequest } from '../../src/core/jobs/stored-request.js';
 import { blueskyEnv, startFakeBluesky, type FakeBluesky } from '../fakes/bluesky.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 /**
  * Per-network texts after creation, through REST: a content shows each platform's own text, an edit of the shared
@@ -14,7 +15,7 @@ let bluesky: FakeBluesky;
 const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   bluesky = await startFakeBluesky();
-  Object.assign(env, blueskyEnv(bluesky));
+  addServiceEnv(env, blueskyEnv(bluesky));
 });
 afterAll(() => bluesky.close());
 

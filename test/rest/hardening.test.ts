@@ -9,6 +9,7 @@ import { Browser, pkcePair } from '../support/oauth-browser.js';
 import { DashboardClient } from '../support/dashboard.js';
 import { describeEachDb, startTestServer } from '../support/server.js';
 import { testDatabaseKinds } from '../support/databases.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 let fake: FakeThreads;
 const logLines: string[] = [];
@@ -21,7 +22,7 @@ const sink = new Writable({
 const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   fake = await startFakeThreads();
-  Object.assign(env, threadsEnv(fake));
+  addServiceEnv(env, threadsEnv(fake));
 });
 afterAll(() => fake.close());
 

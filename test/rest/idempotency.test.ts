@@ -15,6 +15,7 @@ import { probeMedia } from '../../src/media/probe.js';
 import { createSafeDispatcher } from '../../src/outbound/safe-fetch.js';
 import { brandWithConnections } from '../support/factories.js';
 import { type ApiResponse, describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 // B-2 and B-9. Time is the server's ManualClock; the holder's heartbeat runs on short real timers (HTTP suite) or
 // on timers the test ticks itself (service suite), so a lease of 30 s is walked past in milliseconds.
@@ -403,7 +404,7 @@ describeEachDb('Idempotency claims in the database: fenced by the owner token, a
 });
 
 describeEachDb(
-  'IDEMPOTENCY_LEASE_MS sets how long a key stays blocked after its holder died',
+  'IDEMPOTENCY_LEASE sets how long a key stays blocked after its holder died',
   (server) => {
     it('a request claims its key for the configured lease', async () => {
       const { ws, brandId } = await brandWithConnections(server(), ['threads']);
@@ -414,17 +415,17 @@ describeEachDb(
       expect(await lockedUntil(server().container.db.kysely, ws.workspace_id, 'L1')).toBe(server().container.clock.now() + 5_000);
     });
   },
-  { IDEMPOTENCY_LEASE_MS: '5000' },
+  overrides({ IDEMPOTENCY_LEASE: '5s' }),
   () => ({ clock: new ManualClock(Date.UTC(2026, 10, 24, 9)) }),
 );
 
 describe('Idempotency settings', () => {
-  it('IDEMPOTENCY_LEASE_MS is 60 s by default, and under 2 s is a configuration error naming it', () => {
+  it('IDEMPOTENCY_LEASE is 60 s by default, and under 2 s is a configuration error naming it', () => {
     const base = { DATABASE_URL: 'sqlite::memory:', SECRET_KEY: TEST_SECRET_KEY };
     expect(parseConfig(base).idempotencyLeaseMs).toBe(60_000);
-    expect(parseConfig({ ...base, IDEMPOTENCY_LEASE_MS: '2000' }).idempotencyLeaseMs).toBe(2_000);
-    expect(() => parseConfig({ ...base, IDEMPOTENCY_LEASE_MS: '1999' })).toThrow(
-      expect.objectContaining({ variable: 'IDEMPOTENCY_LEASE_MS', message: expect.stringMatching(/^IDEMPOTENCY_LEASE_MS must be at least 2000 ms/) }),
+    expect(parseConfig(base, { IDEMPOTENCY_LEASE: '2s' }).idempotencyLeaseMs).toBe(2_000);
+    expect(() => parseConfig(base, { IDEMPOTENCY_LEASE: '1999ms' })).toThrow(
+      expect.objectContaining({ variable: 'IDEMPOTENCY_LEASE', message: expect.stringMatching(/^IDEMPOTENCY_LEASE must be at least 2000 ms/) }),
     );
   });
 

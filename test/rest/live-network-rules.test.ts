@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { startYoutubeFake, type YoutubeFake } from '../fakes/youtube.js';
 import { startMediaHost } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv, overrides } from '../support/overrides.js';
 
 /**
  * Per-network rules on live connections, through REST: a connection made with the network's OAuth (its fake), a
@@ -15,7 +16,11 @@ const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   [youtube, mediaHost] = await Promise.all([startYoutubeFake(), startMediaHost()]);
   const s = youtube.settings;
-  Object.assign(env, { YOUTUBE_CLIENT_ID: s.clientId!, YOUTUBE_CLIENT_SECRET: s.clientSecret!, YOUTUBE_API_URL: s.apiBaseUrl, YOUTUBE_AUTHORIZE_URL: s.authorizeUrl, YOUTUBE_TOKEN_URL: s.tokenUrl });
+  addServiceEnv(
+    env,
+    { YOUTUBE_CLIENT_ID: s.clientId!, YOUTUBE_CLIENT_SECRET: s.clientSecret! },
+    overrides({ YOUTUBE_API_URL: s.apiBaseUrl, YOUTUBE_AUTHORIZE_URL: s.authorizeUrl, YOUTUBE_TOKEN_URL: s.tokenUrl }),
+  );
 });
 afterAll(async () => {
   await Promise.all([youtube.close(), mediaHost.close()]);

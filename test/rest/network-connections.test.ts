@@ -7,6 +7,7 @@ import { startedOAuthSchema } from '../../src/core/connections/connections.schem
 import { graphError, on, startFakeThreads, threadsEnv, type FakeThreads } from '../fakes/threads.js';
 import { startReceiver } from '../support/receiver.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 let fake: FakeThreads;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -15,7 +16,7 @@ const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 beforeAll(async () => {
   fake = await startFakeThreads();
   receiver = await startReceiver();
-  Object.assign(env, threadsEnv(fake));
+  addServiceEnv(env, threadsEnv(fake));
 });
 afterAll(async () => {
   await fake.close();

@@ -3,21 +3,20 @@ import { ManualClock } from '../../src/core/clock.js';
 import { startFakeLinkedin, type FakeLinkedin } from '../fakes/linkedin.js';
 import { startReceiver } from '../support/receiver.js';
 import { describeEachDb } from '../support/server.js';
+import { addServiceEnv, overrides } from '../support/overrides.js';
 
 let fake: FakeLinkedin;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true', TOKEN_EXPIRY_WARNING_DAYS: '7' };
+const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true', TOKEN_EXPIRY_WARNING: '7d' };
 
 beforeAll(async () => {
   fake = await startFakeLinkedin();
   receiver = await startReceiver();
-  Object.assign(env, {
-    LINKEDIN_CLIENT_ID: fake.clientId,
-    LINKEDIN_CLIENT_SECRET: fake.clientSecret,
-    LINKEDIN_API_URL: fake.baseUrl,
-    LINKEDIN_AUTHORIZE_URL: fake.authorizeUrl,
-    LINKEDIN_TOKEN_URL: fake.tokenUrl,
-  });
+  addServiceEnv(
+    env,
+    { LINKEDIN_CLIENT_ID: fake.clientId, LINKEDIN_CLIENT_SECRET: fake.clientSecret },
+    overrides({ LINKEDIN_API_URL: fake.baseUrl, LINKEDIN_AUTHORIZE_URL: fake.authorizeUrl, LINKEDIN_TOKEN_URL: fake.tokenUrl }),
+  );
 });
 afterAll(async () => {
   await fake.close();

@@ -11,6 +11,7 @@ import { call, callFailing, closeClientsAfterEach, connect } from '../mcp/tool-c
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { startMediaHost } from '../support/factories.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 /**
  * The five later networks through the running service: each kind of connection (OAuth with this installation's
@@ -31,12 +32,7 @@ beforeAll(async () => {
     { id: '5001', name: 'Recipes', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
     { id: '5002', name: 'Travel', privacy: 'PUBLIC', is_ads_only: false, owner: pinterest.user.username },
   );
-  Object.assign(env, {
-    ...blueskyEnv(bluesky),
-    ...xEnv(x),
-    ...pinterest.serviceEnv,
-    ...tiktokEnv(tiktok),
-  });
+  addServiceEnv(env, blueskyEnv(bluesky), xEnv(x), pinterest.serviceEnv, tiktokEnv(tiktok));
 });
 afterAll(async () => {
   await Promise.all([mastodon.close(), bluesky.close(), x.close(), pinterest.close(), tiktok.close(), mediaHost.close()]);

@@ -4,6 +4,7 @@ import { startReceiver } from '../support/receiver.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer } from '../support/server.js';
 import { parseConfig } from '../../src/config.js';
+import { overrides } from '../support/overrides.js';
 
 /**
  * Real time, on purpose (sockets and timers, no manual clock): a receiver that answers just inside the time
@@ -19,10 +20,9 @@ it('a slow (2.5 s) and a timing-out (3.1 s) receiver do not delay a fast one; th
   const receiver = await startReceiver((path) => (path === '/slow' ? { delayMs: 2_500, status: 200 } : path === '/timeout' ? { delayMs: 3_100, status: 200 } : 200));
   const server = await startTestServer(testDatabaseKinds()[0]!, {
     ALLOW_LOCAL_URLS: 'true',
-    WORKER_POLL_MS: '20',
-    CONFIRM_INTERVAL_MS: '50',
+    ...overrides({ WORKER_POLL: '20ms', CONFIRM_INTERVAL: '50ms' }),
     WEBHOOK_PER_ENDPOINT: '2',
-    WEBHOOK_TIMEOUT_MS: '3000',
+    WEBHOOK_TIMEOUT: '3s',
   });
   try {
     const { ws, brandId } = await brandWithConnections(server, ['linkedin']);

@@ -9,6 +9,7 @@ import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.
 import { type RunningService, startService } from '../../src/server.js';
 import { type TestDatabase, type TestDatabaseKind, testDatabaseKinds } from './databases.js';
 import { ResponseConformance } from './openapi.js';
+import { overrides, serviceEnv } from './overrides.js';
 
 export const TEST_SECRET_KEY = '0f'.repeat(32);
 
@@ -136,15 +137,9 @@ export async function startTestServerOn(
   options: ContainerOptions & { workers?: boolean } = {},
 ): Promise<TestServer> {
   const mediaDir = mkdtempSync(join(tmpdir(), 'publisher-media-'));
-  const config = parseConfig({
-    DATABASE_URL: database.url,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    SECRET_KEY: TEST_SECRET_KEY,
-    SANDBOX_DELAY_MS: '0',
-    MEDIA_DIR: mediaDir,
-    ...env,
-  });
+  const config = parseConfig(
+    serviceEnv({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET_KEY, MEDIA_DIR: mediaDir }, overrides({ SANDBOX_DELAY: '0ms' }), env),
+  );
   const service = await startService(config, options);
   return new TestServer(service, {
     ...database,

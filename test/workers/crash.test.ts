@@ -4,6 +4,7 @@ import { sandboxPostsPerJob } from '../../db/repositories/sandbox.repo.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startServiceProcess } from '../support/process.js';
 import { TEST_SECRET_KEY } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 const PLATFORMS = ['facebook', 'threads', 'linkedin'];
 const CONTENTS = 67; // × 3 platforms = 201 jobs
@@ -24,11 +25,7 @@ describe('crash safety', () => {
       const env = {
         DATABASE_URL: database.url,
         SECRET_KEY: TEST_SECRET_KEY,
-        SANDBOX_DELAY_MS: '100',
-        CONFIRM_INTERVAL_MS: '100',
-        WORKER_POLL_MS: '20',
-        JOB_LEASE_MS: '1500',
-        JOB_RETRY_DELAYS_MS: '100',
+        ...overrides({ SANDBOX_DELAY: '100ms', CONFIRM_INTERVAL: '100ms', WORKER_POLL: '20ms', JOB_LEASE: '1500ms', JOB_RETRY_DELAYS: '100ms' }),
         WORKER_CONCURRENCY: '4',
       };
       const db = connect(kind.name === 'sqlite' ? { dialect: 'sqlite', file: database.url.replace(/^sqlite:/, '') } : { dialect: 'postgres', connectionString: database.url });

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { REFRESH_BEFORE_PUBLISH_MS } from '../../src/core/connections/token-refresh.js';
 import { startFakeThreads, threadsEnv, type FakeThreads } from '../fakes/threads.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
+import { addServiceEnv } from '../support/overrides.js';
 
 /**
  * A publish on a live connection refreshes its token first when the token expires within
@@ -15,7 +16,7 @@ const env: Record<string, string> = { ALLOW_LOCAL_URLS: 'true' };
 
 beforeAll(async () => {
   fake = await startFakeThreads();
-  Object.assign(env, threadsEnv(fake));
+  addServiceEnv(env, threadsEnv(fake));
 });
 afterAll(async () => {
   await fake.close();

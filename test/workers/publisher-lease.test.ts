@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { ConfigError, parseConfig } from '../../src/config.js';
+import { ConfigError, parseConfig, type TestOverrides } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { NetworkAdapter } from '../../src/networks/adapter.js';
 import type { PublisherSettings } from '../../src/workers/publisher.js';
@@ -9,6 +9,7 @@ import { sandboxPostsPerJob } from '../../db/repositories/sandbox.repo.js';
 import { brandWithConnections } from '../support/factories.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { describeEachDb, startTestServer, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
+import { overrides } from '../support/overrides.js';
 
 /**
  * B-10: a job's lease covers its run, not its wait in the connection's queue. Several jobs queue behind one
@@ -231,40 +232,43 @@ describeEachDb(
       await expectEachJobOnce(s, contentIds, before);
     });
   },
-  { JOB_LEASE_MS: String(LEASE_MS) },
+  overrides({ JOB_LEASE: `${LEASE_MS}ms` }),
   () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
 );
 
-it('JOB_LEASE_MS shorter than one call is a configuration error that names the variable and the limit', () => {
+it('JOB_LEASE shorter than one call is a configuration error that names the variable and the limit', () => {
   const base = { DATABASE_URL: 'sqlite::memory:', SECRET_KEY: TEST_SECRET_KEY };
-  const fails = (env: Record<string, string>) => {
+  const fails = (knobs: TestOverrides) => {
     try {
-      parseConfig({ ...base, ...env });
+      parseConfig(base, knobs);
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
-      expect((err as ConfigError).variable).toBe('JOB_LEASE_MS');
+      expect((err as ConfigError).variable).toBe('JOB_LEASE');
       return (err as Error).message;
     }
-    throw new Error(`accepted ${JSON.stringify(env)}`);
+    throw new Error(`accepted ${JSON.stringify(knobs)}`);
   };
-  expect(fails({ JOB_LEASE_MS: '999' })).toMatch(/^JOB_LEASE_MS must be at least 1000 ms/);
+  expect(fails({ JOB_LEASE: '999ms' })).toMatch(/^JOB_LEASE must be at least 1000 ms/);
   // The finding's reproduction scaled down: a 2 s sandbox call (up to 3 s with jitter) under a 3 s lease.
-  expect(fails({ JOB_LEASE_MS: '3000', SANDBOX_DELAY_MS: '2000' })).toBe(
-    'JOB_LEASE_MS (3000 ms) must be longer than the longest sandbox call, 3000 ms (1.5 × SANDBOX_DELAY_MS 2000 ms): a lease shorter than one call is lost while the call runs',
+  expect(fails({ JOB_LEASE: '3s', SANDBOX_DELAY: '2s' })).toBe(
+    'JOB_LEASE (3000 ms) must be longer than the longest sandbox call, 3000 ms (1.5 × SANDBOX_DELAY 2000 ms): a lease shorter than one call is lost while the call runs',
   );
-  expect(parseConfig({ ...base, JOB_LEASE_MS: '4000', SANDBOX_DELAY_MS: '2000' }).publisher.leaseMs).toBe(4000);
-  expect(parseConfig({ ...base, JOB_LEASE_MS: '1000' }).publisher.leaseMs).toBe(1000);
+  expect(parseConfig(base, { JOB_LEASE: '4s', SANDBOX_DELAY: '2s' }).publisher.leaseMs).toBe(4000);
+  expect(parseConfig(base, { JOB_LEASE: '1s' }).publisher.leaseMs).toBe(1000);
   expect(parseConfig(base).publisher.leaseMs).toBe(60_000);
 });
 
 /**
- * The finding's reproduction in real time and scaled down (JOB_LEASE_MS=4000 SANDBOX_DELAY_MS=2000 → 1000/200):
+ * The finding's reproduction in real time and scaled down (JOB_LEASE 4s and SANDBOX_DELAY 2s → 1s and 200ms):
  * the real claim loop, the real sandbox delay, 8 jobs behind one connection that runs one at a time, so the last
  * waits about three leases before it starts.
  */
 for (const kind of testDatabaseKinds()) {
   it(`real time: 8 jobs behind one slow connection with a 1 s lease all finish, each posted and counted once [${kind.name}]`, async () => {
-    const s = await startTestServer(kind, { JOB_LEASE_MS: String(LEASE_MS), SANDBOX_DELAY_MS: '200', WORKER_PER_CONNECTION: '1', WORKER_POLL_MS: '20', CONFIRM_INTERVAL_MS: '50' });
+    const s = await startTestServer(kind, {
+      WORKER_PER_CONNECTION: '1',
+      ...overrides({ JOB_LEASE: `${LEASE_MS}ms`, SANDBOX_DELAY: '200ms', WORKER_POLL: '20ms', CONFIRM_INTERVAL: '50ms' }),
+    });
     try {
       const before = await outcomeMetric(s);
       const contentIds = await queueContents(s, 8);

@@ -9,6 +9,7 @@ import { brandWithConnections } from '../support/factories.js';
 import { startReceiver } from '../support/receiver.js';
 import { contentEvents, earlySubmits, jobTrails, meterUsed, postedTwice } from '../support/scheduling.js';
 import { describeEachDb, startTestServer, startTestServerOn, type TestServer } from '../support/server.js';
+import { overrides, serviceEnv } from '../support/overrides.js';
 
 /**
  * The scheduler in one process on an injected clock (issue 16, "Reliability"): never before publish_at, exactly
@@ -154,7 +155,7 @@ describeEachDb(
 );
 
 for (const kind of testDatabaseKinds()) {
-  describe(`scheduler: an outage, SCHEDULE_GRACE_MS within and beyond [${kind.name}]`, () => {
+  describe(`scheduler: an outage, SCHEDULE_GRACE within and beyond [${kind.name}]`, () => {
     it('down from before T until T + grace: the one due exactly grace ago publishes at once on restart, the one due 1 ms earlier fails schedule_missed with content.failed and no charge, a later one waits for its time', async () => {
       const clock = new ManualClock(Date.UTC(2026, 4, 10, 8));
       let server = await startTestServer(kind, ENV, { clock, workers: false });
@@ -224,7 +225,7 @@ for (const kind of testDatabaseKinds()) {
 
     it('with the workers running, a content due during an outage within the grace is started by the restarted worker loop itself', async () => {
       const clock = new ManualClock(Date.UTC(2026, 4, 11, 8));
-      let server = await startTestServer(kind, { ...ENV, WORKER_POLL_MS: '20', SCHEDULE_GRACE_MS: '600000' }, { clock });
+      let server = await startTestServer(kind, serviceEnv(ENV, overrides({ WORKER_POLL: '20ms' }), { SCHEDULE_GRACE: '10m' }), { clock });
       try {
         const { ws, brandId } = await brandWithConnections(server, ['threads']);
         const t = Date.UTC(2026, 4, 11, 9);
@@ -233,7 +234,7 @@ for (const kind of testDatabaseKinds()) {
         await server.service.stop(1000);
         rmSync(mediaDir, { recursive: true, force: true });
         clock.set(t + 599_000);
-        server = await startTestServerOn(server.database, { ...ENV, WORKER_POLL_MS: '20', SCHEDULE_GRACE_MS: '600000' }, { clock });
+        server = await startTestServerOn(server.database, serviceEnv(ENV, overrides({ WORKER_POLL: '20ms' }), { SCHEDULE_GRACE: '10m' }), { clock });
         const deadline = Date.now() + 10_000;
         while ((await submitted(server, [id])) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         const trails = await jobTrails(server.container.db.kysely, [id]);

@@ -5,7 +5,7 @@ import { brandWithConnections } from '../support/factories.js';
 import { startReceiver } from '../support/receiver.js';
 import { describeEachDb } from '../support/server.js';
 
-/** B-16: an attempt that timed out records the limit it ran under (WEBHOOK_TIMEOUT_MS), not spec 8's default. */
+/** B-16: an attempt that timed out records the limit it ran under (WEBHOOK_TIMEOUT), not spec 8's default. */
 
 describe('describeAttempt states the configured timeout', () => {
   it('renders the limit it is given, in seconds or milliseconds', () => {
@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 describeEachDb(
-  'a hanging receiver under WEBHOOK_TIMEOUT_MS=600',
+  'a hanging receiver under WEBHOOK_TIMEOUT=600ms',
   (server) => {
     it('the attempt ends after about 600 ms, is retried at +1 min, and its record says 600 milliseconds', async () => {
       const s = server();
@@ -52,6 +52,6 @@ describeEachDb(
       expect(delivery!.attempts[0]).toMatchObject({ http_status: null, error: 'The endpoint did not answer within 600 milliseconds.' });
     });
   },
-  { ALLOW_LOCAL_URLS: 'true', WEBHOOK_TIMEOUT_MS: '600' },
+  { ALLOW_LOCAL_URLS: 'true', WEBHOOK_TIMEOUT: '600ms' },
   () => ({ clock: new ManualClock(Date.UTC(2026, 10, 21, 12)), workers: false }),
 );

@@ -7,7 +7,7 @@
 import { CONFIRMATION_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode, MAX_ANNOUNCED_WAIT_MS } from '../../vocabulary/job-errors.js';
 import { UNKNOWN_SIZE_MEDIA_CAP_BYTES } from '../../vocabulary/platforms.js';
 
-/** The timings the policy works with (configuration: CONFIRM_*, LATE_CHECK_*, JOB_RETRY_DELAYS_MS, PUBLISH_DEADLINE_MS). */
+/** The timings the policy works with (fixed defaults in src/config/test-overrides.ts, which tests compress). */
 export interface JobPolicySettings {
   /** Delay before each automatic retry of a transient failure; its length is the number of retries. */
   retryDelaysMs: readonly number[];

@@ -11,7 +11,7 @@ import type { MetersService } from '../meters/meters.service.js';
 import type { WalletService } from '../wallet/wallet.service.js';
 import { type Modo, modoSchema } from '../wallet/wallet.schema.js';
 
-/** How long after its time a content due while the service was down still publishes (issue 16; SCHEDULE_GRACE_MS). */
+/** How long after its time a content due while the service was down still publishes (SCHEDULE_GRACE). */
 export const DEFAULT_SCHEDULE_GRACE_MS = 3_600_000;
 
 /** What starting the next due content did. */

@@ -48,7 +48,7 @@ const ERROR_WORDS: Record<Exclude<TransportError, 'timeout'>, string> = {
 
 /**
  * A one-line summary of an attempt in our own words (never the receiver's body). `timeoutMs` is the limit the
- * attempt actually ran under (`WEBHOOK_TIMEOUT_MS`), so the record states the configured value, not the default.
+ * attempt actually ran under (`WEBHOOK_TIMEOUT`), so the record states the configured value, not the default.
  */
 export function describeAttempt(result: AttemptResult, timeoutMs: number): string | null {
   if (result.kind === 'error') {

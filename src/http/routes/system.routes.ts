@@ -27,7 +27,7 @@ export function systemRoutes(health: HealthService) {
       tag: 'Operations',
       summary: 'Readiness',
       description:
-        'Answers 200 when the database answers within READY_TIMEOUT_MS and writes are not failing (SQLite: no full disk or I/O error within SQLITE_WRITE_FAILURE_HOLD_MS); 500 server_error otherwise, its message saying which.',
+        'Answers 200 when the database answers within 2 s and writes are not failing (SQLite: no full disk or I/O error in the last 30 s); 500 server_error otherwise, its message saying which.',
       auth: 'none',
       success: { status: 200, description: 'Ready.', schema: statusSchema },
       handle: async () => {
