@@ -462,7 +462,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       retryDelaysMs: e.JOB_RETRY_DELAYS_MS.split(',').map(Number),
       publishDeadlineMs: e.PUBLISH_DEADLINE_MS,
     },
-    scheduler: { graceMs: e.SCHEDULE_GRACE_MS, pollMs: e.WORKER_POLL_MS, lanes: e.SCHEDULER_LANES, perTick: 500, batch: 100 },
+    scheduler: { graceMs: e.SCHEDULE_GRACE_MS, pollMs: e.WORKER_POLL_MS, lanes: e.SCHEDULER_LANES, perTick: 500 },
     dispatcher: {
       concurrency: e.WEBHOOK_CONCURRENCY,
       perEndpoint: e.WEBHOOK_PER_ENDPOINT,
