@@ -62,6 +62,7 @@ export function pollLoop(args: {
   }
 
   function schedule(): void {
+    cancel?.();
     cancel = timers.after(backoff.delay(), () => {
       round = poll().finally(() => {
         round = undefined;
