@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { realTimers, type Timeouts } from '../core/lease.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -53,7 +54,8 @@ export function pollLoop(args: {
   async function poll(): Promise<void> {
     try {
       while (running && (await args.step()) > 0) {
-        /* keep stepping while there is work */
+        // A step that answers without I/O (SQLite is synchronous) must not hold the event loop: yield a turn.
+        await nextTurn();
       }
       backoff.succeeded();
     } catch (err) {

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Timeouts } from '../core/lease.js';
 import type { ScheduledStart, StartOutcome } from '../core/scheduling/scheduled-start.js';
 import type { Logger } from '../observability/logger.js';
@@ -23,7 +24,7 @@ export function createScheduler(deps: {
   logger: Logger;
   settings: SchedulerSettings;
   timers?: Timeouts;
-  /** Jobs were queued: the publisher may claim now rather than at its next poll. */
+  /** Jobs were queued (once per started content): the publisher may claim now rather than at its next poll. */
   onStarted?(): void;
   /** Observability: one content's start outcome (not `idle`). */
   onOutcome?(outcome: Exclude<StartOutcome, { kind: 'idle' }>): void;
@@ -48,7 +49,11 @@ export function createScheduler(deps: {
       }
       handled += 1;
       report(outcome);
+      if (outcome.kind === 'started') deps.onStarted?.();
       if (outcome.kind === 'retry') break;
+      // better-sqlite3 answers synchronously, so on SQLite a run of starts would never leave the microtask queue:
+      // the publisher (woken to claim what was just queued) and the HTTP server get their turn between contents.
+      await nextTurn();
     }
     return handled;
   }
@@ -58,9 +63,7 @@ export function createScheduler(deps: {
     const budget = { left: settings.perTick };
     const lanes = deps.dialect === 'postgres' ? Math.max(1, settings.lanes) : 1;
     const counts = await Promise.all(Array.from({ length: lanes }, () => lane(budget)));
-    const handled = counts.reduce((a, b) => a + b, 0);
-    if (handled > 0) deps.onStarted?.();
-    return handled;
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   const loop = pollLoop({ what: 'starting scheduled contents', logger, pollMs: settings.pollMs, step: tick, timers: deps.timers });
