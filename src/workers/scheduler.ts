@@ -4,6 +4,9 @@ import type { ScheduledStart, StartOutcome } from '../core/scheduling/scheduled-
 import type { Logger } from '../observability/logger.js';
 import { pollLoop } from './poll-loop.js';
 
+/** The longest the scheduler holds the event loop during a burst before letting the rest of the process run. */
+const TURN_MS = 20;
+
 export interface SchedulerSettings {
   pollMs: number;
   /** Contents started at once by this process (PostgreSQL: several transactions in flight; SQLite: one writer). */
@@ -37,6 +40,18 @@ export function createScheduler(deps: {
     deps.onOutcome?.(outcome);
   }
 
+  /**
+   * better-sqlite3 answers synchronously, so on SQLite a run of starts would never leave the microtask queue: the
+   * publisher (woken to claim what was just queued) and the HTTP server get a turn at least every `TURN_MS`. Not
+   * after every content: the publisher then claims a few jobs at a time, and a burst takes several times longer.
+   */
+  let turnStartedAt = performance.now();
+  async function yieldNow(): Promise<void> {
+    if (performance.now() - turnStartedAt < TURN_MS) return;
+    await nextTurn();
+    turnStartedAt = performance.now();
+  }
+
   /** Starts due contents one by one until none is due, the budget is spent, or a transient charge race asks to wait. */
   async function lane(budget: { left: number }): Promise<number> {
     let handled = 0;
@@ -51,9 +66,7 @@ export function createScheduler(deps: {
       report(outcome);
       if (outcome.kind === 'started') deps.onStarted?.();
       if (outcome.kind === 'retry') break;
-      // better-sqlite3 answers synchronously, so on SQLite a run of starts would never leave the microtask queue:
-      // the publisher (woken to claim what was just queued) and the HTTP server get their turn between contents.
-      await nextTurn();
+      await yieldNow();
     }
     return handled;
   }
