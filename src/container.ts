@@ -191,9 +191,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
     });
     const scheduler = createScheduler({
-      start: createScheduledStart({ ...deps, wallet, meters, graceMs: config.scheduler.graceMs }),
+      start: createScheduledStart({ ...deps, wallet, graceMs: config.scheduler.graceMs }),
       dialect: db.dialect,
-      clock,
       logger,
       settings: config.scheduler,
       onStarted: () => publisher.nudge(),

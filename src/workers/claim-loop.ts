@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { Logger } from '../observability/logger.js';
+import { pollBackoff } from './poll-loop.js';
 
 /** One claim: the rows it takes are leased under `lease` until `lockedUntil`, at most `limit` of them. */
 export interface Claim {
@@ -10,16 +11,13 @@ export interface Claim {
   lockedUntil: number;
 }
 
-/** The longest pause between polls while claims fail, so a worker resumes within it once the database is back. */
-const BACKOFF_MAX_MS = 5_000;
-
 /**
  * The claiming shared by the workers. A tick claims only while the worker is not stopping and has room, under a
  * fresh lease token (`<workerId>:<random>`, so a lease names the worker that holds it) valid for `leaseMs`;
  * `claim` takes the rows and says how many it took on. The loop calls `tick` every `pollMs` and again while it
  * finds work, and also as soon as a slot frees (`refill`), so throughput is not bounded by the poll interval.
  * A claim that fails (the database unreachable, a statement timed out) is logged and the loop goes on, polling
- * less often while failures last.
+ * less often while failures last (the backoff every worker's poll shares, `pollBackoff`).
  */
 export function createClaimLoop(args: {
   /** Prefix of this worker's id (`wrk_`, `whd_`). */
@@ -40,16 +38,8 @@ export function createClaimLoop(args: {
   let stopping = false;
   let refilling = false;
 
-  /** Claims failed in a row (the database away): the poll backs off, and refills wait for it. */
-  let failures = 0;
-  const fail = (err: unknown) => {
-    failures += 1;
-    // The first failure is news; the rest of an outage is one warning per (backed-off) poll.
-    const log = failures === 1 ? args.logger.error.bind(args.logger) : args.logger.warn.bind(args.logger);
-    log({ err, failures, retry_in_ms: delay() }, `claiming ${args.what} failed; retrying`);
-  };
-  /** The poll's delay: `pollMs`, doubled per failed claim in a row up to `BACKOFF_MAX_MS` (or `pollMs` if longer). */
-  const delay = () => (failures === 0 ? args.pollMs : Math.max(args.pollMs, Math.min(args.pollMs * 2 ** failures, BACKOFF_MAX_MS)));
+  /** While claims fail in a row (the database away), the poll backs off and refills wait for it. */
+  const backoff = pollBackoff({ what: `claiming ${args.what}`, logger: args.logger, pollMs: args.pollMs });
 
   /** Claims what fits in the free room; returns how many rows were taken on. Tests and drains call it directly. */
   async function tick(): Promise<number> {
@@ -82,10 +72,10 @@ export function createClaimLoop(args: {
           while (running && (await tick()) > 0) {
             /* keep claiming while there is work and room */
           }
-          failures = 0;
+          backoff.succeeded();
         } while (wanted && running);
       } catch (err) {
-        fail(err);
+        backoff.failed(err);
       } finally {
         claiming = undefined;
       }
@@ -98,7 +88,7 @@ export function createClaimLoop(args: {
     timer = setTimeout(async () => {
       await claimWhileWork();
       if (running) schedule();
-    }, delay());
+    }, backoff.delay());
   }
 
   return {
@@ -121,7 +111,7 @@ export function createClaimLoop(args: {
     /** A slot freed: claim again now (only while the loop runs; tests drive `tick` themselves). */
     refill(): void {
       // While claims fail, the backed-off poll alone tries again: a finished job must not make a claim each.
-      if (!running || refilling || failures > 0) return;
+      if (!running || refilling || backoff.failures > 0) return;
       refilling = true;
       setImmediate(() => {
         refilling = false;

@@ -5,6 +5,7 @@ import { type ContentRow, findContentsByIds, finalJobsLockingContents, writeFina
 import { claimDueJobs, type JobRow, type JobUpdate, batchedByColumns, jobWritesUnderLease, type LeasedJobWrite, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
+import { keepLease, realTimers } from '../core/lease.js';
 import { recordConnectionExpired } from '../core/events/events.js';
 import {
   afterConfirm,
@@ -21,7 +22,6 @@ import {
 import { refreshContentOutcome, refreshLockedContentsOutcomes } from '../core/jobs/outcome.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
-import { keepJobLease } from './job-lease.js';
 import { buildJobRequest } from './job-request.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import type { PlatformSlug } from '../vocabulary/platforms.js';
@@ -323,12 +323,24 @@ export function createPublisher(deps: PublisherDeps) {
         logger.debug({ job_id: h.id }, 'job was claimed by another worker while it waited; skipped');
         return;
       }
-      const stopRenewing = keepJobLease({ db, clock, logger, leaseMs: settings.leaseMs, renewEveryMs, maxRunMs: settings.publishDeadlineMs }, h.id, h.lease);
+      // Renewed against the run's token while it runs (ARCHITECTURE decision 5). A run past the publishing deadline
+      // is presumed stuck and stops renewing, so its job is freed for another worker within one lease.
+      const runStartedAt = clock.now();
+      const lease = keepLease(
+        async () => {
+          if (clock.now() - runStartedAt <= settings.publishDeadlineMs) return renewLease(db, h.id, h.lease, clock.now() + settings.leaseMs);
+          logger.warn({ job_id: h.id }, 'job run outlived the publishing deadline; its lease is no longer renewed');
+          return false;
+        },
+        renewEveryMs,
+        realTimers,
+        (err) => logger.warn({ err, job_id: h.id }, 'renewing a job lease failed; retried at the next renewal'),
+      );
       try {
         const claimedConnection = clock.now() - h.claimedAt <= CLAIMED_CONNECTION_MS ? (h.connection ?? null) : null;
         await process(h.job, h.content, h.lease, claimedConnection);
       } finally {
-        stopRenewing();
+        await lease.stop();
       }
     } catch (err) {
       logger.error({ err, job_id: h.id }, 'job run failed; it will be retried when its lease ends');

@@ -1,7 +1,11 @@
-import type { Clock } from '../core/clock.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Timeouts } from '../core/lease.js';
 import type { ScheduledStart, StartOutcome } from '../core/scheduling/scheduled-start.js';
 import type { Logger } from '../observability/logger.js';
-import { createClaimLoop } from './claim-loop.js';
+import { pollLoop } from './poll-loop.js';
+
+/** The longest the scheduler holds the event loop during a burst before letting the rest of the process run. */
+const TURN_MS = 20;
 
 export interface SchedulerSettings {
   pollMs: number;
@@ -9,22 +13,21 @@ export interface SchedulerSettings {
   lanes: number;
   /** Most contents one tick starts before yielding to the poll (a top-of-the-hour burst is spread over ticks). */
   perTick: number;
-  /** Contents started in one transaction. */
-  batch: number;
 }
 
 /**
  * The scheduling worker: every poll, starts the scheduled contents that are due, each in its own transaction (see
  * `createScheduledStart`), and wakes the publisher when it queued jobs. Holds nothing between ticks, so a crash
- * loses nothing: what was not started is still `scheduled` in the database.
+ * loses nothing: what was not started is still `scheduled` in the database. It claims no rows and holds no lease:
+ * the conditional take in the database is what keeps two processes from starting one content.
  */
 export function createScheduler(deps: {
   start: ScheduledStart;
   dialect: 'sqlite' | 'postgres';
-  clock: Clock;
   logger: Logger;
   settings: SchedulerSettings;
-  /** Jobs were queued: the publisher may claim now rather than at its next poll. */
+  timers?: Timeouts;
+  /** Jobs were queued (once per started content): the publisher may claim now rather than at its next poll. */
   onStarted?(): void;
   /** Observability: one content's start outcome (not `idle`). */
   onOutcome?(outcome: Exclude<StartOutcome, { kind: 'idle' }>): void;
@@ -37,61 +40,55 @@ export function createScheduler(deps: {
     deps.onOutcome?.(outcome);
   }
 
-  /** Starts due contents batch by batch until none is due, the budget is spent, or a transient charge race asks to wait. */
+  /**
+   * better-sqlite3 answers synchronously, so on SQLite a run of starts would never leave the microtask queue: the
+   * publisher (woken to claim what was just queued) and the HTTP server get a turn at least every `TURN_MS`. Not
+   * after every content: the publisher then claims a few jobs at a time, and a burst takes several times longer.
+   */
+  let turnStartedAt = performance.now();
+  async function yieldNow(): Promise<void> {
+    if (performance.now() - turnStartedAt < TURN_MS) return;
+    await nextTurn();
+    turnStartedAt = performance.now();
+  }
+
+  /** Starts due contents one by one until none is due, the budget is spent, or a transient charge race asks to wait. */
   async function lane(budget: { left: number }): Promise<number> {
     let handled = 0;
     while (budget.left > 0) {
-      const size = Math.min(settings.batch, budget.left);
-      budget.left -= size;
-      const outcomes = await deps.start.startDue(deps.dialect, size);
-      if (outcomes.length === 0) {
+      budget.left -= 1;
+      const outcome = await deps.start.startNextDue(deps.dialect);
+      if (outcome.kind === 'idle') {
         budget.left = 0;
         break;
       }
-      handled += outcomes.length;
-      for (const outcome of outcomes) if (outcome.kind !== 'idle') report(outcome);
-      if (outcomes.some((o) => o.kind === 'retry')) break;
+      handled += 1;
+      report(outcome);
+      if (outcome.kind === 'started') deps.onStarted?.();
+      if (outcome.kind === 'retry') break;
+      await yieldNow();
     }
     return handled;
   }
 
-  /** Rounds running now: `stop` waits for them. */
-  const inFlight = new Set<Promise<number>>();
-
-  const loop = createClaimLoop({
-    idPrefix: 'sch_',
-    what: 'scheduled contents',
-    clock: deps.clock,
-    logger,
-    pollMs: settings.pollMs,
-    leaseMs: settings.pollMs,
-    room: () => settings.perTick,
-    claim(c) {
-      const round = startDue(c.limit);
-      inFlight.add(round);
-      void round.finally(() => inFlight.delete(round)).catch(() => undefined);
-      return round;
-    },
-  });
-
-  /** Starts up to `limit` due contents over the lanes; returns how many were handled. */
-  async function startDue(limit: number): Promise<number> {
-    const budget = { left: limit };
+  /** One round: starts up to `perTick` due contents over the lanes; returns how many were handled. */
+  async function tick(): Promise<number> {
+    const budget = { left: settings.perTick };
     const lanes = deps.dialect === 'postgres' ? Math.max(1, settings.lanes) : 1;
     const counts = await Promise.all(Array.from({ length: lanes }, () => lane(budget)));
-    const handled = counts.reduce((a, b) => a + b, 0);
-    if (handled > 0) deps.onStarted?.();
-    return handled;
+    return counts.reduce((a, b) => a + b, 0);
   }
+
+  const loop = pollLoop({ what: 'starting scheduled contents', logger, pollMs: settings.pollMs, step: tick, timers: deps.timers });
 
   return {
     /** One round (tests drive it with a controlled clock): starts what is due; returns how many contents it handled. */
-    tick: loop.tick,
+    tick,
     /** Starts everything due now, however many ticks that takes (bounded, should a charge race repeat). */
     async drain(maxTicks = 1000): Promise<number> {
       let total = 0;
       for (let i = 0; i < maxTicks; i += 1) {
-        const n = await loop.tick();
+        const n = await tick();
         total += n;
         if (n === 0) return total;
       }
@@ -99,9 +96,6 @@ export function createScheduler(deps: {
     },
     start: () => loop.start(),
     /** Stops polling and waits for the round in flight, so nothing runs on a database being closed. */
-    async stop(): Promise<void> {
-      loop.stop();
-      await Promise.all([...inFlight]);
-    },
+    stop: () => loop.stop(),
   };
 }

@@ -10,7 +10,7 @@ import { planContent } from '../../src/core/contents/content-plan.js';
 import { createContentInputSchema } from '../../src/core/contents/contents.schema.js';
 import { ServiceError } from '../../src/core/errors.js';
 import { createIdempotencyService, type IdempotencySettings } from '../../src/core/idempotency/idempotency.service.js';
-import type { Timers } from '../../src/core/idempotency/lease.js';
+import type { Timers } from '../../src/core/lease.js';
 import { probeMedia } from '../../src/media/probe.js';
 import { createSafeDispatcher } from '../../src/outbound/safe-fetch.js';
 import { brandWithConnections } from '../support/factories.js';

@@ -4,6 +4,7 @@ import {
   findIdempotencyKey,
   type IdempotencyClaim,
   releaseIdempotencyKey,
+  renewIdempotencyKey,
   takeOverIdempotencyKey,
   tryInsertIdempotencyKey,
 } from '../../../db/repositories/idempotency.repo.js';
@@ -11,7 +12,7 @@ import type { Database } from '../../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { type ErrorCode, ServiceError } from '../errors.js';
 import { newId, sha256Hex } from '../ids.js';
-import { holdLease, realTimers, type Timers } from './lease.js';
+import { keepLease, realTimers, type Timers } from '../lease.js';
 import { releasesKey } from './outcome-policy.js';
 
 /** How long claims last and how a duplicate waits; every duration is injectable so tests run in milliseconds. */
@@ -151,7 +152,9 @@ export function createIdempotencyService(deps: {
       const claimed = await claim<T>(workspaceId, key, hash, ownerToken);
       if (!claimed.owner) return claimed.answer;
 
-      const lease = holdLease({ db, clock, timers, workspaceId, key, ownerToken, lockMs: settings.lockMs, heartbeatMs: settings.heartbeatMs });
+      // The claim outlives any slow request and expires only when its process stopped renewing it (crashed, or
+      // cut off from the database for a whole lease). A failed renewal is simply tried at the next beat.
+      const lease = keepLease(() => renewIdempotencyKey(db, workspaceId, key, ownerToken, clock.now() + settings.lockMs), settings.heartbeatMs, timers);
       let recorded = false;
       const record: RecordOutcome<T> = async (tx, value) => {
         if (!(await completeIdempotencyKey(tx, workspaceId, key, ownerToken, JSON.stringify({ ok: true, value } satisfies Stored)))) throw new ClaimLost();

@@ -1,13 +1,12 @@
 import type { Kysely } from 'kysely';
 import { type ContentRow, takeDueContents, transitionContent } from '../../../db/repositories/contents.repo.js';
-import { failScheduledJobs, type JobRow, startScheduledJobs } from '../../../db/repositories/jobs.repo.js';
+import { failScheduledJobs, startScheduledJobs } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { CHARGE_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 import type { Clock } from '../clock.js';
 import { chargeStart } from '../contents/charging.js';
 import { ServiceError } from '../errors.js';
 import { refreshContentOutcome } from '../jobs/outcome.js';
-import type { MetersService } from '../meters/meters.service.js';
 import type { WalletService } from '../wallet/wallet.service.js';
 import { type Modo, modoSchema } from '../wallet/wallet.schema.js';
 
@@ -36,13 +35,13 @@ export type ScheduledStart = ReturnType<typeof createScheduledStart>;
  * A charge the plan or the wallet refuses rolls that transaction back; a second one fails the jobs with the
  * refusal's code (spec 7.2) and records `content.failed`, so an unpaid content is never silently dropped.
  */
-export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock; wallet: WalletService; meters: MetersService; graceMs: number }) {
-  const { db, clock, wallet, meters, graceMs } = deps;
+export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock; wallet: WalletService; graceMs: number }) {
+  const { db, clock, wallet, graceMs } = deps;
 
   // Only the modo is needed here: the stored fields were checked whole when they were written.
   const modoOf = (row: ContentRow): Modo => (row.input === null ? 'plano' : (modoSchema.optional().parse((JSON.parse(row.input) as { modo?: unknown }).modo) ?? 'plano'));
 
-  /** A charge refusal the one-by-one path turns into failed jobs (or, for a batch race, a retry). */
+  /** A charge refusal, turned into failed jobs (or, for a credit batch that expired while chosen, a retry). */
   const isChargeRefusal = (err: unknown): err is ServiceError =>
     err instanceof ServiceError && (err.code === 'lote_vencido' || (CHARGE_ERROR_CODES as readonly string[]).includes(err.code));
 
@@ -66,7 +65,11 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
     return { kind: 'missed', contentId: row.id, publishAt: row.publishAt ?? now };
   }
 
-  /** Starts (or reports missed) the earliest due content, if any: the precise path, one transaction per content. */
+  /**
+   * Starts (or reports missed) the earliest due content, if any, in one transaction, charged by `chargeStart` like
+   * any content that starts publishing. The scheduler runs several of these at once on PostgreSQL (the take skips
+   * contents another transaction holds), so a burst is not one content at a time.
+   */
   async function startNextDue(dialect: 'sqlite' | 'postgres'): Promise<StartOutcome> {
     const now = clock.now();
     let taken: { id: string; workspaceId: string } | null = null;
@@ -90,61 +93,5 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
     }
   }
 
-  /**
-   * Starts up to `limit` due contents in one transaction: one statement takes them, one queues all their jobs,
-   * and the meters of each workspace are charged once for all its contents in modo plano (the sum of what each
-   * would have taken, in the same cycle), so a burst of contents due at one instant costs a few statements per
-   * batch instead of several per content, and processes do not queue one content at a time on a workspace's meter
-   * rows. Contents in a credit modo are charged one by one, as at creation. If any charge is refused the whole
-   * batch rolls back and its contents go through `startNextDue`, which fails exactly the ones that cannot be paid.
-   */
-  async function startDue(dialect: 'sqlite' | 'postgres', limit: number): Promise<StartOutcome[]> {
-    const now = clock.now();
-    try {
-      return await db.transaction().execute(async (tx): Promise<StartOutcome[]> => {
-        const rows = await takeDueContents(tx, dialect, now, limit);
-        if (rows.length === 0) return [];
-        const outcomes: StartOutcome[] = [];
-        const starting: ContentRow[] = [];
-        for (const row of rows) {
-          const publishAt = row.publishAt ?? now;
-          if (publishAt >= now - graceMs) starting.push(row);
-          else outcomes.push(await failMissed(tx, row, now));
-        }
-        const jobs = await startScheduledJobs(tx, starting.map((r) => r.id), now);
-        const jobsOf = new Map<string, JobRow[]>();
-        for (const job of jobs) jobsOf.set(job.contentId, [...(jobsOf.get(job.contentId) ?? []), job]);
-        // Workspaces in one order in every process, so two batches never wait on each other's meter rows.
-        const byWorkspace = new Map<string, ContentRow[]>();
-        for (const row of starting) byWorkspace.set(row.workspaceId, [...(byWorkspace.get(row.workspaceId) ?? []), row]);
-        for (const workspaceId of [...byWorkspace.keys()].sort()) {
-          const plano: ContentRow[] = [];
-          for (const row of byWorkspace.get(workspaceId)!) {
-            const modo = modoOf(row);
-            if (modo === 'plano') plano.push(row);
-            else await chargeStart(tx, wallet, { workspaceId, modo, contentId: row.id, jobs: jobsOf.get(row.id) ?? [] });
-          }
-          const publications = plano.reduce((n, row) => n + (jobsOf.get(row.id)?.length ?? 0), 0);
-          await meters.consume(tx, workspaceId, [
-            { meter: 'criacao_de_conteudos', amount: plano.length },
-            { meter: 'publicacoes', amount: publications },
-          ]);
-        }
-        for (const row of starting) outcomes.push({ kind: 'started', contentId: row.id, publishAt: row.publishAt ?? now, jobs: jobsOf.get(row.id)?.length ?? 0 });
-        return outcomes;
-      });
-    } catch (err) {
-      if (!isChargeRefusal(err)) throw err;
-      const outcomes: StartOutcome[] = [];
-      for (let i = 0; i < limit; i += 1) {
-        const outcome = await startNextDue(dialect);
-        if (outcome.kind === 'idle') break;
-        outcomes.push(outcome);
-        if (outcome.kind === 'retry') break;
-      }
-      return outcomes;
-    }
-  }
-
-  return { startNextDue, startDue };
+  return { startNextDue };
 }
