@@ -59,7 +59,6 @@ const envSchema = z.object({
       message: 'must start with sqlite:, file:, postgres:// or postgresql://',
     })
     .default('sqlite:./data/service.db'),
-  DATABASE_PREPARED_STATEMENTS: booleanText.default(true),
   DATABASE_CONNECT_TIMEOUT_MS: msOrOff(DEFAULT_POSTGRES_WAITS.connectMs),
   DATABASE_STATEMENT_TIMEOUT_MS: msOrOff(DEFAULT_POSTGRES_WAITS.statementMs),
   DATABASE_LOCK_TIMEOUT_MS: msOrOff(DEFAULT_POSTGRES_WAITS.lockMs),
@@ -358,7 +357,7 @@ function parseDatabaseUrl(e: z.infer<typeof envSchema>): DatabaseTarget {
   const url = e.DATABASE_URL;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const waits = { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS, lockMs: e.DATABASE_LOCK_TIMEOUT_MS };
-    return { dialect: 'postgres', connectionString: url, preparedStatements: e.DATABASE_PREPARED_STATEMENTS, waits };
+    return { dialect: 'postgres', connectionString: url, waits };
   }
   const file = url.replace(/^(sqlite|file):/, '');
   if (file.length === 0) {

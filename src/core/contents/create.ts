@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { type ContentRow, insertContent } from '../../../db/repositories/contents.repo.js';
 import { insertJobs } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
-import type { Transact } from '../../../db/transaction-batch.js';
 import { toIso } from '../clock.js';
 import { newTimeOrderedUuid } from '../ids.js';
 import { type IdempotentResult, requestHash } from '../idempotency/idempotency.service.js';
@@ -21,7 +20,6 @@ import { type ContentsDeps, jobRowsFor, type Placement, type RecordOutcome, take
 /** Creating a content: `create`. */
 export function contentCreation(deps: ContentsDeps) {
   const { db, clock, idempotency, wallet } = deps;
-  const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
 
   /** Stores a checked content as its timing asks; charges only what starts publishing now. */
   async function store(tx: Kysely<Database>, workspaceId: string, plan: ContentPlan, fields: ContentFields, timing: Timing): Promise<CreatedContent> {
@@ -83,7 +81,7 @@ export function contentCreation(deps: ContentsDeps) {
         const fields = fieldsOf(input);
         const timing = timingOf(input, input.publish_at !== undefined && input.time_zone === undefined ? await zoneOf(db, workspaceId, input.brand_id) : 'UTC', clock.now());
         const plan = await planContent(db, workspaceId, fields, deps.probeMedia);
-        return transact(async (tx) => {
+        return db.transaction().execute(async (tx) => {
           const created = await store(tx, workspaceId, plan, fields, timing);
           if (record) await record(tx, created);
           return created;

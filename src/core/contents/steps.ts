@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { findBrandQueue, lockBrandQueue } from '../../../db/repositories/brand-queues.repo.js';
 import { type ContentRow, EDITABLE_STATUSES, findContent, heldQueueSlots } from '../../../db/repositories/contents.repo.js';
 import type { Database } from '../../../db/schema.js';
-import type { Transact } from '../../../db/transaction-batch.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
@@ -24,8 +23,6 @@ export interface ContentsDeps {
   idempotency: IdempotencyService;
   probeMedia: ProbeMedia;
   wallet: WalletService;
-  /** How a creation's writes are committed; on SQLite, together with the creations that arrive meanwhile. */
-  transact?: Transact;
 }
 
 /** Where a stored content's time stands, as columns. */
