@@ -3,7 +3,6 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { namingStatements } from './postgres-statements.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -18,8 +17,6 @@ export type DatabaseTarget =
   | {
       dialect: 'postgres';
       connectionString: string;
-      /** `false` for a pooler in transaction mode that cannot keep them (default true). */
-      preparedStatements?: boolean;
       /** Bounded waits (0 disables one); see `PostgresWaits`. */
       waits?: Partial<PostgresWaits>;
     };
@@ -190,6 +187,6 @@ export function connect(target: DatabaseTarget, options: { poolSize?: number } =
   // discards the broken client when it is released. The next checkout opens a new connection.
   pool.on('connect', (client) => client.on('error', () => undefined));
   pool.on('error', () => undefined);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: target.preparedStatements === false ? pool : namingStatements(pool) }) });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { dialect: 'postgres', kysely, pool, recentWriteFailure: () => null, close: () => kysely.destroy() };
 }

@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { transactionBatches } from '../db/transaction-batch.js';
 import type { Config } from './config.js';
 import { createApiKeysService } from './core/api-keys/api-keys.service.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -152,13 +151,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       openMedia: (url) =>
         url.startsWith('file://') ? media.store.open(url.slice('file://'.length)) : openMediaSource(url, { downloadDir, policy: net.policy, fetch: { dispatcher: net.dispatcher, timeoutMs: 30 * 60_000 } }),
     };
-    // One batcher for the service's hot writes: creations, job steps and the sandbox's posts of the same moment
-    // commit together on SQLite.
-    const transact = transactionBatches(db.kysely, db.dialect);
-    // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids. Its writes of
-    // the moment go together, as the job steps around them do: one piece of the batch on SQLite, one statement on
-    // PostgreSQL.
-    const sandboxTables = sandboxStore(db.kysely, db.dialect, transact);
+    // The sandbox keeps its posts in its own tables; it gets them as a store, like its clock and ids.
+    const sandboxTables = sandboxStore(db.kysely);
     const sandbox = createSandboxAdapter(networkDeps, {
       store: sandboxTables,
       newId,
@@ -176,7 +170,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     });
     const publisher = createPublisher({
       ...deps,
-      transact,
       dialect: db.dialect,
       logger,
       settings: config.publisher,
@@ -244,7 +237,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
           }),
           probeMedia: (url, signal) => probeMedia(url, net.policy, { dispatcher: net.dispatcher, signal }),
           wallet,
-          transact,
         }),
         wallet,
         media: createMediaService({ ...deps, meters, store: media.store, links: mediaLinks, fetcher: guardedMediaFetcher(net.policy, net.dispatcher) }),

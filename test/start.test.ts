@@ -95,10 +95,6 @@ describe('configuration', () => {
     const c = parseConfig({ DATABASE_URL: 'postgres://localhost/x', SECRET_KEY: 'ab'.repeat(32) });
     expect(c.database.dialect).toBe('postgres');
     expect(c.secretKey?.length).toBe(32);
-    expect(c.database).toMatchObject({ preparedStatements: true });
-    expect(parseConfig({ DATABASE_URL: 'postgres://localhost/x', SECRET_KEY: 'ab'.repeat(32), DATABASE_PREPARED_STATEMENTS: 'false' }).database).toMatchObject({
-      preparedStatements: false,
-    });
   });
 
   it.each([
@@ -109,7 +105,6 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['SECRET_KEY', 'short'],
     ['ALLOW_LOCAL_URLS', 'maybe'],
-    ['DATABASE_PREPARED_STATEMENTS', 'sometimes'],
   ])('rejects %s=%s naming the variable', (variable, value) => {
     try {
       parseConfig({ [variable]: value });

@@ -1,7 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
 import { POSTGRES_HIT_ON_CONFLICT, type WindowCount, type WorkspaceHit } from './rate-limits.repo.js';
 
 export interface ApiKeyRow {
@@ -52,12 +51,9 @@ export async function insertApiKey(db: Kysely<Database>, row: Omit<ApiKeyRow, 'l
     .execute();
 }
 
-/** The digest lookup runs on every request made with an API key. */
-const byDigest = compiledOnce((db) => db.selectFrom('api_keys').select(COLUMNS).where('key_digest', '=', ''));
-
 /** Looks a key up by the digest of its plaintext (an index lookup; the plaintext never reaches SQL). */
 export async function findApiKeyByDigest(db: Kysely<Database>, digest: string): Promise<ApiKeyRow | undefined> {
-  const [row] = (await byDigest(db, [digest])).rows;
+  const row = await db.selectFrom('api_keys').select(COLUMNS).where('key_digest', '=', digest).executeTakeFirst();
   return row && toRow(row);
 }
 

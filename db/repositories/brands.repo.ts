@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
 
 export interface BrandRow {
   id: string;
@@ -25,10 +24,8 @@ export async function insertBrand(db: Kysely<Database>, row: BrandRow): Promise<
 }
 
 /** A brand of the workspace that was not deleted. */
-const byWorkspaceAndId = compiledOnce((db) => db.selectFrom('brands').select(COLUMNS).where('workspace_id', '=', '').where('id', '=', '').where('deleted_at', 'is', null));
-
 export async function findBrand(db: Kysely<Database>, workspaceId: string, id: string): Promise<BrandRow | undefined> {
-  const [r] = (await byWorkspaceAndId(db, [workspaceId, id])).rows;
+  const r = await db.selectFrom('brands').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   return r && toRow(r);
 }
 

@@ -1,7 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ConnectionsTable, Database } from '../schema.js';
 import { toMillis } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
 
 export interface ConnectionRow {
   id: string;
@@ -58,11 +57,8 @@ export async function findConnection(db: Kysely<Database>, workspaceId: string, 
   return r && toRow(r);
 }
 
-/** Every job step reads its connection. */
-const byId = compiledOnce((db) => db.selectFrom('connections').select(COLUMNS).where('id', '=', ''));
-
 export async function findConnectionById(db: Kysely<Database>, id: string): Promise<ConnectionRow | undefined> {
-  const [r] = (await byId(db, [id])).rows;
+  const r = await db.selectFrom('connections').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   return r && toRow(r);
 }
 
@@ -80,15 +76,7 @@ export interface ConnectionFilter {
   statuses?: string[] | undefined;
 }
 
-const ofBrand = compiledOnce((db) =>
-  db.selectFrom('connections').select(COLUMNS).where('workspace_id', '=', '').where('brand_id', '=', '').orderBy('created_at', 'asc').orderBy('id', 'asc'),
-);
-
 export async function listConnections(db: Kysely<Database>, workspaceId: string, filter: ConnectionFilter = {}): Promise<ConnectionRow[]> {
-  // Every content creation lists its brand's connections: that filter alone is compiled once.
-  if (filter.brandId !== undefined && filter.platformSlug === undefined && filter.status === undefined && filter.statuses === undefined) {
-    return (await ofBrand(db, [workspaceId, filter.brandId])).rows.map(toRow);
-  }
   let q = db.selectFrom('connections').select(COLUMNS).where('workspace_id', '=', workspaceId);
   if (filter.brandId !== undefined) q = q.where('brand_id', '=', filter.brandId);
   if (filter.platformSlug !== undefined) q = q.where('platform_slug', '=', filter.platformSlug);
@@ -103,21 +91,18 @@ export async function listConnections(db: Kysely<Database>, workspaceId: string,
  * deleted), its workspace's plan, and the brand's connections, oldest first. Three reads before, three round
  * trips on PostgreSQL.
  */
-const brandContextQuery = compiledOnce((db) =>
-  db
+export async function findBrandContext(db: Kysely<Database>, workspaceId: string, brandId: string): Promise<{ plan: string; connections: ConnectionRow[] } | undefined> {
+  const rows = await db
     .selectFrom('brands as b')
     .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
     .leftJoin('connections as c', (join) => join.onRef('c.brand_id', '=', 'b.id').onRef('c.workspace_id', '=', 'b.workspace_id'))
     .select(['w.plan as plan', ...COLUMNS.map((column) => `c.${column}` as const)])
-    .where('b.workspace_id', '=', '')
-    .where('b.id', '=', '')
+    .where('b.workspace_id', '=', workspaceId)
+    .where('b.id', '=', brandId)
     .where('b.deleted_at', 'is', null)
     .orderBy('c.created_at', 'asc')
-    .orderBy('c.id', 'asc'),
-);
-
-export async function findBrandContext(db: Kysely<Database>, workspaceId: string, brandId: string): Promise<{ plan: string; connections: ConnectionRow[] } | undefined> {
-  const rows = (await brandContextQuery(db, [workspaceId, brandId])).rows;
+    .orderBy('c.id', 'asc')
+    .execute();
   const first = rows[0];
   if (!first) return undefined;
   // A brand without connections is one row whose connection columns are all null.

@@ -1,8 +1,7 @@
-import { CompiledQuery, type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { ContentsTable, Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
-import { jobFromRow, jobWritesJson, jobWritesUpdate, type JobRow, type LeasedJobWrite, listJobsForContent, updateJobUnderLease, writtenPlaces } from './jobs.repo.js';
+import { jobFromRow, type JobRow, listJobsForContent } from './jobs.repo.js';
 
 export interface ContentRow {
   id: string;
@@ -66,27 +65,20 @@ export async function insertContent(db: Kysely<Database>, row: Omit<ContentRow, 
     .execute();
 }
 
-/** Every read of a content runs this. */
-const byWorkspaceAndId = compiledOnce((db) => db.selectFrom('contents').selectAll().where('workspace_id', '=', '').where('id', '=', ''));
-
 export async function findContent(db: Kysely<Database>, workspaceId: string, id: string): Promise<ContentRow | undefined> {
-  const [r] = (await byWorkspaceAndId(db, [workspaceId, id])).rows;
+  const r = await db.selectFrom('contents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   return r && toRow(r);
 }
 
 /**
- * On PostgreSQL, a content and its jobs in one round trip: the jobs as a JSON array in the order a content shows
- * them. A round trip there costs more than the JSON does.
+ * A content and its jobs, oldest job first: what every read of one content shows. On PostgreSQL in one round trip,
+ * the jobs as a JSON array in the order a content shows them: a round trip there costs more than the JSON does.
  */
-const withJobsPostgres = compiledOnce((db) => ({
-  compile: () =>
-    sql<Selectable<ContentsTable> & { content_jobs: Selectable<JobsTable>[] }>`select c.*, coalesce((select json_agg(j order by j.created_at, j.id) from jobs j where j.content_id = c.id), '[]') as content_jobs from contents c where c.workspace_id = ${''} and c.id = ${''}`.compile(db),
-}));
-
-/** A content and its jobs, oldest job first: what every read of one content shows. */
 export async function findContentWithJobs(db: Kysely<Database>, workspaceId: string, id: string): Promise<{ content: ContentRow; jobs: JobRow[] } | undefined> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const [r] = (await withJobsPostgres(db, [workspaceId, id])).rows;
+    const [r] = (
+      await sql<Selectable<ContentsTable> & { content_jobs: Selectable<JobsTable>[] }>`select c.*, coalesce((select json_agg(j order by j.created_at, j.id) from jobs j where j.content_id = c.id), '[]') as content_jobs from contents c where c.workspace_id = ${workspaceId} and c.id = ${id}`.execute(db)
+    ).rows;
     return r && { content: toRow(r), jobs: r.content_jobs.map(jobFromRow) };
   }
   // On SQLite the same in one statement (json_group_array) cost what it saved: bench/PROFILE.md, the floor of a read.
@@ -126,10 +118,16 @@ export async function listContents(db: Kysely<Database>, workspaceId: string, q:
   return rows.map(toRow);
 }
 
-const setStatus = compiledOnce((db) => db.updateTable('contents').set({ status: '', updated_at: 0, completed_at: 0 }).where('id', '=', ''));
-
 export async function updateContentStatus(db: Kysely<Database>, id: string, status: string, now: number, completedAt: number | null): Promise<void> {
-  await setStatus(db, [status, now, completedAt, id]);
+  await db.updateTable('contents').set({ status, updated_at: now, completed_at: completedAt }).where('id', '=', id).execute();
+}
+
+/**
+ * Sets a content back to publishing unless it already is (a job step that leaves its job unfinished): one
+ * conditional statement that writes nothing in the usual case.
+ */
+export async function markContentPublishing(db: Kysely<Database>, id: string, now: number): Promise<void> {
+  await db.updateTable('contents').set({ status: 'publishing', updated_at: now, completed_at: null }).where('id', '=', id).where('status', '<>', 'publishing').execute();
 }
 
 /**
@@ -138,47 +136,9 @@ export async function updateContentStatus(db: Kysely<Database>, id: string, stat
  * another, each seeing the others' commits. On PostgreSQL an update that waited for the lock returns the row
  * as the other transaction committed it.
  */
-const lockById = compiledOnce((db) => db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', '').returningAll());
-
 export async function lockContent(db: Kysely<Database>, id: string): Promise<ContentRow | undefined> {
-  const [r] = (await lockById(db, [id])).rows;
+  const r = await db.updateTable('contents').set({ updated_at: sql<number>`updated_at` }).where('id', '=', id).returningAll().executeTakeFirst();
   return r && toRow(r);
-}
-
-/**
- * PostgreSQL only: the final writes of several jobs under their leases (`jobWritesUpdate`, each writing `columns`;
- * the statement's text is built once) and their contents' locks, in one writing CTE: one round trip for the
- * moment's final steps, where each took two. The locks are taken in the order the separate statements took them
- * (the jobs' rows, then the contents'), the contents in id order,
- * so two processes' batches sharing contents wait for each other instead of deadlocking. A content whose row was
- * committed by another transaction while this one waited comes back as committed. `written` says, per write,
- * whether it happened; `contents` are the written jobs' contents as locked. The caller's transaction then reads
- * their jobs in a statement of its own, which sees what other jobs' transactions committed meanwhile.
- */
-export function finalJobsLockingContents(columns: readonly string[]) {
-  const text = `with "job" as (${jobWritesUpdate(columns, ['j."content_id"'])}), "locked" as materialized (select c.* from "contents" as c where c."id" in (select "content_id" from "job") order by c."id" for update) select (select coalesce(json_agg("n"), '[]'::json) from "job") as "written", "locked".* from (select 1) as "one" left join "locked" on true`;
-  return async (db: Kysely<Database>, writes: readonly LeasedJobWrite[]): Promise<{ written: boolean[]; contents: ContentRow[] }> => {
-    const { rows } = await db.executeQuery<Selectable<ContentsTable> & { written: (string | number)[] }>(CompiledQuery.raw(text, [jobWritesJson(writes)]));
-    return {
-      written: writtenPlaces(writes.length, rows[0]?.written ?? []),
-      contents: rows.filter((r) => r.id !== null).map(toRow),
-    };
-  };
-}
-
-/**
- * SQLite's `finalJobsLockingContents`: each job's final write under its lease, then the written jobs' contents
- * read in one statement. The transaction this runs in holds SQLite's one write lock from its first write on, so
- * the contents and their jobs read after it are as final as they get until it commits.
- */
-export async function writeFinalJobsReadingContents(
-  db: Kysely<Database>,
-  writes: readonly LeasedJobWrite[],
-): Promise<{ written: boolean[]; contents: ContentRow[] }> {
-  const written: boolean[] = [];
-  for (const w of writes) written.push(await updateJobUnderLease(db, w.id, w.lease, w.changes));
-  const contents = await findContentsByIds(db, writes.filter((_, i) => written[i]).map((w) => w.contentId));
-  return { written, contents: [...contents.values()] };
 }
 
 /** The statuses in which a content may still be edited, canceled or published now (issue 16). */

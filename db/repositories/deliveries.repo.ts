@@ -1,7 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, DeliveriesTable, DeliveryAttemptsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
 
 export interface DeliveryRow {
   id: string;
@@ -119,52 +118,25 @@ export async function claimDueDeliveries(
   dialect: 'sqlite' | 'postgres',
   args: { now: number; lease: string; lockedUntil: number; endpoints: { webhookId: string; limit: number }[] },
 ): Promise<DeliveryRow[]> {
-  const count = args.endpoints.length;
-  if (count === 0) return [];
-  const parameters: unknown[] = [args.lease, args.lockedUntil, 0];
-  for (const e of args.endpoints) parameters.push(e.webhookId, args.now, args.now, e.limit);
-  const { rows } = await claimFor(dialect, count)(db, parameters);
-  return rows.map(toRow);
-}
-
-/**
- * The claim's statement for `count` endpoints, built with placeholder values; its parameters are the lease, the
- * lease's end and 0 (the cleared mark), then for each endpoint its id, now, now and its limit.
- */
-function claimQuery(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', count: number) {
-  const picks = Array.from({ length: count }, () => {
+  if (args.endpoints.length === 0) return [];
+  const picks = args.endpoints.map((e) => {
     let pick = db
       .selectFrom('deliveries')
       .select('id')
-      .where('webhook_id', '=', '')
+      .where('webhook_id', '=', e.webhookId)
       .where('status', '=', sql.lit('pending'))
-      .where('next_attempt_at', '<=', 0)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', 0)]))
+      .where('next_attempt_at', '<=', args.now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', args.now)]))
       .orderBy('next_attempt_at', 'asc')
-      .limit(0);
+      .limit(e.limit);
     if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
     // Wrapped so each endpoint keeps its own order and limit inside the union.
     return db.selectFrom(pick.as('pick')).select('pick.id');
   });
   const [first, ...rest] = picks as [(typeof picks)[number], ...typeof picks];
   const due = rest.reduce((all, pick) => all.unionAll(pick), first);
-  return db.updateTable('deliveries').set({ locked_by: '', locked_until: 0, redeliver_requested: 0 }).where('id', 'in', due).returningAll();
-}
-
-/**
- * Compiled once per dialect and number of endpoints (a claim names at most the dispatcher's endpoints with room,
- * a few dozen shapes): building the union cost more than running it, on every claim.
- */
-type CompiledClaim = ReturnType<typeof compiledOnce<Selectable<DeliveriesTable>>>;
-const claims = { sqlite: new Map<number, CompiledClaim>(), postgres: new Map<number, CompiledClaim>() };
-
-function claimFor(dialect: 'sqlite' | 'postgres', count: number) {
-  let claim = claims[dialect].get(count);
-  if (claim === undefined) {
-    claim = compiledOnce((db) => claimQuery(db, dialect, count));
-    claims[dialect].set(count, claim);
-  }
-  return claim;
+  const rows = await db.updateTable('deliveries').set({ locked_by: args.lease, locked_until: args.lockedUntil, redeliver_requested: 0 }).where('id', 'in', due).returningAll().execute();
+  return rows.map(toRow);
 }
 
 export interface AttemptRecord {

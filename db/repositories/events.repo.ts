@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { compiledOnce } from './compiled-once.js';
 
 export interface EventRow {
   id: string;
@@ -13,7 +12,8 @@ export interface EventRow {
 
 /** Appends to the outbox; called inside the transaction of the state change the event reports. */
 export async function insertEvent(db: Kysely<Database>, row: EventRow): Promise<void> {
-  await appendRow(db, [row.id, row.workspaceId, row.type, row.subjectId, row.payload, row.createdAt]);
+  await db
+    .insertInto('events')
+    .values({ id: row.id, workspace_id: row.workspaceId, type: row.type, subject_id: row.subjectId, payload: row.payload, created_at: row.createdAt })
+    .execute();
 }
-
-const appendRow = compiledOnce((db) => db.insertInto('events').values({ id: '', workspace_id: '', type: '', subject_id: '', payload: '', created_at: 0 }));

@@ -1,9 +1,6 @@
-import { CompiledQuery, type Kysely, type Selectable, type Updateable } from 'kysely';
-import { rowBatches } from '../row-batches.js';
-import type { Transact } from '../transaction-batch.js';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, JobsTable } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { compiledOnce, compiledPerColumns } from './compiled-once.js';
 
 export interface JobRow {
   id: string;
@@ -104,11 +101,9 @@ export async function insertJobs(
     .execute();
 }
 
-/** Every read of a content runs this. */
-const byContent = compiledOnce((db) => db.selectFrom('jobs').selectAll().where('content_id', '=', '').orderBy('created_at', 'asc').orderBy('id', 'asc'));
-
 export async function listJobsForContent(db: Kysely<Database>, contentId: string): Promise<JobRow[]> {
-  return (await byContent(db, [contentId])).rows.map(jobFromRow);
+  const rows = await db.selectFrom('jobs').selectAll().where('content_id', '=', contentId).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(jobFromRow);
 }
 
 export async function listJobsForContents(db: Kysely<Database>, contentIds: string[]): Promise<JobRow[]> {
@@ -116,25 +111,6 @@ export async function listJobsForContents(db: Kysely<Database>, contentIds: stri
   const rows = await db.selectFrom('jobs').selectAll().where('content_id', 'in', contentIds).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
   return rows.map(jobFromRow);
 }
-
-/** The claim's statement, built with placeholder values; parameters: lease, lease end, 1, now, now, limit. */
-function claimQuery(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
-  let due = db
-    .selectFrom('jobs')
-    .select('id')
-    .where('active', '=', 1)
-    .where('run_at', '<=', 0)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', 0)]))
-    .orderBy('run_at', 'asc')
-    .limit(0);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  return db.updateTable('jobs').set({ locked_by: '', locked_until: 0 }).where('id', 'in', due).returningAll();
-}
-
-// Compiled once per dialect: every poll and every freed slot claims, most often finding nothing, and building
-// this nested statement cost several times what running it did.
-const claimSqlite = compiledOnce((db) => claimQuery(db, 'sqlite'));
-const claimPostgres = compiledOnce((db) => claimQuery(db, 'postgres'));
 
 /**
  * Claims up to `limit` due jobs for `lease` (a token unique to this claim) until `lockedUntil`, in one
@@ -146,138 +122,34 @@ export async function claimDueJobs(
   dialect: 'sqlite' | 'postgres',
   args: { now: number; limit: number; lease: string; lockedUntil: number },
 ): Promise<JobRow[]> {
-  const claim = dialect === 'postgres' ? claimPostgres : claimSqlite;
-  const { rows } = await claim(db, [args.lease, args.lockedUntil, 1, args.now, args.now, args.limit]);
+  let due = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('active', '=', 1)
+    .where('run_at', '<=', args.now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', args.now)]))
+    .orderBy('run_at', 'asc')
+    .limit(args.limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const rows = await db.updateTable('jobs').set({ locked_by: args.lease, locked_until: args.lockedUntil }).where('id', 'in', due).returningAll().execute();
   return rows.map(jobFromRow);
 }
 
 export type JobUpdate = Updateable<JobsTable>;
-
-// Every job step writes one of a handful of column sets: each set's statement is compiled once.
-const underLease = compiledPerColumns((columns) => (d) =>
-  d.updateTable('jobs').set(Object.fromEntries(columns.map((c) => [c, 0]))).where('id', '=', '').where('locked_by', '=', ''),
-);
 
 /**
  * Writes a job's outcome only if the caller still holds its lease: a slow worker whose lease ran out cannot
  * overwrite a row another worker re-claimed. Returns whether the write happened.
  */
 export async function updateJobUnderLease(db: Kysely<Database>, id: string, lease: string, changes: JobUpdate): Promise<boolean> {
-  // A value that is an SQL expression rather than a value cannot be a parameter, and takes the builder.
-  if (Object.values(changes).some((v) => typeof v === 'object' && v !== null)) {
-    const result = await db.updateTable('jobs').set(changes).where('id', '=', id).where('locked_by', '=', lease).executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  }
-  return Number((await underLease(db, changes, [id, lease])).numAffectedRows) === 1;
+  const result = await db.updateTable('jobs').set(changes).where('id', '=', id).where('locked_by', '=', lease).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
-
-/** One job's write under its lease, as `jobWritesUnderLease` takes it. */
-export interface LeasedJobWrite {
-  id: string;
-  /** The job's content (set back to publishing by an unfinished step, its outcome recomputed by a final one). */
-  contentId: string;
-  lease: string;
-  changes: JobUpdate;
-}
-
-/**
- * The `UPDATE` writing many jobs under their leases at once (PostgreSQL): each write is one element of the JSON
- * array `$1` (its values by column, its id and its lease), read back as a row of `jobs`, so the text depends only
- * on the columns written and is prepared once. Each written element answers with its place in the array (`e."n"`,
- * from 1): two writes of one job (a stale lease beside the holder's) are told apart. `returning` lists the rest.
- */
-export function jobWritesUpdate(columns: readonly string[], returning: readonly string[] = []): string {
-  const set = columns.map((c) => `"${c}" = v."${c}"`).join(', ');
-  return `update "jobs" as j set ${set} from json_array_elements($1::json) with ordinality as e("row", "n"), json_populate_record(null::"jobs", e."row") as v where j."id" = v."id" and j."locked_by" = e."row"->>'lease' returning ${['e."n"', ...returning].join(', ')}`;
-}
-
-/** The JSON array `jobWritesUpdate` reads. */
-export const jobWritesJson = (writes: readonly LeasedJobWrite[]): string => JSON.stringify(writes.map((w) => ({ ...w.changes, id: w.id, lease: w.lease })));
-
-/** Which of `count` writes were written, from the places a `jobWritesUpdate` answered with. */
-export const writtenPlaces = (count: number, places: readonly (string | number)[]): boolean[] => {
-  const written = new Set(places.map(Number));
-  return Array.from({ length: count }, (_, i) => written.has(i + 1));
-};
-
-/** `jobWritesUpdate`, and for `unfinished` each written job's content set back to publishing at `$2`. */
-function jobWritesText(columns: readonly string[], unfinished: boolean): string {
-  if (!unfinished) return jobWritesUpdate(columns);
-  return `with "job" as (${jobWritesUpdate(columns, ['j."content_id"'])}), "content" as (update "contents" set "status" = 'publishing', "updated_at" = $2, "completed_at" = null where "id" in (select "content_id" from "job") and "status" <> 'publishing') select "n" from "job"`;
-}
-
-/** SQLite: contents set back to publishing unless they are, by a JSON array of ids (`$1`) at `$2`. */
-const SQLITE_CONTENTS_PUBLISHING = CompiledQuery.raw(
-  `update "contents" set "status" = 'publishing', "updated_at" = ?, "completed_at" = null where "id" in (select "value" from json_each(?)) and "status" <> 'publishing'`,
-);
-
-/**
- * `updateJobUnderLease` for the running jobs of a process, the writes of the same columns that arrive together sent
- * together (`batchedByColumns`): a step's write was a round trip of its own on PostgreSQL, and a piece of the write
- * batch of its own on SQLite (a savepoint, the write, a release), while a process runs dozens of steps at once.
- * Each write still happens only under its own lease and resolves to whether it did. `writeUnfinished` also sets
- * the job's content back to publishing unless it already is (a step that leaves its job unfinished), at `now`
- * (its `updated_at`; a batch uses its latest).
- * - PostgreSQL: one statement per batch (`jobWritesUpdate`, with the contents in the same writing CTE), atomic by
- *   itself.
- * - SQLite: one piece of `transact` per batch, each job written by its own compiled statement, and the unfinished
- *   steps' contents set back to publishing by one statement.
- */
-export function jobWritesUnderLease(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', transact: Transact) {
-  const send = (unfinished: boolean) =>
-    batchedByColumns((columns) => {
-      if (dialect === 'sqlite') {
-        return (writes) =>
-          transact(async (tx) => {
-            const written: boolean[] = [];
-            for (const w of writes) written.push(await updateJobUnderLease(tx, w.id, w.lease, w.changes));
-            const contents = [...new Set(writes.filter((_, i) => written[i]).map((w) => w.contentId))];
-            const now = Math.max(...writes.map((w) => w.now));
-            if (unfinished && contents.length > 0) await tx.executeQuery({ ...SQLITE_CONTENTS_PUBLISHING, parameters: [now, JSON.stringify(contents)] });
-            return written;
-          });
-      }
-      const text = jobWritesText(columns, unfinished);
-      return async (writes) => {
-        const now = Math.max(...writes.map((w) => w.now));
-        const { rows } = await db.executeQuery<{ n: string | number }>(CompiledQuery.raw(text, unfinished ? [jobWritesJson(writes), now] : [jobWritesJson(writes)]));
-        return writtenPlaces(writes.length, rows.map((r) => r.n));
-      };
-    });
-  const plain = send(false);
-  const unfinished = send(true);
-  return {
-    write: (w: LeasedJobWrite): Promise<boolean> => plain({ ...w, now: 0 }),
-    writeUnfinished: (w: LeasedJobWrite, now: number): Promise<boolean> => unfinished({ ...w, now }),
-  };
-}
-
-/**
- * Job writes sent together (`rowBatches`) only with writes of the same columns: a column one write leaves out
- * would be written as null for it by a statement that names it. `make` is called once per set of columns (what it
- * builds from them, a statement's text, is built once) and gives what sends a batch of such writes and answers for
- * each. Values only: an SQL expression cannot travel in a batch's JSON.
- */
-export function batchedByColumns<W extends LeasedJobWrite & { now: number }, R>(make: (columns: readonly string[]) => (writes: W[]) => Promise<R[]>) {
-  const batches = new Map<string, (w: W) => Promise<R>>();
-  return (w: W): Promise<R> => {
-    if (Object.values(w.changes).some((v) => typeof v === 'object' && v !== null)) return Promise.reject(new TypeError('a batched job write takes values, not SQL expressions'));
-    const columns = Object.keys(w.changes).filter((c) => w.changes[c as keyof JobUpdate] !== undefined);
-    const key = columns.join(',');
-    let batch = batches.get(key);
-    if (batch === undefined) {
-      batch = rowBatches(make(columns));
-      batches.set(key, batch);
-    }
-    return batch(w);
-  };
-}
-
-const extendLease = compiledOnce((db) => db.updateTable('jobs').set({ locked_until: 0 }).where('id', '=', '').where('locked_by', '=', ''));
 
 /** Extends a lease the caller still holds (a heartbeat of every running job); returns whether it still held it. */
 export async function renewLease(db: Kysely<Database>, id: string, lease: string, lockedUntil: number): Promise<boolean> {
-  return Number((await extendLease(db, [lockedUntil, id, lease])).numAffectedRows) === 1;
+  const result = await db.updateTable('jobs').set({ locked_until: lockedUntil }).where('id', '=', id).where('locked_by', '=', lease).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Lets go of a claimed job without changing it (shutdown): it becomes claimable at once. */

@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
 
 /**
  * Adds `amount` to a counter only if the result stays within `limit`, in one conditional upsert: a new counter is
@@ -15,19 +14,13 @@ export async function incrementWithin(
   amount: number,
   limit: number,
 ): Promise<boolean> {
-  const result = await takeWithin(db, [key.workspaceId, key.meter, key.period, amount, amount, limit, limit]);
+  const result = await sql<{ used: number }>`insert into meter_counters (workspace_id, meter, period, used)
+      select ${key.workspaceId}, ${key.meter}, ${key.period}, cast(${amount} as bigint) where cast(${amount} as bigint) <= cast(${limit} as bigint)
+      on conflict (workspace_id, meter, period) do update set used = meter_counters.used + excluded.used
+      where meter_counters.used + excluded.used <= cast(${limit} as bigint)
+      returning used`.execute(db);
   return result.rows.length === 1;
 }
-
-// Every creation runs it once per meter it charges.
-const takeWithin = compiledOnce((db) => ({
-  compile: () =>
-    sql<{ used: number }>`insert into meter_counters (workspace_id, meter, period, used)
-      select ${''}, ${''}, ${''}, cast(${0} as bigint) where cast(${0} as bigint) <= cast(${0} as bigint)
-      on conflict (workspace_id, meter, period) do update set used = meter_counters.used + excluded.used
-      where meter_counters.used + excluded.used <= cast(${0} as bigint)
-      returning used`.compile(db),
-}));
 
 /** One counter's share of a charge: add `amount` if the counter stays within `limit`. */
 export interface MeterTake {
@@ -49,35 +42,18 @@ export async function incrementAllWithin<Take extends MeterTake>(db: Kysely<Data
     const [take] = takes as [Take];
     return (await incrementWithin(db, take, take.amount, take.limit)) ? [] : [take];
   }
-  let statement = takeAllWithin.get(takes.length);
-  if (statement === undefined) {
-    statement = takeAllStatement(takes.length);
-    takeAllWithin.set(takes.length, statement);
-  }
-  const parameters = [
-    ...takes.flatMap((t) => [t.workspaceId, t.meter, t.period, t.amount, t.limit]),
-    ...takes.flatMap((t) => [t.meter, t.limit]),
-  ];
-  const fitted = new Set((await statement(db, parameters)).rows.map((r) => r.meter));
-  return takes.filter((t) => !fitted.has(t.meter));
-}
-
-const takeAllWithin = new Map<number, ReturnType<typeof takeAllStatement>>();
-
-// The counters wanted, as rows of a select (portable: SQLite's VALUES names its columns column1, column2, ...);
-// a new counter is inserted only if its amount fits, an existing one grows only while it fits its own limit, which
-// the conflict clause finds by meter (a row's `excluded` holds only the table's columns).
-function takeAllStatement(count: number) {
-  const rows = Array.from({ length: count }, () => sql`select cast(${''} as text) as workspace_id, cast(${''} as text) as meter, cast(${''} as text) as period, cast(${0} as bigint) as used, cast(${0} as bigint) as lim`);
-  const limits = Array.from({ length: count }, () => sql`when ${''} then cast(${0} as bigint)`);
-  return compiledOnce((db) => ({
-    compile: () =>
-      sql<{ meter: string }>`insert into meter_counters (workspace_id, meter, period, used)
+  // The counters wanted, as rows of a select (portable: SQLite's VALUES names its columns column1, column2, ...);
+  // a new counter is inserted only if its amount fits, an existing one grows only while it fits its own limit, which
+  // the conflict clause finds by meter (a row's `excluded` holds only the table's columns).
+  const rows = takes.map((t) => sql`select cast(${t.workspaceId} as text) as workspace_id, cast(${t.meter} as text) as meter, cast(${t.period} as text) as period, cast(${t.amount} as bigint) as used, cast(${t.limit} as bigint) as lim`);
+  const limits = takes.map((t) => sql`when ${t.meter} then cast(${t.limit} as bigint)`);
+  const { rows: taken } = await sql<{ meter: string }>`insert into meter_counters (workspace_id, meter, period, used)
         select workspace_id, meter, period, used from (${sql.join(rows, sql` union all `)}) as wanted where used <= lim
         on conflict (workspace_id, meter, period) do update set used = meter_counters.used + excluded.used
         where meter_counters.used + excluded.used <= (case excluded.meter ${sql.join(limits, sql` `)} end)
-        returning meter`.compile(db),
-  }));
+        returning meter`.execute(db);
+  const fitted = new Set(taken.map((r) => r.meter));
+  return takes.filter((t) => !fitted.has(t.meter));
 }
 
 /** Gives back stock (never below zero). */

@@ -1,7 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhooksTable } from '../schema.js';
 import { toMillis } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
 
 export interface WebhookRow {
   id: string;
@@ -57,11 +56,9 @@ export async function findWebhookById(db: Kysely<Database>, id: string): Promise
   return r && toRow(r);
 }
 
-/** Every content event looks its workspace's endpoints up. */
-const ofWorkspace = compiledOnce((db) => db.selectFrom('webhooks').selectAll().where('workspace_id', '=', '').where('deleted_at', 'is', null).orderBy('created_at').orderBy('id'));
-
 export async function listWebhooks(db: Kysely<Database>, workspaceId: string): Promise<WebhookRow[]> {
-  return (await ofWorkspace(db, [workspaceId])).rows.map(toRow);
+  const rows = await db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).where('deleted_at', 'is', null).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toRow);
 }
 
 /** Active endpoints of the workspace subscribed to `type`. */

@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis } from './rows.js';
-import { compiledOnce } from './compiled-once.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -14,10 +13,8 @@ export async function insertWorkspace(db: Kysely<Database>, row: WorkspaceRow): 
   await db.insertInto('workspaces').values({ id: row.id, name: row.name, created_at: row.createdAt }).execute();
 }
 
-const byId = compiledOnce((db) => db.selectFrom('workspaces').selectAll().where('id', '=', ''));
-
 export async function findWorkspace(db: Kysely<Database>, id: string): Promise<WorkspaceRow | undefined> {
-  const [r] = (await byId(db, [id])).rows;
+  const r = await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
   return r && { id: r.id, name: r.name, createdAt: toMillis(r.created_at), plan: r.plan };
 }
 

@@ -84,7 +84,6 @@ const database = z.object({
       message: 'must start with sqlite:, file:, postgres:// or postgresql://',
     })
     .default('sqlite:./data/service.db'),
-  DATABASE_PREPARED_STATEMENTS: booleanText.default(true),
   DATABASE_CONNECT_TIMEOUT: duration(formatDuration(DEFAULT_POSTGRES_WAITS.connectMs), { min: 0, note: '0 for no limit' }),
   DATABASE_STATEMENT_TIMEOUT: duration(formatDuration(DEFAULT_POSTGRES_WAITS.statementMs), { min: 0, note: '0 for no limit' }),
   DATABASE_LOCK_TIMEOUT: duration(formatDuration(DEFAULT_POSTGRES_WAITS.lockMs), { min: 0, note: '0 for no limit' }),

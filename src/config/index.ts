@@ -70,7 +70,7 @@ function parseDatabaseUrl(d: Env['database'], knobs: TestKnobs): DatabaseTarget 
   const url = d.DATABASE_URL;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const waits = { connectMs: d.DATABASE_CONNECT_TIMEOUT, statementMs: d.DATABASE_STATEMENT_TIMEOUT, lockMs: d.DATABASE_LOCK_TIMEOUT };
-    return { dialect: 'postgres', connectionString: url, preparedStatements: d.DATABASE_PREPARED_STATEMENTS, waits };
+    return { dialect: 'postgres', connectionString: url, waits };
   }
   const file = url.replace(/^(sqlite|file):/, '');
   if (file.length === 0) {

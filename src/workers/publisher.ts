@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import PQueue from 'p-queue';
 import { type ConnectionRow, findConnectionById, findConnectionsByIds, transitionConnection } from '../../db/repositories/connections.repo.js';
-import { type ContentRow, findContentsByIds, finalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
-import { claimDueJobs, type JobRow, type JobUpdate, batchedByColumns, jobWritesUnderLease, type LeasedJobWrite, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
+import { type ContentRow, findContentsByIds } from '../../db/repositories/contents.repo.js';
+import { claimDueJobs, type JobRow, type JobUpdate, releaseLease, renewLease, updateJobUnderLease } from '../../db/repositories/jobs.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import { keepLease, realTimers } from '../core/lease.js';
@@ -19,13 +19,12 @@ import {
   publishDeadline,
   unknownSizeMediaRefused,
 } from '../core/jobs/job-policy.js';
-import { refreshContentOutcome, refreshLockedContentsOutcomes } from '../core/jobs/outcome.js';
+import { refreshContentOutcome, writeJobStep } from '../core/jobs/outcome.js';
 import type { Logger } from '../observability/logger.js';
 import { type Claim, createClaimLoop } from './claim-loop.js';
 import { buildJobRequest } from './job-request.js';
 import type { LiveCredentials, NetworkAdapter, NetworkFailure, PublishRequest } from '../networks/adapter.js';
 import type { PlatformSlug } from '../vocabulary/platforms.js';
-import type { Transact } from '../../db/transaction-batch.js';
 
 /** The worker's mechanics (concurrency, lease, polling) and the job policy's timings. */
 export interface PublisherSettings extends JobPolicySettings {
@@ -33,9 +32,8 @@ export interface PublisherSettings extends JobPolicySettings {
   perConnection: number;
   /**
    * How long a claim holds a job. A run takes the lease when it starts (not when it was claimed: the wait in the
-   * per-connection queue is not covered; a run starting within `renewEveryMs` of its claim still holds it) and
-   * renews it every `renewEveryMs` while it runs, so a run of any length keeps its job and a crashed worker's job
-   * is free again within this long.
+   * per-connection queue is not covered) and renews it every `renewEveryMs` while it runs, so a run of any length
+   * keeps its job and a crashed worker's job is free again within this long.
    */
   leaseMs: number;
   /** How often a running job renews its lease; a third of `leaseMs` when unset. */
@@ -64,11 +62,6 @@ export interface PublisherDeps {
    * lease, so a run that lost its job to another worker counts nothing (the metric equals the written outcomes).
    */
   onFinal?(platform: string, status: 'published' | 'failed', code: string | null): void;
-  /**
-   * How a step's outcome is committed; on SQLite, together with the other writes of the moment. Every transaction
-   * here starts with the write under the job's lease, so it takes SQLite's write lock before it reads.
-   */
-  transact?: Transact;
   settings: PublisherSettings;
 }
 
@@ -79,8 +72,6 @@ interface Held {
   lease: string;
   /** The row as claimed (the run starts from it). */
   job: JobRow;
-  /** When the claim's lease runs out, unless renewed. */
-  lockedUntil: number;
   /** The job's content, read with the claim (undefined when it is gone). */
   content: ContentRow | undefined;
   /** The job's connection, read with the claim at `claimedAt` (undefined when it is gone). */
@@ -88,7 +79,7 @@ interface Held {
   claimedAt: number;
   started: boolean;
   /** A newer claim of the same job by this worker while it was running: run again after, from that row. */
-  next: Pick<Held, 'lease' | 'job' | 'lockedUntil' | 'content' | 'connection' | 'claimedAt'> | null;
+  next: Pick<Held, 'lease' | 'job' | 'content' | 'connection' | 'claimedAt'> | null;
 }
 
 /**
@@ -107,19 +98,6 @@ const CLAIMED_CONNECTION_MS = 1_000;
  */
 export function createPublisher(deps: PublisherDeps) {
   const { db, clock, logger, settings } = deps;
-  const transact: Transact = deps.transact ?? ((work) => db.transaction().execute(work));
-  const jobWrites = jobWritesUnderLease(db, deps.dialect, transact);
-  // The final steps of the moment share one transaction: on PostgreSQL their jobs' writes and their contents' locks
-  // are one statement; on both, their contents' jobs are one read, and each content's outcome follows.
-  const finalWrites = batchedByColumns((columns) => {
-    const writeFinal = deps.dialect === 'postgres' ? finalJobsLockingContents(columns) : writeFinalJobsReadingContents;
-    return (writes: (LeasedJobWrite & { now: number })[]) =>
-      transact(async (tx) => {
-        const { written, contents } = await writeFinal(tx, writes);
-        await refreshLockedContentsOutcomes(tx, contents, Math.max(...writes.map((w) => w.now)));
-        return written;
-      });
-  });
   const queue = new PQueue({ concurrency: settings.concurrency });
   const perConnection = new Map<string, PQueue>();
   /** Jobs claimed by this worker and not finished, by id: released on shutdown so others need not wait for the lease. */
@@ -148,15 +126,14 @@ export function createPublisher(deps: PublisherDeps) {
   };
 
   /**
-   * Writes a step under the lease. `content` says what the step means for its content: `final`, the outcome is
-   * recomputed from every job; `unfinished`, this job is not final, so the outcome can only be "publishing": one
-   * conditional update instead of the lock and the reads of the content and its jobs.
+   * Writes a step under the lease. `content` says what the step means for its content (`writeJobStep`): then the
+   * job and its content are written in one transaction; a step that leaves the content alone is one statement.
    */
   async function write(job: JobRow, lease: string, changes: JobUpdate, content?: 'final' | 'unfinished'): Promise<boolean> {
     const now = clock.now();
-    const write = { id: job.id, contentId: job.contentId, lease, changes: { ...changes, updated_at: now } };
-    if (content === 'final') return finalWrites({ ...write, now });
-    return content === 'unfinished' ? jobWrites.writeUnfinished(write, now) : jobWrites.write(write);
+    const step = { id: job.id, contentId: job.contentId, lease, changes: { ...changes, updated_at: now } };
+    if (content === undefined) return updateJobUnderLease(db, step.id, lease, step.changes);
+    return db.transaction().execute((tx) => writeJobStep(tx, step, content, now));
   }
 
   const release = { locked_by: null, locked_until: null } as const;
@@ -164,7 +141,7 @@ export function createPublisher(deps: PublisherDeps) {
   /** Writes a failure the policy decided, with what it brings (connection expiry, refund, late checks) in one transaction. */
   async function fail(job: JobRow, lease: string, failure: Failed, extra: JobUpdate = {}): Promise<void> {
     const now = clock.now();
-    const written = await transact(async (tx) => {
+    const written = await db.transaction().execute(async (tx) => {
       const ok = await updateJobUnderLease(tx, job.id, lease, {
         status: 'failed',
         error_code: failure.code,
@@ -315,11 +292,7 @@ export function createPublisher(deps: PublisherDeps) {
       // The lease covers the run, not the wait in the connection's queue (ARCHITECTURE decision 5, B-10): take it
       // now, conditionally on the claim token. If another worker re-claimed the job meanwhile, this claim is
       // stale and the run does nothing — no network call, no write.
-      // A claim still fresh needs no take: no other worker can have claimed a job whose lease has not run out,
-      // and the first renewal comes before it does, with a third of a lease to spare.
-      const fresh = h.lockedUntil - clock.now() >= settings.leaseMs - renewEveryMs;
-      const taken = fresh || (await renewLease(db, h.id, h.lease, clock.now() + settings.leaseMs));
-      if (!taken) {
+      if (!(await renewLease(db, h.id, h.lease, clock.now() + settings.leaseMs))) {
         logger.debug({ job_id: h.id }, 'job was claimed by another worker while it waited; skipped');
         return;
       }
@@ -364,7 +337,7 @@ export function createPublisher(deps: PublisherDeps) {
     const connections = await findConnectionsByIds(db, jobs.map((j) => j.connectionId));
     for (const job of jobs) {
       const mine = held.get(job.id);
-      const claimed = { lease: c.lease, job, lockedUntil: c.lockedUntil, content: contents.get(job.contentId), connection: connections.get(job.connectionId), claimedAt: c.now };
+      const claimed = { lease: c.lease, job, content: contents.get(job.contentId), connection: connections.get(job.connectionId), claimedAt: c.now };
       if (mine === undefined) enqueue({ id: job.id, ...claimed, started: false, next: null });
       // Our own entry, still waiting, whose claim ran out: it keeps its place and runs under the new claim,
       // from the row as it is now (another worker may have moved the job on meanwhile).

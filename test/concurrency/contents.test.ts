@@ -176,8 +176,7 @@ describeCluster('concurrent content creation, retry and credit spend', (cluster)
 });
 
 /**
- * On SQLite each process commits the creations that arrive together in one transaction, each in a savepoint
- * (db/transaction-batch.ts). Two processes on one file then race batch against batch for SQLite's one writer.
+ * On SQLite each creation is one transaction; two processes on one file then race for SQLite's one writer.
  */
 describe('concurrent content creation [sqlite, 2 processes on one file]', () => {
   let cluster: Cluster | undefined;

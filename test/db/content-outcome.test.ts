@@ -1,14 +1,9 @@
 import { expect, it } from 'vitest';
 import { findContent } from '../../db/repositories/contents.repo.js';
-import { finalJobsLockingContents, writeFinalJobsReadingContents } from '../../db/repositories/contents.repo.js';
-import { type JobUpdate, jobWritesUnderLease } from '../../db/repositories/jobs.repo.js';
-import { refreshLockedContentsOutcomes } from '../../src/core/jobs/outcome.js';
+import type { JobUpdate } from '../../db/repositories/jobs.repo.js';
+import { writeJobStep } from '../../src/core/jobs/outcome.js';
 import { brandWithConnections } from '../support/factories.js';
 import { describeEachDb } from '../support/server.js';
-
-/** The final writes of one column set, as the publisher batches them. */
-const finalWrites = (db: Parameters<typeof writeFinalJobsReadingContents>[0], writes: { id: string; contentId: string; lease: string; changes: JobUpdate }[], dialect = 'postgres') =>
-  dialect === 'postgres' ? finalJobsLockingContents(Object.keys(writes[0]!.changes))(db, writes) : writeFinalJobsReadingContents(db, writes);
 
 describeEachDb("a job step that leaves its job unfinished keeps the content publishing", (server) => {
   const created = async () => {
@@ -28,8 +23,7 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
   /** The publisher's write of a step that leaves its job unfinished, on this server's database. */
   const unfinished = (contentId: string, jobId: string, at: number, lease = 'lease_1', changes: JobUpdate = { confirm_misses: 1, updated_at: at }) => {
     const db = server().container.db.kysely;
-    const writes = jobWritesUnderLease(db, server().container.db.dialect, (work) => db.transaction().execute(work));
-    return writes.writeUnfinished({ id: jobId, contentId, lease, changes }, at);
+    return db.transaction().execute((tx) => writeJobStep(tx, { id: jobId, contentId, lease, changes }, 'unfinished', at));
   };
 
   it('a content already publishing is not written (updated_at unchanged)', async () => {
@@ -87,10 +81,9 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     const at = Date.now();
     const finish = (jobId: string, beforeCommit: () => Promise<void>) =>
       db.transaction().execute(async (tx) => {
-        const { written, contents } = await finalWrites(tx, [{ id: jobId, contentId, lease: `lease_${jobId}`, changes: { status: 'published', active: 0, locked_by: null, updated_at: at } }]);
-        await refreshLockedContentsOutcomes(tx, contents, at);
+        const written = await writeJobStep(tx, { id: jobId, contentId, lease: `lease_${jobId}`, changes: { status: 'published', active: 0, locked_by: null, updated_at: at } }, 'final', at);
         await beforeCommit();
-        return written[0];
+        return written;
       });
     // The first holds its transaction open after reading the jobs (the other still unfinished to it); the second
     // must wait for the content's lock, then read both final. Without the lock it would read the first unfinished
@@ -108,12 +101,14 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     expect((await db.selectFrom('contents').select('status').where('id', '=', contentId).executeTakeFirstOrThrow()).status).toBe('published');
     const events = await db.selectFrom('events').select('type').where('subject_id', '=', contentId).execute();
     expect(events.map((e) => e.type)).toEqual(['content.published']);
-    // A lost lease writes nothing and locks nothing.
-    expect(await finalWrites(db, [{ id: jobs[0]!.id, contentId, lease: 'lease_gone', changes: { status: 'failed', updated_at: at + 1 } }])).toEqual({ written: [false], contents: [] });
+    // A lost lease writes nothing, the content included.
+    const before = await db.selectFrom('contents').selectAll().where('id', '=', contentId).executeTakeFirstOrThrow();
+    expect(await db.transaction().execute((tx) => writeJobStep(tx, { id: jobs[0]!.id, contentId, lease: 'lease_gone', changes: { status: 'failed', updated_at: at + 1 } }, 'final', at + 1))).toBe(false);
+    expect(await db.selectFrom('contents').selectAll().where('id', '=', contentId).executeTakeFirstOrThrow()).toEqual(before);
+    expect((await db.selectFrom('jobs').select('status').where('id', '=', jobs[0]!.id).executeTakeFirstOrThrow()).status).toBe('published');
   });
 
-  it('two batches of final steps over the same contents, in opposite orders at once, record each outcome once', async () => {
-    const dialect = server().container.db.dialect;
+  it('final steps over the same contents, in opposite orders at once, each in its own transaction, record each outcome once', async () => {
     const db = server().container.db.kysely;
     const { ws, brandId } = await brandWithConnections(server(), ['linkedin', 'threads']);
     const contents: { id: string; jobs: string[] }[] = [];
@@ -129,14 +124,10 @@ describeEachDb("a job step that leaves its job unfinished keeps the content publ
     }
     const at = Date.now();
     const write = (id: string, contentId: string, status: string) => ({ id, contentId, lease: `lease_${id}`, changes: { status, active: 0, locked_by: null, updated_at: at } });
-    // Each content's first job in one batch, its second in the other, the two batches' contents in opposite orders;
-    // the first content's second job fails, so its outcome is partial.
+    // Each content's first job in one sequence, its second in the other, the two sequences' contents in opposite
+    // orders, every step started at once; the first content's second job fails, so its outcome is partial.
     const batch = (jobs: { id: string; contentId: string; status: string }[]) =>
-      db.transaction().execute(async (tx) => {
-        const { written, contents: locked } = await finalWrites(tx, jobs.map((j) => write(j.id, j.contentId, j.status)), dialect);
-        await refreshLockedContentsOutcomes(tx, locked, at);
-        return written;
-      });
+      Promise.all(jobs.map((j) => db.transaction().execute((tx) => writeJobStep(tx, write(j.id, j.contentId, j.status), 'final', at))));
     const results = await Promise.all([
       batch(contents.map((c) => ({ id: c.jobs[0]!, contentId: c.id, status: 'published' }))),
       batch([...contents].reverse().map((c, i) => ({ id: c.jobs[1]!, contentId: c.id, status: i === contents.length - 1 ? 'failed' : 'published' }))),

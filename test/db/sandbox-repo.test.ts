@@ -1,11 +1,10 @@
 import { expect, it } from 'vitest';
 import { publishSandboxContainer, sandboxPostExists } from '../../db/repositories/sandbox.repo.js';
-import { transactionBatches } from '../../db/transaction-batch.js';
 import { describeEachDb } from '../support/server.js';
 
 /**
  * The sandbox network publishes a container at most once, whether its calls come one after another (a run that
- * lost the answer and resumes) or at once, and whether they commit alone or in a batch with other writes.
+ * lost the answer and resumes) or at once, each in its own transaction.
  */
 describeEachDb('the sandbox network publishes a container once', (server) => {
   const row = (containerId: string, id: string) => ({ id, containerId, jobId: `job_${containerId}`, connectionId: 'conn_1', platformSlug: 'threads', now: 1 });
@@ -21,10 +20,9 @@ describeEachDb('the sandbox network publishes a container once', (server) => {
     expect(await sandboxPostExists(db, 'sbx_second')).toBe(false);
   });
 
-  it('20 publications of one container at once, through the write batches, all answer the one post made', async () => {
-    const { kysely, dialect } = server().container.db;
-    const transact = transactionBatches(kysely, dialect);
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => transact((tx) => publishSandboxContainer(tx, row('sbxc_b', `sbx_b${i}`)))));
+  it('20 publications of one container at once, each in its own transaction, all answer the one post made', async () => {
+    const { kysely } = server().container.db;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => kysely.transaction().execute((tx) => publishSandboxContainer(tx, row('sbxc_b', `sbx_b${i}`)))));
     const posts = await postsOf('sbxc_b');
     expect(posts).toHaveLength(1);
     expect(new Set(answers)).toEqual(new Set(posts));

@@ -31,7 +31,7 @@ it('SQLite disk full: each failed write answers 500 and logs SQLite\'s own error
   db.sqlite.prepare(`PRAGMA max_page_count = ${pages.page_count}`).get();
   expect((await server.request('GET', '/readyz')).status).toBe(200);
 
-  // Alone (a transaction of its own), then several at once (one transaction, a savepoint each).
+  // Alone, then several at once (each its own transaction).
   const failed = [];
   for (let i = 0; i < 40 && failed.length === 0; i += 1) {
     const res = await create(i);

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { type ContentRow, lockContent, updateContentStatus } from '../../../db/repositories/contents.repo.js';
-import { type JobRow, listJobsForContent, listJobsForContents } from '../../../db/repositories/jobs.repo.js';
+import { lockContent, markContentPublishing, updateContentStatus } from '../../../db/repositories/contents.repo.js';
+import { type JobUpdate, listJobsForContent, updateJobUnderLease } from '../../../db/repositories/jobs.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { recordContentEvent } from '../events/events.js';
 
@@ -21,24 +21,9 @@ export function contentOutcome(jobStatuses: string[]): 'published' | 'partial' |
  */
 export async function refreshContentOutcome(tx: Kysely<Database>, contentId: string, now: number): Promise<void> {
   const content = await lockContent(tx, contentId);
-  if (content) await refreshLockedContentOutcome(tx, content, now);
-}
-
-/** `refreshContentOutcome` for a content whose row this transaction has just locked (`content` as locked). */
-export async function refreshLockedContentOutcome(tx: Kysely<Database>, content: ContentRow, now: number): Promise<void> {
-  await applyOutcome(tx, content, await listJobsForContent(tx, content.id), now);
-}
-
-/** `refreshLockedContentOutcome` for several locked contents, their jobs read in one statement. */
-export async function refreshLockedContentsOutcomes(tx: Kysely<Database>, contents: readonly ContentRow[], now: number): Promise<void> {
-  if (contents.length === 0) return;
-  const jobs = await listJobsForContents(tx, contents.map((c) => c.id));
-  for (const content of contents) await applyOutcome(tx, content, jobs.filter((j) => j.contentId === content.id), now);
-}
-
-/** Writes the outcome `jobs` (all of the content's, read after its lock) give a locked content, with its event. */
-async function applyOutcome(tx: Kysely<Database>, content: ContentRow, jobs: JobRow[], now: number): Promise<void> {
-  const contentId = content.id;
+  if (!content) return;
+  // Read after the lock: jobs finishing at once see each other's commits, so one of them records the outcome.
+  const jobs = await listJobsForContent(tx, contentId);
   const outcome = contentOutcome(jobs.map((j) => j.status));
   if (outcome === null) {
     if (content.status !== 'publishing') await updateContentStatus(tx, contentId, 'publishing', now, null);
@@ -48,4 +33,26 @@ async function applyOutcome(tx: Kysely<Database>, content: ContentRow, jobs: Job
   const previous = FINAL_CONTENT.has(content.status) ? content.status : null;
   await updateContentStatus(tx, contentId, outcome, now, now);
   await recordContentEvent(tx, { workspaceId: content.workspaceId, contentId, outcome, jobs, previousStatus: previous, now });
+}
+
+/** One step of a job: its write under the run's lease. */
+export interface JobStepWrite {
+  id: string;
+  contentId: string;
+  lease: string;
+  changes: JobUpdate;
+}
+
+/**
+ * Writes a job step under its lease, with what it means for the job's content, inside the caller's transaction:
+ * `final`, the content's outcome is recomputed from all its jobs; `unfinished`, the job is not final, so the
+ * content can only be publishing and is set back to it unless it already is (one conditional update instead of
+ * the lock and the reads). The job's row is written first, then the content's, in the order every writer of a
+ * job takes them. A lost lease writes nothing, the content included. Returns whether the job was written.
+ */
+export async function writeJobStep(tx: Kysely<Database>, step: JobStepWrite, content: 'final' | 'unfinished', now: number): Promise<boolean> {
+  if (!(await updateJobUnderLease(tx, step.id, step.lease, step.changes))) return false;
+  if (content === 'final') await refreshContentOutcome(tx, step.contentId, now);
+  else await markContentPublishing(tx, step.contentId, now);
+  return true;
 }

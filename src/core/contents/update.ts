@@ -1,0 +1,76 @@
+import { type ContentChanges, transitionContent } from '../../../db/repositories/contents.repo.js';
+import { deleteScheduledJobs, insertJobs, listJobsForContent } from '../../../db/repositories/jobs.repo.js';
+import type { IdempotentResult } from '../idempotency/idempotency.service.js';
+import { storeRequest } from '../jobs/stored-request.js';
+import { timingOf } from '../scheduling/publish-time.js';
+import type { Principal } from '../principal.js';
+import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { planContent } from './content-plan.js';
+import type { UpdateContentInput, UpdatedContent } from './contents.schema.js';
+import { keptOverrides, mergeFields, storedFields } from './fields.js';
+import { renderContent } from './render.js';
+import { type ContentsDeps, editable, jobRowsFor, once, type Placement, takeQueueSlot, withVersionRetry, zoneOf } from './steps.js';
+
+/** Editing a draft or scheduled content: `update`. */
+export function contentUpdate(deps: ContentsDeps) {
+  const { db, clock, idempotency } = deps;
+  return {
+    /**
+     * Edits a draft or scheduled content (issue 16): the fields sent replace the stored ones, the result is checked
+     * again as at creation, and its jobs are rebuilt from it. A time (`publish_at`, `queue`) schedules it, `draft`
+     * turns it back into a draft. The write is conditional on the version and status read, so an edit never
+     * overwrites another and never touches a content the scheduler or a cancel took first. Charges nothing.
+     * A platform with its own text or title in `overrides` keeps it when the shared one changes; the answer's
+     * `kept_overrides` names those platforms.
+     * @throws ServiceError `not_found`, `content_not_editable`, and the checks' errors as `create`.
+     */
+    async update(principal: Principal, workspaceId: string, contentId: string, patch: UpdateContentInput, idempotencyKey?: string): Promise<IdempotentResult<UpdatedContent>> {
+      assertWorkspaceAccess(principal, workspaceId);
+      return once<UpdatedContent>(idempotency, workspaceId, idempotencyKey, { op: 'update_content', contentId, patch }, (record) =>
+        withVersionRetry(async () => {
+          const row = await editable(db, workspaceId, contentId);
+          const stored = storedFields(row);
+          const fields = mergeFields(stored, patch);
+          const now = clock.now();
+          // A new local time without a zone is read in the content's zone, else the brand's.
+          const zone = patch.publish_at !== undefined && patch.time_zone === undefined ? (row.timeZone ?? (await zoneOf(db, workspaceId, row.brandId))) : 'UTC';
+          const timing = timingOf(patch, zone, now);
+          const plan = await planContent(db, workspaceId, { ...fields, brand_id: row.brandId }, deps.probeMedia);
+          return db.transaction().execute(async (tx) => {
+            const current: Placement = {
+              status: row.status as 'draft' | 'scheduled',
+              time: row.publishAt === null ? null : { instant: row.publishAt, zone: row.timeZone ?? 'UTC', local: row.localPublishAt ?? '' },
+              slot: row.queueSlot,
+            };
+            const placement: Placement =
+              timing.kind === 'now'
+                ? current
+                : timing.kind === 'draft'
+                  ? { status: 'draft', time: null, slot: null }
+                  : timing.kind === 'at'
+                    ? { status: 'scheduled', time: timing.time, slot: null }
+                    : await takeQueueSlot(tx, workspaceId, row.brandId, now, row.queueSlot);
+            const set: ContentChanges = {
+              status: placement.status,
+              request: storeRequest(plan),
+              input: JSON.stringify(fields),
+              contentType: plan.contentType,
+              publishAt: placement.time?.instant ?? null,
+              timeZone: placement.time?.zone ?? null,
+              localPublishAt: placement.time?.local ?? null,
+              queueSlot: placement.slot,
+            };
+            const written = await transitionContent(tx, { workspaceId, id: contentId, from: [row.status], version: row.version, now, set });
+            if (!written) return null;
+            await deleteScheduledJobs(tx, contentId);
+            const jobs = placement.status === 'scheduled' ? jobRowsFor(plan, contentId, workspaceId, now) : [];
+            await insertJobs(tx, jobs, placement.time?.instant ?? null);
+            const content = { ...renderContent(written, await listJobsForContent(tx, contentId)), kept_overrides: keptOverrides(stored, fields, patch) };
+            if (record) await record(tx, content);
+            return content;
+          });
+        }),
+      );
+    },
+  };
+}
