@@ -1,11 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { presentIf } from './required.js';
 
 /** Debian's Chromium, driven through playwright-core (no browser download). */
 export const CHROMIUM = '/usr/bin/chromium';
+
+/** Whether the browser tests can run here; under CI=true a missing Chromium fails them (./required.ts). */
+export function chromiumPresent(): boolean {
+  return presentIf(existsSync(CHROMIUM), `Chromium is absent at ${CHROMIUM}`);
+}
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

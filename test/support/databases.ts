@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { present } from './required.js';
 
 /** A database made for one suite, and how to throw it away. */
 export interface TestDatabase {
@@ -55,8 +56,13 @@ function postgres(baseUrl: string): TestDatabaseKind {
   };
 }
 
-/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
+/**
+ * SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. CI must set it: without it every PostgreSQL run
+ * would be left out silently, so under CI=true its absence fails the file (./required.ts).
+ */
 export function testDatabaseKinds(): TestDatabaseKind[] {
   const url = process.env.TEST_DATABASE_URL;
-  return url ? [sqlite, postgres(url)] : [sqlite];
+  if (url) return [sqlite, postgres(url)];
+  present('TEST_DATABASE_URL is not set (no PostgreSQL to run on)');
+  return [sqlite];
 }
