@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   const manifests: Record<string, FixtureManifest> = {};
   try {
     for (const kind of kinds) {
-      const database: TestDatabase = await kind.create();
+      const database: TestDatabase = await kind.create({ empty: true });
       const server = await startTestServerOn({ ...database, drop: async () => undefined }, FIXTURE_ENV, { clock: new ManualClock(FIXTURE_NOW), workers: false });
       try {
         const manifest = await fill(server, receiver.url, kind.name);

@@ -36,7 +36,7 @@ async function load(kind: TestDatabaseKind, version: string): Promise<{ database
     raw.close();
     return { database: { dialect: 'sqlite', url: `sqlite:${file}`, drop: async () => rmSync(dir, { recursive: true, force: true }) }, rateLimitRows: n };
   }
-  const database = await kind.create();
+  const database = await kind.create({ empty: true });
   execFileSync('psql', ['--quiet', '--no-psqlrc', '-v', 'ON_ERROR_STOP=1', '--dbname', database.url, '--file', join(FIXTURES, `${version}.postgres.sql`)], { stdio: ['ignore', 'ignore', 'pipe'] });
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
