@@ -1,14 +1,13 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { auditPage, chromiumPresent, openWatchedPage } from '../support/browser.js';
+import { auditPage, chromiumPresent, openWatchedPage, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');
+const ARTIFACTS = artifactsDir('dashboard');
 
 /**
  * The whole dashboard in Debian's Chromium (CI installs it; playwright-core downloads nothing): the journey of

@@ -1,12 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditPage, chromiumPresent, openWatchedPage, signIn } from '../support/browser.js';
+import { auditPage, chromiumPresent, openWatchedPage, signIn, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');
+const ARTIFACTS = artifactsDir('dashboard');
 
 /** "Connect an assistant" in Chromium: reached from the navigation, accessible, and its Copy buttons copy. */
 describe.runIf(chromiumPresent())('dashboard in a real browser: connect an assistant', () => {

@@ -1,14 +1,13 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { auditPage, chromiumPresent, launchChromium, watchPage } from '../support/browser.js';
+import { auditPage, chromiumPresent, launchChromium, watchPage, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'journey');
+const ARTIFACTS = artifactsDir('journey');
 /** A 1×1 PNG, the smallest real photo for the media library. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 

@@ -4,12 +4,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Principal } from '../../src/core/principal.js';
-import { chromiumPresent, launchChromium, signIn } from '../support/browser.js';
+import { chromiumPresent, launchChromium, signIn, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-phone');
+const ARTIFACTS = artifactsDir('dashboard-phone');
 const WIDTH = 390;
 
 /**

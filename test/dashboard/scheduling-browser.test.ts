@@ -1,16 +1,15 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Content } from '../../src/core/contents/contents.schema.js';
 import type { Principal } from '../../src/core/principal.js';
-import { auditPage, chromiumPresent, openWatchedPage, signIn } from '../support/browser.js';
+import { auditPage, chromiumPresent, openWatchedPage, signIn, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-scheduling');
+const ARTIFACTS = artifactsDir('dashboard-scheduling');
 
 /**
  * Scheduling in Debian's Chromium (issue 16, "browser test of schedule → calendar → edit → cancel"): a post

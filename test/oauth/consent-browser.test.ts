@@ -2,12 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CHROMIUM, chromiumPresent } from '../support/browser.js';
+import { CHROMIUM, chromiumPresent, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { pkcePair } from '../support/oauth-browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+const ARTIFACTS = artifactsDir();
 
 let server: TestServer;
 beforeAll(async () => {
