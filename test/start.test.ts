@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, ConfigError } from '../src/config.js';
+import { builtProjectCopy, type ProjectCopy } from './support/build.js';
 import { runToEnd, startServiceProcess } from './support/process.js';
 
 describe('first start, later starts and shutdown (embedded SQLite default)', () => {
@@ -125,8 +125,6 @@ describe('configuration', () => {
   }, 30_000);
 });
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
 /**
  * The environment of a fresh shell: PATH and HOME only. Not the test runner's: vitest sets BASE_URL (Vite's base
  * path, "/") and a surrounding `npm test` passes its `npm_*` settings down.
@@ -144,9 +142,9 @@ interface Started {
 }
 
 /** Runs `command` the way a person does in a shell (stderr merged into stdout), until it prints where it listens. */
-async function runCommand(command: string, env: Record<string, string>): Promise<Started> {
+async function runCommand(command: string, cwd: string, env: Record<string, string>): Promise<Started> {
   // Its own process group, so stopping it reaches npm, the shell and node alike.
-  const child = spawn('bash', ['-c', `exec ${command} 2>&1`], { cwd: ROOT, env: shellEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('bash', ['-c', `exec ${command} 2>&1`], { cwd, env: shellEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -206,20 +204,24 @@ async function waitForLine(started: Started, pattern: RegExp, ms = 5_000): Promi
 describe('npm start, as a newcomer runs it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'publisher-npm-start-'));
   const env = { PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'data', 'service.db')}`, LOG_LEVEL: 'info' };
-  const built = (name: string) => statSync(join(ROOT, 'dist', name)).mtimeMs;
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A copy of the project of its own, as a newcomer's checkout: npm start compiles into it and the test touches its
+  // sources, and neither reaches the checkout the tests run from, nor the build other files' processes run.
+  let project: ProjectCopy | undefined;
+  const root = () => project!.dir;
+  const built = (name: string) => statSync(join(root(), 'dist', name)).mtimeMs;
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    project?.remove();
+  });
 
   beforeAll(async () => {
-    // Whatever the checkout's state, compile once here, so the starts below measure an up-to-date build.
-    const build = spawn('npm', ['run', 'build'], { cwd: ROOT, env: shellEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
-    let errors = '';
-    build.stdout?.on('data', (d: Buffer) => (errors += d.toString()));
-    const [code] = (await once(build, 'exit')) as [number | null];
-    expect(code, errors).toBe(0);
+    // Whatever the copy's state, `npm run build` once there (it throws when the build fails), so the starts below
+    // measure an up-to-date build. Starting from the run's own build, when there is one, it only checks that.
+    project = await builtProjectCopy(process.env.TEST_BUILD_DIR);
   }, 300_000);
 
   it('prints the banner first, then the explained runtime warning; the first key is in a 0600 file and its export lines work', async () => {
-    const started = await runCommand('npm start', env);
+    const started = await runCommand('npm start', root(), env);
     try {
       const base = /\(base URL (\S+)\)/.exec(started.output())?.[1];
       // BASE_URL and the listen address agree by default: OAuth clients compare them as strings.
@@ -263,8 +265,8 @@ describe('npm start, as a newcomer runs it', () => {
   it('when sources changed since the last build, npm start first says it is compiling, then prints the banner', async () => {
     // A source newer than the last build, as after an edit or a pull: npm itself is silent, so the compile announces itself.
     const now = new Date();
-    utimesSync(join(ROOT, 'src', 'main.ts'), now, now);
-    const started = await runCommand('npm start', env);
+    utimesSync(join(root(), 'src', 'main.ts'), now, now);
+    const started = await runCommand('npm start', root(), env);
     try {
       const lines = started.output().split('\n');
       expect(lines[0]).toBe('Compiling what changed since the last build…');
@@ -277,7 +279,7 @@ describe('npm start, as a newcomer runs it', () => {
   it('a second npm start compiles nothing and answers /healthz soon', async () => {
     const before = { main: built('src/main.js'), info: built('build.tsbuildinfo') };
     const t0 = performance.now();
-    const started = await runCommand('npm start', env);
+    const started = await runCommand('npm start', root(), env);
     try {
       const health = await fetch(`${started.url}/healthz`);
       const elapsed = performance.now() - t0;
@@ -296,7 +298,7 @@ describe('npm start, as a newcomer runs it', () => {
 
   it('on a terminal, request logs are one readable line each', async () => {
     // `script` gives the service a pseudo-terminal, as a person's shell does.
-    const started = await runCommand(`script -qefc 'node dist/src/main.js' /dev/null`, env);
+    const started = await runCommand(`script -qefc 'node dist/src/main.js' /dev/null`, root(), env);
     try {
       await fetch(`${started.url}/healthz`);
       await waitForLine(started, /INFO: GET \/healthz → 200 \(\d+\.\d ms\) \[req_\w+\]/);

@@ -82,7 +82,8 @@ for (const kind of testDatabaseKinds()) {
       Number((await db.kysely.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n')).where('status', 'not in', ['published', 'failed', 'scheduled']).executeTakeFirst())?.n ?? 0);
 
     beforeAll(async () => {
-      database = await kind.create();
+      // Empty: the first process migrates it, as a fleet's first start does.
+      database = await kind.create({ empty: true });
       const env = { ...ENV, DATABASE_URL: database.url, SECRET_KEY: TEST_SECRET_KEY };
       // The first process migrates and makes the workspace; the others then find the database ready.
       procs.push(await startServiceProcess(env));

@@ -1,20 +1,19 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { auditPage, CHROMIUM, openWatchedPage } from '../support/browser.js';
+import { auditPage, chromiumPresent, openWatchedPage, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');
+const ARTIFACTS = artifactsDir('dashboard');
 
 /**
  * The whole dashboard in Debian's Chromium (CI installs it; playwright-core downloads nothing): the journey of
  * issue #9, a screenshot of every page, and axe-core on every page at phone width.
  */
-describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser', () => {
+describe.runIf(chromiumPresent())('dashboard in a real browser', () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 9));
   let server: TestServer;
   let browser: Browser;

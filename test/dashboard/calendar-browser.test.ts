@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Principal } from '../../src/core/principal.js';
-import { CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
+import { chromiumPresent, openWatchedPage, signIn } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -17,7 +16,7 @@ const MAX_TITLE_LINES = 4;
  * to read, and its title wraps on a few lines, at the common desktop widths. Measured by what the browser lays out,
  * since a rule meant for another list can squeeze the cells without any accessibility check noticing.
  */
-describe.runIf(existsSync(CHROMIUM))('dashboard calendar at desktop widths', () => {
+describe.runIf(chromiumPresent())('dashboard calendar at desktop widths', () => {
   // Monday 23 November 2026, 12:00 UTC.
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 12));
   let server: TestServer;

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/core/principal.js';
-import { CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
+import { chromiumPresent, openWatchedPage, signIn } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -11,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * focus must land on the preview or on the error summary, where a keyboard or screen-reader user continues,
  * rather than on the page's body.
  */
-describe.runIf(existsSync(CHROMIUM))('compose moves focus to the preview or the error summary; the suggested time follows the brand', () => {
+describe.runIf(chromiumPresent())('compose moves focus to the preview or the error summary; the suggested time follows the brand', () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;

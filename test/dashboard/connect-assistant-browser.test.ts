@@ -1,15 +1,14 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditPage, CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
+import { auditPage, chromiumPresent, openWatchedPage, signIn, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');
+const ARTIFACTS = artifactsDir('dashboard');
 
 /** "Connect an assistant" in Chromium: reached from the navigation, accessible, and its Copy buttons copy. */
-describe.runIf(existsSync(CHROMIUM))('dashboard in a real browser: connect an assistant', () => {
+describe.runIf(chromiumPresent())('dashboard in a real browser: connect an assistant', () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;

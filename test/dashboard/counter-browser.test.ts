@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/core/principal.js';
 import { textLengthOn } from '../../src/vocabulary/platforms.js';
-import { CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
+import { chromiumPresent, openWatchedPage, signIn } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -12,7 +11,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * server checks, served to the page as a module), so the counter never shows as fitting a text X or Bluesky
  * will refuse.
  */
-describe.runIf(existsSync(CHROMIUM))('live character counters count as each network does', () => {
+describe.runIf(chromiumPresent())('live character counters count as each network does', () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;

@@ -1,14 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { auditPage, CHROMIUM, launchChromium, watchPage } from '../support/browser.js';
+import { auditPage, chromiumPresent, launchChromium, watchPage, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'journey');
+const ARTIFACTS = artifactsDir('journey');
 /** A 1×1 PNG, the smallest real photo for the media library. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
@@ -18,7 +17,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
  * the calendar, a webhook test event, credits bought in the sandbox checkout and the media library. axe-core finds
  * no serious or critical violation on any step, no page is wider than the screen, and each step is photographed.
  */
-describe.runIf(existsSync(CHROMIUM))('the newcomer journey in a real browser', () => {
+describe.runIf(chromiumPresent())('the newcomer journey in a real browser', () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 9));
   let server: TestServer;
   let browser: Browser;

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
+import { chromiumPresent, openWatchedPage, signIn } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -15,7 +15,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
  * `landmark-unique`, a moderate finding the general audit lets pass). Brands repeats a card per brand and Wallet a
  * table per section: the pages with the most regions.
  */
-describe.runIf(existsSync(CHROMIUM))('dashboard landmarks have unique names', () => {
+describe.runIf(chromiumPresent())('dashboard landmarks have unique names', () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 9));
   let server: TestServer;
   let browser: Browser;

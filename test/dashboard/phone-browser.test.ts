@@ -1,15 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Principal } from '../../src/core/principal.js';
-import { CHROMIUM, launchChromium, signIn } from '../support/browser.js';
+import { chromiumPresent, launchChromium, signIn, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-phone');
+const ARTIFACTS = artifactsDir('dashboard-phone');
 const WIDTH = 390;
 
 /**
@@ -17,7 +17,7 @@ const WIDTH = 390;
  * push pages sideways: long unbroken words and addresses, many rows, failed jobs. No page is wider than the
  * screen, the navigation starts closed, and each table's row action is on screen without scrolling sideways.
  */
-describe.runIf(existsSync(CHROMIUM))('dashboard at phone width', () => {
+describe.runIf(chromiumPresent())('dashboard at phone width', () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 12));
   let server: TestServer;
   let browser: Browser;

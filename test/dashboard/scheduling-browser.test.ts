@@ -1,23 +1,22 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Content } from '../../src/core/contents/contents.schema.js';
 import type { Principal } from '../../src/core/principal.js';
-import { auditPage, CHROMIUM, openWatchedPage, signIn } from '../support/browser.js';
+import { auditPage, chromiumPresent, openWatchedPage, signIn, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard-scheduling');
+const ARTIFACTS = artifactsDir('dashboard-scheduling');
 
 /**
  * Scheduling in Debian's Chromium (issue 16, "browser test of schedule → calendar → edit → cancel"): a post
  * composed for a local time in the brand's zone, found on the calendar at that time, opened, rescheduled and
  * canceled, with axe-core on every page at phone width. The server runs in-process on a manual clock.
  */
-describe.runIf(existsSync(CHROMIUM))('dashboard scheduling in a real browser', () => {
+describe.runIf(chromiumPresent())('dashboard scheduling in a real browser', () => {
   // Monday 23 November 2026, 12:00 UTC: 07:00 in New York, the brand's zone.
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 12));
   let server: TestServer;

@@ -13,7 +13,7 @@ describe.skipIf(!postgres)('migrations on PostgreSQL with short request deadline
   let database: TestDatabase;
   let db: Db;
   beforeAll(async () => {
-    database = await postgres!.create();
+    database = await postgres!.create({ empty: true });
     db = connect({ dialect: 'postgres', connectionString: database.url, waits: { lockMs: 200, statementMs: 200 } });
   });
   afterAll(async () => {

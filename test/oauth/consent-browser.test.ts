@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, chromiumPresent, artifactsDir } from '../support/browser.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { pkcePair } from '../support/oauth-browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+const ARTIFACTS = artifactsDir();
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 // CI installs Debian's chromium (.ci/run); on a machine without it this test cannot run and says so.
-it.runIf(existsSync(CHROMIUM))('the consent page works in a real browser: wrong key, then approve, back to the client with a code', async () => {
+it.runIf(chromiumPresent())('the consent page works in a real browser: wrong key, then approve, back to the client with a code', async () => {
   const base = server.service.baseUrl;
   const ws = await server.workspace();
   const reg = await fetch(`${base}/api/oauth/mcp/register`, {

@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { Browser, pkcePair } from '../support/oauth-browser.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
@@ -318,11 +318,18 @@ describeEachDb(
     it('an expired token answers 401 invalid_token on REST and /mcp', async () => {
       const ws = await server().workspace();
       const { token } = await publicFlow(server(), ws.api_key);
-      await new Promise((r) => setTimeout(r, 2100));
-      const rest = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/api-keys`, { key: token.body.access_token });
-      expect(rest.status).toBe(401);
-      expect(rest.body.error).toBe('invalid_token');
-      expect((await callMcp(server(), token.body.access_token!)).status).toBe(401);
+      // oidc-provider reads the wall clock (Date) for expiry; the server runs in this process, so moving Date
+      // past the 1 s lifetime expires the token without waiting for it. Timers and I/O stay real.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 2100);
+        const rest = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/api-keys`, { key: token.body.access_token });
+        expect(rest.status).toBe(401);
+        expect(rest.body.error).toBe('invalid_token');
+        expect((await callMcp(server(), token.body.access_token!)).status).toBe(401);
+      } finally {
+        vi.useRealTimers();
+      }
     });
   },
   { OAUTH_ACCESS_TOKEN_TTL: '1s' },

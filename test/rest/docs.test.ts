@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumPresent } from '../support/browser.js';
 import { describeEachDb } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 function directives(csp: string | null): Map<string, string[]> {
@@ -63,7 +63,7 @@ describeEachDb('API reference at /docs', (server) => {
 });
 
 /** The reference in Debian's Chromium: it renders the served document under its policy, with no refusal. */
-describe.runIf(existsSync(CHROMIUM))('API reference in a real browser', () => {
+describe.runIf(chromiumPresent())('API reference in a real browser', () => {
   let browser: Browser;
   let stop: () => Promise<void>;
   let base: string;

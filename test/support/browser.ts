@@ -1,11 +1,26 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { presentIf } from './required.js';
 
 /** Debian's Chromium, driven through playwright-core (no browser download). */
 export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Where the browser tests leave their screenshots for a person to look at: TEST_ARTIFACTS, else a folder under the
+ * system's temporary one, never the checkout.
+ */
+export function artifactsDir(...parts: string[]): string {
+  return join(process.env.TEST_ARTIFACTS ?? join(tmpdir(), 'publisher-test-artifacts'), ...parts);
+}
+
+/** Whether the browser tests can run here; under CI=true a missing Chromium fails them (./required.ts). */
+export function chromiumPresent(): boolean {
+  return presentIf(existsSync(CHROMIUM), `Chromium is absent at ${CHROMIUM}`);
+}
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { present } from './required.js';
 
 /** A database made for one suite, and how to throw it away. */
 export interface TestDatabase {
@@ -13,7 +14,11 @@ export interface TestDatabase {
 
 export interface TestDatabaseKind {
   name: 'sqlite' | 'postgres';
-  create(): Promise<TestDatabase>;
+  /**
+   * A new database. On PostgreSQL it is a copy of the run's migrated template when there is one
+   * (test/support/global-template.ts); `empty` asks for one with no table, for tests of migrating itself.
+   */
+  create(options?: { empty?: boolean }): Promise<TestDatabase>;
 }
 
 const sqlite: TestDatabaseKind = {
@@ -28,6 +33,7 @@ const sqlite: TestDatabaseKind = {
  * A fresh database per suite beside TEST_DATABASE_URL's, named after it so a run's leftovers are easy to find.
  * Not a schema: kysely's migrator lists tables across every schema of its database, and a schema another suite
  * drops in the middle of that listing fails it ("schema ... does not exist"); databases do not see each other.
+ * Copying the migrated template saves running every migration for each of about a hundred suites.
  */
 function postgres(baseUrl: string): TestDatabaseKind {
   const admin = async (statement: string) => {
@@ -41,10 +47,11 @@ function postgres(baseUrl: string): TestDatabaseKind {
   };
   return {
     name: 'postgres',
-    async create() {
+    async create(options = {}) {
       const url = new URL(baseUrl);
       const name = `${decodeURIComponent(url.pathname.slice(1)) || 'test'}_t_${randomBytes(6).toString('hex')}`;
-      await admin(`create database "${name}"`);
+      const template = options.empty === true ? undefined : process.env.TEST_DATABASE_TEMPLATE;
+      await admin(template ? `create database "${name}" template "${template}"` : `create database "${name}"`);
       url.pathname = `/${encodeURIComponent(name)}`;
       return {
         dialect: 'postgres',
@@ -55,8 +62,13 @@ function postgres(baseUrl: string): TestDatabaseKind {
   };
 }
 
-/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
+/**
+ * SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. CI must set it: without it every PostgreSQL run
+ * would be left out silently, so under CI=true its absence fails the file (./required.ts).
+ */
 export function testDatabaseKinds(): TestDatabaseKind[] {
   const url = process.env.TEST_DATABASE_URL;
-  return url ? [sqlite, postgres(url)] : [sqlite];
+  if (url) return [sqlite, postgres(url)];
+  present('TEST_DATABASE_URL is not set (no PostgreSQL to run on)');
+  return [sqlite];
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testDatabaseKinds } from './databases.js';
 import { TEST_SECRET_KEY } from './server.js';
@@ -15,9 +16,18 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs a TypeScript entry of the project (src/main.ts, src/cli.ts) as a real child process. */
+/**
+ * How node runs an entry of the project (`src/main.ts`): its compiled JavaScript when the run built the service
+ * (TEST_BUILD_DIR, test/support/global-build.ts), as `npm start` does; else the TypeScript through tsx.
+ */
+function nodeArgs(entry: string): string[] {
+  const build = process.env.TEST_BUILD_DIR;
+  return build ? [join(build, 'dist', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', entry];
+}
+
+/** Runs an entry of the project (src/main.ts, src/cli.ts) as a real child process. */
 export function runEntry(entry: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  return spawn(process.execPath, [...nodeArgs(entry), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,7 +105,7 @@ export async function withStdioWorkspace(name: string, use: (server: StdioServer
     const { api_key } = JSON.parse(created.stdout) as { api_key: string };
     await use({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/mcp-stdio.ts'],
+      args: nodeArgs('src/mcp-stdio.ts'),
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env, PUBLISHER_API_KEY: api_key },
       stderr: 'pipe',

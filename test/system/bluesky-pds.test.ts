@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.js';
 import { testDatabaseKinds } from '../support/databases.js';
+import { present } from '../support/required.js';
 import { type ApiResponse, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -126,7 +127,7 @@ const PNG = Buffer.from(
   'base64',
 );
 
-describe.skipIf(missing !== null)(`Bluesky against the reference PDS${missing ? ` (skipped: ${missing})` : ''}`, () => {
+describe.runIf(present(missing))(`Bluesky against the reference PDS${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let pds: { child: ChildProcess; ready: Ready } | undefined;
   let server: TestServer | undefined;
   let ws: NewWorkspace;
