@@ -4,7 +4,7 @@ import type { Response as OutboundResponse } from 'undici';
 import { safeFetch, type OutboundPolicy } from '../src/media/safe-fetch.js';
 import { publicUrlProblem } from '../src/media/url-rule.js';
 import { withinDeadline } from '../src/web/deadline.js';
-import type { RateLimiter } from '../src/web/rate-limiter.js';
+import type { RateLimiter } from '../src/web/rate-limit.js';
 import { seconds, statusReason, unreachableReason } from './document-refusal-reasons.js';
 import { ExpiringMap } from './expiring-map.js';
 

@@ -1,7 +1,6 @@
 import type { ErrorRequestHandler, Router } from 'express';
 import type { Container } from '../src/container.js';
 import type { Principal } from '../src/core/principal.js';
-import { createRateLimiter } from '../src/web/rate-limiter.js';
 import { createClientMetadataDocuments } from './client-metadata-documents.js';
 import { createProvider, mcpResourceOf } from './provider.js';
 import { oauthHandlers } from './router.js';
@@ -25,8 +24,8 @@ export async function createOAuth(container: Container, baseUrl: string): Promis
   const clientMetadataDocuments = cimd.enabled
     ? createClientMetadataDocuments(
         { ...cimd, allowLocal: config.allowLocalUrls },
-        // Counted in the database, like the other per-address limits, so every process shares one budget.
-        { throttle: createRateLimiter(db, cimd.fetchesPerMinute, 'cimd'), log: container.logger },
+        // Counted where the other per-address limits are, so every process shares one budget.
+        { throttle: container.rateLimiter('cimd', cimd.fetchesPerMinute), log: container.logger },
       )
     : undefined;
   const provider = await createProvider(db.kysely, { baseUrl, secretKey, accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds, trustProxy: config.trustProxy !== false, clientMetadataDocuments });

@@ -124,6 +124,7 @@ const envSchema = z.object({
   WEBHOOK_PER_ENDPOINT: positiveInt(16),
   PLANS_JSON: z.string().optional(),
   OPEN_RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' }).optional(),
   DASHBOARD_SESSION_IDLE_MINUTES: positiveInt(60),
   DASHBOARD_SESSION_MAX_HOURS: positiveInt(12),
   TRUST_PROXY: z
@@ -153,6 +154,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Requests per minute per client address on the endpoints that take no credential. */
   openRateLimitPerMinute: number;
+  /** Where the rate limits count when several processes share them through Redis; undefined: the database. */
+  redisUrl: string | undefined;
   bodyLimit: string;
   /**
    * How long an Idempotency-Key stays blocked after the process running its first request died: the holder
@@ -448,6 +451,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowLocalUrls: e.ALLOW_LOCAL_URLS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     openRateLimitPerMinute: e.OPEN_RATE_LIMIT_PER_MINUTE,
+    redisUrl: e.REDIS_URL,
     bodyLimit: e.BODY_LIMIT.toLowerCase(),
     idempotencyLeaseMs: checkIdempotencyLease(e.IDEMPOTENCY_LEASE_MS),
     publisher: {

@@ -2,10 +2,9 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { ServiceError, validationError } from '../core/errors.js';
 import { assertWorkspaceAccess } from '../core/workspaces/access.js';
-import type { RateLimiter } from '../web/rate-limiter.js';
 import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
 import { jsonBody } from '../web/json-body.js';
-import { rateLimit } from '../web/rate-limit.js';
+import { type RateLimiter, rateLimit } from '../web/rate-limit.js';
 import { type Handler, runChain } from '../web/chain.js';
 import { locals } from '../web/request-context.js';
 import type { AnyRoute } from './route.js';
@@ -91,7 +90,7 @@ function pathPattern(openapiPath: string): { pattern: RegExp; names: string[] } 
  * answers HEAD, OPTIONS lists the path's methods, a method the path does not have gets the spec's error body.
  */
 export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Handler {
-  const auth = authenticate(deps.auth, deps.limiter);
+  const auth = authenticate(deps.auth);
   const limit = rateLimit(deps.limiter);
   const body = jsonBody(deps.bodyLimit);
   const workspaceCheck: Handler = (req, res, next) => {

@@ -14,9 +14,8 @@ import { MCP_SCOPE } from '../core/oauth-clients/oauth-clients.service.js';
 import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
 import { type Handler, runChain } from '../web/chain.js';
 import { jsonBody } from '../web/json-body.js';
-import { rateLimit } from '../web/rate-limit.js';
+import { type RateLimiter, rateLimit } from '../web/rate-limit.js';
 import { locals, requestLog } from '../web/request-context.js';
-import type { RateLimiter } from '../web/rate-limiter.js';
 import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
 import { answerDirectCall, directCallOf } from './direct-call.js';
@@ -143,7 +142,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Handler {
     { legacy: 'reject' },
   );
 
-  const pipeline = [authenticate(deps.auth, deps.limiter), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter)];
+  const pipeline = [authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter)];
   const serve = async (req: Request, res: Response): Promise<void> => {
     const principal = principalOf(res);
     if (principal === null) throw new Error('authenticate() let a request through without a principal');
