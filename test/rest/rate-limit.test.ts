@@ -67,7 +67,7 @@ describeEachDb('rate limit', (server) => {
 describe('rate limit shared by two server processes', () => {
   const postgres = testDatabaseKinds().find((k) => k.name === 'postgres');
   const redisUrl = testRedisUrl();
-  const stores = [
+  const stores: { name: string; kind: NonNullable<typeof postgres>; env: Record<string, string> }[] = [
     ...(postgres ? [{ name: 'postgres', kind: postgres, env: {} }] : []),
     ...(postgres && redisUrl ? [{ name: 'redis', kind: postgres, env: { REDIS_URL: redisUrl } }] : []),
   ];
