@@ -44,19 +44,6 @@ const DEFAULT_WRITE_FAILURE_HOLD_MS = 30_000;
  */
 export interface SqliteHandle {
   prepare(sql: string): BetterSqlite3.Statement;
-  /**
-   * SQLite's `PRAGMA data_version`: changes whenever another connection (another process on the file) has committed
-   * since this connection last looked, never for this connection's own commits: how a process alone on the file
-   * learns that another has joined it (src/web/rate-counting.ts).
-   */
-  dataVersion(): number;
-  /** Whether a transaction is open on the connection: a statement run now would join it. */
-  inTransaction(): boolean;
-  /**
-   * Runs `run` with no busy wait: a write that meets another process's write lock fails at once (SQLITE_BUSY)
-   * instead of holding the event loop for up to the busy timeout. For housekeeping that can simply try again later.
-   */
-  withoutWaiting<T>(run: () => T): T;
   transaction: BetterSqlite3.Database['transaction'];
   close(): void;
 }
@@ -109,22 +96,11 @@ function watched(stmt: BetterSqlite3.Statement, failures: StorageFailures): Bett
 
 function withStatementCache(sqlite: BetterSqlite3.Database, failures: StorageFailures, size = 512): SqliteHandle {
   const cache = new Map<string, BetterSqlite3.Statement>();
-  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   // After a full disk or an I/O error SQLite has already rolled the transaction back itself; the rollback that
   // follows (kysely's, on the way out of the failed work) would then fail with "no transaction is active" and
   // that second error would replace the first for every caller. Run as a statement that does nothing instead.
   const nothing = sqlite.prepare('select 0 where 0');
   return {
-    dataVersion: () => dataVersion.get() as number,
-    inTransaction: () => sqlite.inTransaction,
-    withoutWaiting(run) {
-      sqlite.pragma('busy_timeout = 0');
-      try {
-        return run();
-      } finally {
-        sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      }
-    },
     prepare(sql) {
       if (sql === 'rollback' && !sqlite.inTransaction) return nothing;
       let stmt = cache.get(sql);

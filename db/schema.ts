@@ -165,14 +165,18 @@ export interface ApiKeysTable {
   revoked_at: NullableMillis;
 }
 
-/** The per-workspace rate-limit windows (db/repositories/rate-limits.repo.ts: one upsert per request). */
+/**
+ * Rate-limit windows on PostgreSQL, written by rate-limiter-flexible's `RateLimiterPostgres` (src/web/rate-limit.ts).
+ * The table has that store's documented shape and is created by migration 0001, so the schema stays ours and the
+ * library is told not to create it. SQLite counts in memory and leaves it empty.
+ */
 export interface RateLimitsTable {
   key: string;
   points: Generated<number>;
   expire: ColumnType<number | string | null, number | null, number | null>;
 }
 
-/** A process counting rate limits on this SQLite file, and where it counts: `memory` or `database`. */
+/** Written by earlier versions only (a registry of processes sharing a SQLite file's rate limits); unused now. */
 export interface RateLimitProcessesTable {
   id: string;
   pid: number;

@@ -3,7 +3,7 @@ import type { Response as OutboundResponse } from 'undici';
 import { safeFetch, type OutboundPolicy } from '../src/outbound/safe-fetch.js';
 import { publicUrlProblem } from '../src/outbound/url-rule.js';
 import { withinDeadline } from '../src/outbound/deadline.js';
-import type { RateLimiter } from '../src/web/rate-limiter.js';
+import type { RateLimiter } from '../src/web/rate-limit.js';
 import { seconds, statusReason, unreachableReason } from './document-refusal-reasons.js';
 import { ExpiringMap } from './expiring-map.js';
 

@@ -3,7 +3,7 @@ import type { Db } from '../db/connect.js';
 import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
 import type { Principal } from '../src/core/principal.js';
 import type { Logger } from '../src/observability/logger.js';
-import { createRateLimiter } from '../src/web/rate-limiter.js';
+import type { RateLimiter } from '../src/web/rate-limit.js';
 import { type ClientMetadataDocumentSettings, createClientMetadataDocuments } from './client-metadata-documents.js';
 import { createProvider, mcpResourceOf } from './provider.js';
 import { oauthHandlers } from './router.js';
@@ -26,6 +26,8 @@ export interface OAuthDeps {
   secretKey: Buffer;
   logger: Logger;
   services: { apiKeys: ApiKeysService };
+  /** A named per-minute limiter on the store the container chose (memory, PostgreSQL or Redis). */
+  rateLimiter(name: string, perMinute: number): RateLimiter;
   config: {
     allowLocalUrls: boolean;
     oauthAccessTokenTtlSeconds: number;
@@ -43,8 +45,8 @@ export async function createOAuth(container: OAuthDeps, baseUrl: string): Promis
   const clientMetadataDocuments = cimd.enabled
     ? createClientMetadataDocuments(
         { ...cimd, allowLocal: config.allowLocalUrls },
-        // Counted in the database, like the other per-address limits, so every process shares one budget.
-        { throttle: createRateLimiter(db, cimd.fetchesPerMinute, 'cimd'), log: container.logger },
+        // Counted where the other per-address limits are, so every process shares one budget.
+        { throttle: container.rateLimiter('cimd', cimd.fetchesPerMinute), log: container.logger },
       )
     : undefined;
   const provider = await createProvider(db.kysely, { baseUrl, secretKey, accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds, trustProxy: config.trustProxy !== false, clientMetadataDocuments });

@@ -65,16 +65,10 @@ function paymentProvider(container: Container) {
   return hmacPaymentProvider(config.paymentWebhookSecret ?? (config.sandboxPayments ? sandboxPaymentSecret(container.secretKey) : undefined), container.clock);
 }
 
-/**
- * API keys for every door. On PostgreSQL the lookup also counts the request on its workspace's budget, one
- * statement instead of two; SQLite cannot write from a lookup, so there the rate limit counts on its own.
- */
+/** API keys for every door. */
 function apiKeyAuth(container: Container): Authenticators {
   const { apiKeys } = container.services;
-  return {
-    apiKey: (token) => apiKeys.authenticate(token),
-    ...(container.db.dialect === 'postgres' && { apiKeyCounting: (token, hit) => apiKeys.authenticateCounting(token, hit) }),
-  };
+  return { apiKey: (token) => apiKeys.authenticate(token) };
 }
 
 /** Builds the Express application: request context, the REST door, then the catch-all 404 and error mapping. */

@@ -42,8 +42,9 @@ import { createScheduledStart } from './core/scheduling/scheduled-start.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { queueStats } from '../db/repositories/queue-stats.repo.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
-import { createRateLimiter, type RateLimiter } from './web/rate-limiter.js';
-import { type CountingPlace, countingPlace } from './web/rate-counting.js';
+import { claimMetaFlag, readMeta } from '../db/repositories/service-meta.repo.js';
+import { createRateLimiter, type RateLimiter, type RateStore } from './web/rate-limit.js';
+import { Redis } from 'ioredis';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
@@ -71,11 +72,12 @@ export interface Container {
   logger: Logger;
   secretKey: Buffer;
   services: Services;
-  /** Where this process counts rate limits; joined at start by processes that serve limited doors. */
-  rateCounting: CountingPlace;
+  /** Spec 8's per-workspace budget, shared by REST, MCP and the dashboard. */
   limiter: RateLimiter;
   /** Per client address, for the open doors (verify, OAuth registration and token, the consent form). */
   ipLimiter: RateLimiter;
+  /** A further limiter of `perMinute` on the same store, its keys apart under `name`. */
+  rateLimiter(name: string, perMinute: number): RateLimiter;
   networks: NetworkRegistry;
   metrics: Metrics;
   publisher: ReturnType<typeof createPublisher>;
@@ -115,6 +117,37 @@ function resolveSecretKey(config: Config): Buffer {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}
+
+/**
+ * Where the rate limits count: Redis when REDIS_URL is set (the scale-out engine for hot counters), else the
+ * database when several processes share it (PostgreSQL), else this process's memory (SQLite: one serving process,
+ * which `startService` enforces).
+ */
+async function rateStore(config: Config, db: Db, logger: Logger, now: number): Promise<{ store: RateStore; close(): Promise<void> }> {
+  if (config.redisUrl !== undefined) {
+    // Keys carry the installation's id, kept in its database: processes of one installation share their budgets,
+    // and installations (or test suites) sharing one Redis never meet.
+    await claimMetaFlag(db.kysely, 'installation_id', newId('inst'), now);
+    const installation = (await readMeta(db.kysely, 'installation_id')) ?? 'inst';
+    // No offline queue: a command while disconnected fails at once, so the limiter's insurance counts instead of
+    // requests waiting for Redis (rate-limiter-flexible's advice for ioredis).
+    const client = new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false });
+    let reachable = true;
+    client.on('ready', () => {
+      if (!reachable) logger.info('Redis reachable again: rate limits count there again');
+      reachable = true;
+    });
+    client.on('error', (err: Error) => {
+      if (reachable) logger.warn({ err }, 'Redis unreachable: each process counts rate limits in its own memory until it is back');
+      reachable = false;
+    });
+    // Not fatal at start either: ioredis keeps reconnecting and the insurance counts meanwhile.
+    await client.connect().catch(() => undefined);
+    return { store: { kind: 'redis', client, keyPrefix: `rl:${installation}` }, close: async () => client.disconnect() };
+  }
+  if (db.dialect === 'postgres') return { store: { kind: 'postgres', pool: db.pool, table: 'rate_limits' }, close: async () => undefined };
+  return { store: { kind: 'memory' }, close: async () => undefined };
 }
 
 /** Opens and migrates the database and builds the services. */
@@ -201,7 +234,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       settings: config.dispatcher,
       onAttempt: (status) => metrics.deliveryAttempted(status),
     });
-    const rateCounting = countingPlace(db);
+    const rates = await rateStore(config, db, logger, clock.now());
+    const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     const maintenance = createMaintenance({
@@ -245,9 +279,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
         networkConnect,
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },
-      rateCounting,
-      limiter: createRateLimiter(db, config.rateLimitPerMinute, 'ws', rateCounting),
-      ipLimiter: createRateLimiter(db, config.openRateLimitPerMinute, 'ip', rateCounting),
+      limiter: rateLimiter('ws', config.rateLimitPerMinute),
+      ipLimiter: rateLimiter('ip', config.openRateLimitPerMinute),
+      rateLimiter,
       networks,
       metrics,
       publisher,
@@ -261,12 +295,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
       close: async () => {
         maintenance.stop();
-        rateCounting.leave();
         await scheduler.stop().catch(() => undefined);
         await publisher.stop();
         await dispatcher.stop();
         await net.dispatcher.close();
         media.close();
+        await rates.close();
         await db.close();
       },
     };

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { ServingLockHeld } from '../db/serving-lock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { firstKeyFile, writeFirstKeyFile } from './first-key-file.js';
 import { linkedinVersionWarning } from './networks/linkedin/version.js';
@@ -52,6 +53,10 @@ async function main(): Promise<void> {
     service = await server.startService(config);
   } catch (err) {
     releaseWarnings(heldWarnings);
+    if (err instanceof ServingLockHeld) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
     throw err;
   }
   const { logger } = service.container;

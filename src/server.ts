@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
+import { type ServingLock, takeServingLock } from '../db/serving-lock.js';
 import { buildApp } from './app.js';
 import { type Config, defaultBaseUrl, sandboxPaymentUrlTemplate } from './config.js';
 import { type Container, type ContainerOptions, createContainer } from './container.js';
@@ -107,17 +108,20 @@ export async function startService(config: Config, options: ContainerOptions & {
 
   let container: Container;
   let firstWorkspace: NewWorkspace | null;
+  let lock: ServingLock | undefined;
   try {
+    // SQLite has one serving process (its rate limits count in that process's memory); a worker serves no limited door.
+    const { database } = config;
+    if (database.dialect === 'sqlite' && database.file !== ':memory:' && config.role !== 'worker') lock = takeServingLock(database.file);
     // The sandbox checkout's links name the address known only now when PORT is 0 (an ephemeral port).
     const paymentUrlTemplate = config.sandboxPayments ? sandboxPaymentUrlTemplate(baseUrl) : config.paymentUrlTemplate;
     container = await createContainer({ ...config, baseUrl, paymentUrlTemplate }, options);
     logger = container.logger;
     firstWorkspace = await container.services.workspaces.bootstrapOnce();
-    // Before any request: a process that starts beside others on one SQLite file waits for their counts.
-    if (config.role !== 'worker') await container.rateCounting.join();
     server.on('request', await buildApp(container, baseUrl));
   } catch (err) {
     server.close();
+    lock?.release();
     throw err;
   }
   if (options.workers !== false && config.role !== 'api') container.startWorkers();
@@ -127,6 +131,7 @@ export async function startService(config: Config, options: ContainerOptions & {
     stopping ??= (async () => {
       await connections.close(graceMs);
       await container.close();
+      lock?.release();
     })();
     return stopping;
   };

@@ -1,7 +1,6 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { toMillis, toMillisOrNull } from './rows.js';
-import { POSTGRES_HIT_ON_CONFLICT, type WindowCount, type WorkspaceHit } from './rate-limits.repo.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -55,37 +54,6 @@ export async function insertApiKey(db: Kysely<Database>, row: Omit<ApiKeyRow, 'l
 export async function findApiKeyByDigest(db: Kysely<Database>, digest: string): Promise<ApiKeyRow | undefined> {
   const row = await db.selectFrom('api_keys').select(COLUMNS).where('key_digest', '=', digest).executeTakeFirst();
   return row && toRow(row);
-}
-
-/**
- * PostgreSQL: the digest lookup and, when the key is active, one hit on its workspace's rate window, in one
- * statement (one round trip instead of two on every request made with an API key). The hit is the rate limit's
- * own upsert (rate-limits.repo.ts), fed by the lookup, so it counts exactly as a separate hit would; a revoked or
- * unknown key counts nothing, as when authentication failed before the limit.
- */
-const POSTGRES_KEY_AND_HIT = `WITH key AS (
-  SELECT ${COLUMNS.join(', ')} FROM api_keys WHERE key_digest = $5
-), hit AS (
-  INSERT INTO rate_limits (key, points, expire)
-  SELECT $1 || key.workspace_id, $2, $3 FROM key WHERE key.revoked_at IS NULL
-  ${POSTGRES_HIT_ON_CONFLICT}
-)
-SELECT key.*, hit.points AS window_points, hit.expire AS window_expire FROM key LEFT JOIN hit ON true`;
-
-/**
- * Looks a key up by digest and counts `hit` on its workspace's window if the key is active (PostgreSQL only: SQLite
- * has no writing CTE, and there the lookup and the hit stay two statements). `window` is null for a revoked key.
- */
-export async function findApiKeyByDigestCounting(
-  db: Kysely<Database>,
-  digest: string,
-  hit: WorkspaceHit,
-): Promise<{ row: ApiKeyRow; window: WindowCount | null } | undefined> {
-  const parameters = [hit.keyPrefix, hit.points, hit.now + hit.windowMs, hit.now, digest];
-  const [found] = (await db.executeQuery<Selected & { window_points: number | null; window_expire: string | null }>(CompiledQuery.raw(POSTGRES_KEY_AND_HIT, parameters))).rows;
-  if (found === undefined) return undefined;
-  const window = found.window_points === null || found.window_expire === null ? null : { points: found.window_points, expire: toMillis(found.window_expire) };
-  return { row: toRow(found), window };
 }
 
 export async function findApiKey(db: Kysely<Database>, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {

@@ -2,10 +2,9 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { z } from 'zod';
 import { ServiceError, validationError } from '../core/errors.js';
 import { assertWorkspaceAccess } from '../core/workspaces/access.js';
-import type { RateLimiter } from '../web/rate-limiter.js';
 import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
 import { jsonBody } from '../web/json-body.js';
-import { rateLimit } from '../web/rate-limit.js';
+import { type RateLimiter, rateLimit } from '../web/rate-limit.js';
 import { locals } from '../web/request-context.js';
 import type { AnyRoute } from './route.js';
 
@@ -73,7 +72,7 @@ function prefixOf(path: string): string {
  * spec's error body with `Allow` (RFC 9110 §10.2.1) instead of falling through to the catch-all 404.
  */
 export function mountRoutes(routes: readonly AnyRoute[], deps: MountDeps): Router {
-  const auth = authenticate(deps.auth, deps.limiter);
+  const auth = authenticate(deps.auth);
   const limit = rateLimit(deps.limiter);
   const body = jsonBody(deps.bodyLimit);
   const workspaceCheck: Handler = (req, res, next) => {

@@ -5,9 +5,8 @@ import { ServiceError } from '../core/errors.js';
 import { MCP_SCOPE } from '../core/oauth-clients/oauth-clients.service.js';
 import { type Authenticators, authenticate, principalOf } from '../web/bearer-auth.js';
 import { jsonBody } from '../web/json-body.js';
-import { rateLimit } from '../web/rate-limit.js';
+import { type RateLimiter, rateLimit } from '../web/rate-limit.js';
 import { locals, requestLog } from '../web/request-context.js';
-import type { RateLimiter } from '../web/rate-limiter.js';
 import { bearerChallenge } from '../web/bearer-challenge.js';
 import { hostOriginGuard, mcpCors } from './host-origin.js';
 import { jsonRpcGuard } from './jsonrpc-guard.js';
@@ -132,7 +131,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
 
   const guard = [hostOriginGuard(deps.baseUrl), mcpCors()];
   const router = express.Router();
-  router.post('/mcp', ...guard, authenticate(deps.auth, deps.limiter), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter), serve);
+  router.post('/mcp', ...guard, authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter), serve);
   router.all('/mcp', ...guard, methodNotAllowed);
   // Decorates auth failures, then lets the app's error handler render the body (one renderer for both doors).
   router.use('/mcp', (err: unknown, req: Request, res: Response, next: NextFunction) => {

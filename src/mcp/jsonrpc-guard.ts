@@ -6,14 +6,13 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { NextFunction, Request, Response } from 'express';
-import { rateLimit } from '../web/rate-limit.js';
-import type { RateLimiter } from '../web/rate-limiter.js';
+import { type RateLimiter, rateLimit } from '../web/rate-limit.js';
 
 /**
  * What `/mcp` checks in a parsed body before the SDK transport sees it: the protocol version named in the
  * `MCP-Protocol-Version` header, and JSON-RPC batches.
  *
- * Batches and the rate limit (spec 8: 600 calls a minute per workspace). The SDK dispatches up to 100 messages
+ * Batches and the rate limit (spec 8: a budget of calls per minute per workspace). The SDK dispatches up to 100 messages
  * of one JSON-RPC batch, while the HTTP rate limit counts the request once, so a batch would multiply the
  * budget by 100. MCP 2025-06-18 removed batching, so for 2025-06-18 and later a batch is refused outright; for
  * the older revisions that allow it (2025-03-26, 2024-11-05) every message of the batch costs one point,
@@ -150,7 +149,6 @@ export function jsonRpcGuard(limiter: RateLimiter) {
       next();
       return;
     }
-    const charge = rateLimit({ consume: (workspaceId) => limiter.consume(workspaceId, extra) });
-    charge(req, res, next).catch(next);
+    rateLimit(limiter, extra)(req, res, next).catch(next);
   };
 }

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ledgerSum } from '../../db/repositories/wallet.repo.js';
 import type { NewWorkspace } from '../../src/core/workspaces/workspaces.service.js';
-import { testDatabaseKinds } from '../support/databases.js';
 import { brandWithConnections } from '../support/factories.js';
-import { type Cluster, type Door, describeCluster, startCluster, statuses } from './support.js';
+import { type Cluster, type Door, describeCluster, statuses } from './support.js';
 
 /** Meter `used` as the usage endpoint reports it. */
 async function used(cluster: Cluster, ws: NewWorkspace, meter: string): Promise<number> {
@@ -172,49 +171,5 @@ describeCluster('concurrent content creation, retry and credit spend', (cluster)
     expect(await used(cluster(), ws, 'publicacoes')).toBe(5);
     expect(await walletConsistent(cluster(), ws)).toBe(0);
     expect(await contentIds(cluster(), ws.workspace_id)).toHaveLength(10);
-  });
-});
-
-/**
- * On SQLite each creation is one transaction; two processes on one file then race for SQLite's one writer.
- */
-describe('concurrent content creation [sqlite, 2 processes on one file]', () => {
-  let cluster: Cluster | undefined;
-  const started = () => {
-    if (!cluster) throw new Error('cluster not started');
-    return cluster;
-  };
-  beforeAll(async () => {
-    cluster = await startCluster(testDatabaseKinds()[0]!, {}, 2);
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  it('publicacoes: 40 parallel creations split over both processes against a per-cycle limit of 5 publish exactly 5; nothing stored for the rest', async () => {
-    const ws = await started().workspace();
-    await started().server.container.services.workspaces.setPlan(ws.workspace_id, 'few_posts');
-    const { brandId } = await brandWithConnections(started().server, ['linkedin'], ws);
-    const results = await started().split(40, (door, i) =>
-      door.request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, { key: ws.api_key, body: { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: `two ${i}` } }),
-    );
-    expect(statuses(results)).toEqual({ 201: 5, 403: 35 });
-    expect(await contentIds(started(), ws.workspace_id)).toHaveLength(5);
-    expect(await used(started(), ws, 'publicacoes')).toBe(5);
-    expect(await used(started(), ws, 'criacao_de_conteudos')).toBe(5);
-  });
-
-  it('40 parallel creations split over both processes, none limited: every one stored once with its jobs, ids all distinct', async () => {
-    const ws = await started().workspace();
-    const { brandId } = await brandWithConnections(started().server, ['linkedin', 'threads'], ws);
-    const results = await started().split(40, (door, i) =>
-      door.request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, { key: ws.api_key, body: { brand_id: brandId, target_platforms: ['linkedin', 'threads'], content_type: 'text', text: `many ${i}` } }),
-    );
-    expect(statuses(results)).toEqual({ 201: 40 });
-    const ids = results.map((r) => (r.body as { content_id: string }).content_id);
-    expect(new Set(ids).size).toBe(40);
-    expect((await contentIds(started(), ws.workspace_id)).sort()).toEqual([...ids].sort());
-    const jobs = await started().server.container.db.kysely.selectFrom('jobs').select('content_id').where('workspace_id', '=', ws.workspace_id).execute();
-    expect(jobs).toHaveLength(80);
   });
 });

@@ -112,11 +112,8 @@ function door(name: string, url: string, server: TestServer): Door {
   };
 }
 
-/**
- * Starts a cluster on a fresh database of `kind`: two processes on PostgreSQL, one on SQLite unless `sqliteProcesses`
- * asks for two (the embedded default also runs as several processes on one file).
- */
-export async function startCluster(kind: TestDatabaseKind, env: Record<string, string> = {}, sqliteProcesses: 1 | 2 = 1): Promise<Cluster> {
+/** Starts a cluster on a fresh database of `kind`: two processes on PostgreSQL, one on SQLite (its one serving process). */
+export async function startCluster(kind: TestDatabaseKind, env: Record<string, string> = {}): Promise<Cluster> {
   const database = await kind.create();
   const mediaDir = mkdtempSync(join(tmpdir(), 'publisher-cluster-media-'));
   const shared = { ...CLUSTER_ENV, MEDIA_DIR: mediaDir, ...env };
@@ -124,7 +121,7 @@ export async function startCluster(kind: TestDatabaseKind, env: Record<string, s
   const server = await startTestServerOn(database, shared, { workers: false });
   const doors = [door('in-process', server.url, server)];
   let child: ServiceProcess | undefined;
-  if (kind.name === 'postgres' || sqliteProcesses === 2) {
+  if (kind.name === 'postgres') {
     try {
       child = await startServiceProcess({
         ...shared,

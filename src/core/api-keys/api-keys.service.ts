@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import {
   findApiKey,
   findApiKeyByDigest,
-  findApiKeyByDigestCounting,
   insertApiKey,
   listApiKeys,
   revokeApiKey,
@@ -10,7 +9,6 @@ import {
   touchApiKey,
   type ApiKeyRow,
 } from '../../../db/repositories/api-keys.repo.js';
-import type { WindowCount, WorkspaceHit } from '../../../db/repositories/rate-limits.repo.js';
 import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
 import { lockWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
@@ -193,20 +191,6 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
     async authenticate(presented: string): Promise<ApiKeyPrincipal> {
       if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
       return accept(await findApiKeyByDigest(db, sha256Hex(presented)));
-    },
-
-    /**
-     * `authenticate`, counting `hit` on the key's workspace rate window in the same statement (PostgreSQL; see
-     * `findApiKeyByDigestCounting`). The window is returned with the principal; nothing is counted on failure.
-     * @throws ServiceError `invalid_api_key`.
-     */
-    async authenticateCounting(presented: string, hit: WorkspaceHit): Promise<{ principal: ApiKeyPrincipal; window: WindowCount }> {
-      if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
-      const found = await findApiKeyByDigestCounting(db, sha256Hex(presented), hit);
-      const principal = await accept(found?.row);
-      // An active key always has its hit counted; a missing window would mean the statement changed.
-      if (found === undefined || found.window === null) throw new Error('the API key lookup counted no rate-limit hit for an active key');
-      return { principal, window: found.window };
     },
   };
 }
