@@ -3,7 +3,7 @@
  * deliveries are claimed eight at a time and recorded, as the dispatcher does, through the repository's own
  * statements, with another endpoint's backlog interleaved in the table ("beside") or absent ("alone"). Every
  * commit writes each page it dirtied to the WAL once, so the WAL's frames per delivery are the pages a delivery
- * costs; row (d)'s time went mostly to the claim's and the record's commits (bench/PROFILE.md). The process's CPU
+ * costs; row (d)'s time goes mostly to the claim's and the record's commits, so pages are its measure. The process's CPU
  * time per delivery over the same loop is printed beside it (the writes to the WAL are the process's own).
  *
  *   npx tsx bench/profile-deliveries.ts            (20,000 deliveries per endpoint)

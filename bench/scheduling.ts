@@ -5,7 +5,7 @@ import { api, benchEnv, load, peakRssMb, percentile, PLATFORMS, start, type Star
 import { overrides } from '../test/support/overrides.js';
 
 /**
- * Scheduling rows of `npm run bench` (issue 16).
+ * Scheduling rows of `npm run bench` (README, Scheduling).
  *
  * Top-of-the-hour burst: N contents × 3 sandbox networks all due at one instant, started by the real scheduler
  * and handed over by the real publisher in service processes (one on SQLite, three on PostgreSQL). "Handed to

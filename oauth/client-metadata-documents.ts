@@ -69,7 +69,7 @@ export function redirectOutsideFence(clientId: string, redirectUris: readonly st
 
 /**
  * The document fields the provider is given; every other one is dropped, as the DCR normaliser does for
- * registrations (B-5, B-6): URIs the provider would fetch (`jwks_uri`, `sector_identifier_uri`, `request_uris`)
+ * registrations (see `KEPT_REGISTRATION_FIELDS`): URIs the provider would fetch (`jwks_uri`, `sector_identifier_uri`, `request_uris`)
  * or redirect to (`post_logout_redirect_uris`), and client-controlled pictures and links (`logo_uri`, `tos_uri`,
  * ...), which nothing here shows. `client_secret*` and `token_endpoint_auth_method` stay so that the provider
  * refuses a document carrying a shared secret, as the draft requires.
@@ -208,8 +208,8 @@ export function createClientMetadataDocuments(settings: ClientMetadataDocumentSe
       async (signal): Promise<Got> => {
         let res: OutboundResponse;
         try {
-          // The provider's own SSRF filter acts only after a TCP connection and a TLS ClientHello (B-6); the
-          // guard refuses a non-public address before connecting, checks every address a name resolves to, and
+          // The provider's own SSRF filter acts only after a TCP connection and a TLS ClientHello, too late to keep
+          // a private address from being reached; the guard refuses a non-public address before connecting, checks every address a name resolves to, and
           // connects to exactly the address it checked (no DNS rebinding). maxRedirects 0: a redirect is refused.
           res = await safeFetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal, maxRedirects: 0 }, policy);
         } catch (err) {

@@ -270,8 +270,8 @@ export async function createProvider(db: Kysely<Database>, settings: OAuthSettin
   provider.Client.prototype.compareClientSecret = function compareDigest(this: { clientSecret?: string }, actual: string) {
     return this.clientSecret !== undefined && constantTimeEqual(sha256Hex(actual), this.clientSecret);
   };
-  // No logout ever redirects to a client's address (B-5): registrations drop post_logout_redirect_uris, and
-  // clients stored before that rule are covered too.
+  // No logout ever redirects to a client's address (an anonymous registration would make it an open redirect):
+  // registrations drop post_logout_redirect_uris, and clients stored before that rule are covered too.
   provider.Client.prototype.postLogoutRedirectUriAllowed = () => false;
   // `http://127.0.0.1:33418` and `http://127.0.0.1:33418/` are one loopback callback, on any port for a native client.
   acceptBothLoopbackSpellings(provider.Client.prototype);

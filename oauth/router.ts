@@ -53,7 +53,7 @@ function redirectAcceptable(uri: string): boolean {
  * The registration fields kept from a client's body; everything else is dropped. An allow-list, not a deny-list:
  * the provider fetches some URIs a body may carry (`jwks_uri`, `sector_identifier_uri`, `request_uris`, logo and
  * metadata documents) and redirects to others (`post_logout_redirect_uris`), so a field nobody listed here can
- * never make the server connect somewhere or send a browser somewhere (B-5, B-6).
+ * never make the server connect somewhere (SSRF) or send a browser somewhere (an open redirect).
  */
 const KEPT_REGISTRATION_FIELDS = ['client_name', 'redirect_uris', 'software_id', 'software_version'] as const;
 
@@ -117,7 +117,7 @@ function getParams(params: URLSearchParams | Record<string, unknown>, name: stri
  * What the authorization and token endpoints see is rewritten to the forms the provider and the grant agree on:
  * - ChatGPT connectors omit `scope` on reconnect; without it the provider would grant nothing, so it is `mcp`;
  * - a `resource` spelled differently for the same resource (`/mcp/`) becomes the canonical one (RFC 8707 §2),
- *   so the grant the user approves is the one the next request asks for: one consent per authorization (F7).
+ *   so the grant the user approves is the one the next request asks for: one consent per authorization.
  */
 function canonicalParams(resource: string, withScope: boolean) {
   return (req: Request, _res: Response, next: NextFunction): void => {

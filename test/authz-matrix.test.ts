@@ -212,7 +212,7 @@ describeEachDb(
         const ids = credential.on === 'expiring' ? { ...victim.ids, wsId: expiringWsId } : victim.ids;
         for (const call of protectedCalls(ids)) {
           const answer = await send(target, call, credential.authorization);
-          // F3: REST and /mcp alike answer every 401 with the shared Bearer challenge; REST names its realm too.
+          // REST and /mcp alike answer every 401 with the shared Bearer challenge; REST names its realm too.
           const base = target.service.baseUrl;
           const resourceMetadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
           findings.record(`${credential.label} → ${call.label}`, [

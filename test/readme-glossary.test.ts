@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { errorCatalogue } from '../src/core/errors.js';
 import { CYCLE_METERS } from '../src/core/meters/plans.js';
-import { MODOS } from '../src/core/wallet/wallet.schema.js';
+import { PAYMENT_MODES } from '../src/core/wallet/wallet.schema.js';
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
 
@@ -22,7 +22,7 @@ describe('README: the Portuguese wire codes are glossed once', () => {
     // Errors whose code is Portuguese (the others are English words already).
     const portugueseErrors = Object.keys(errorCatalogue).filter((code) => /^(saldo|lote|operacao)_/.test(code));
     expect(portugueseErrors.length).toBeGreaterThanOrEqual(4);
-    for (const code of [...CYCLE_METERS, 'inspiration_library', ...MODOS, ...portugueseErrors, 'desativar_outra', 'publicacao', 'criacao_de_conteudo']) {
+    for (const code of [...CYCLE_METERS, 'inspiration_library', ...PAYMENT_MODES, ...portugueseErrors, 'desativar_outra', 'publicacao', 'criacao_de_conteudo']) {
       // As code, alone or after its HTTP status (`402 lote_vencido`).
       expect(table, code).toMatch(new RegExp(`\`(\\d{3} )?${code}\``));
     }

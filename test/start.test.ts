@@ -18,7 +18,7 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
     try {
       const out = first.stdout();
       expect(out).toMatch(/Listening on http:\/\/127\.0\.0\.1:\d+/);
-      // F10: the MCP URL is printed exactly as BASE_URL spells it (OAuth clients compare it with `resource`).
+      // The MCP URL is printed exactly as BASE_URL spells it (OAuth clients compare it with `resource`).
       const baseUrl = /\(base URL (\S+)\)/.exec(out)?.[1];
       expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(out).toContain(`MCP        ${baseUrl}/mcp (give clients this URL exactly as written: it must match BASE_URL)`);

@@ -1,7 +1,7 @@
 import type { FrozenMigration } from './types.js';
 
 /**
- * Brand publishing queues (issue 16): one row per brand, its IANA time zone (canonical spelling) and its weekly
+ * Brand publishing queues (README, Publishing queues): one row per brand, its IANA time zone (canonical spelling) and its weekly
  * slots as JSON text (`[{days, time}]`), validated by the core before every write. The brand id is the key, so
  * concurrent writes of the same queue are one upsert each and the last one wins whole.
  */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { FrozenMigration } from './types.js';
 
 /**
- * Scheduled contents and drafts (issue 16). A content gains its publication instant (`publish_at`, UTC ms), the
+ * Scheduled contents and drafts (README, Scheduling). A content gains its publication instant (`publish_at`, UTC ms), the
  * IANA zone and the local wall time it was meant for, the queue slot it holds (unique per brand, so two requests
  * racing for a brand's next slot cannot both hold it), the validated request as given (edits merge into it) and a
  * version that every edit bumps (an edit conditional on the version it read cannot overwrite another).

@@ -1,7 +1,7 @@
 import type { FrozenMigration } from './types.js';
 
 /**
- * Webhook debugging (issue 17): each delivery attempt keeps a bounded excerpt of what the receiver answered (at
+ * Webhook debugging (README, Webhook debugging): each delivery attempt keeps a bounded excerpt of what the receiver answered (at
  * most 2 KB of text, control characters removed), so the person who owns the endpoint can read why it refused.
  * Attempts recorded before have none.
  */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { FrozenMigration } from './types.js';
 
 /**
- * Deliveries are claimed endpoint by endpoint (issue 19): an index of pending deliveries by endpoint and due time,
+ * Deliveries are claimed endpoint by endpoint: an index of pending deliveries by endpoint and due time,
  * so a claim reads only the endpoints that have room and never walks the backlog of a receiver already at its
  * concurrency cap. Partial (pending rows only): delivered history does not grow it.
  */

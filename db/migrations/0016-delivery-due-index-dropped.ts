@@ -1,7 +1,7 @@
 import type { FrozenMigration } from './types.js';
 
 /**
- * Drops the (status, next_attempt_at) index on deliveries (issue 19, bench row (d)). Claims read the partial index
+ * Drops the (status, next_attempt_at) index on deliveries. Claims read the partial index
  * of pending deliveries by endpoint (migration 0013), and so does the queue's depth: nothing needs an index of every
  * delivery by status. Keeping it cost every record: a delivered attempt moved its entry from the pending part to
  * the delivered part, and since an event's deliveries to every endpoint fall due together, one endpoint's entries

@@ -1,8 +1,8 @@
 import type { FrozenMigration } from './types.js';
 
 /**
- * The processes counting rate limits on one SQLite file (issue 19, bench row (a)). A process alone on its file counts
- * in memory; one that starts beside it finds it here and waits until it has handed its counts over to `rate_limits`
+ * The processes counting rate limits on one SQLite file. A process alone on its file counts in memory, so an
+ * authenticated read writes nothing; one that starts beside it finds it here and waits until it has handed its counts over to `rate_limits`
  * (src/web/rate-counting.ts). PostgreSQL always counts in `rate_limits` and leaves this table empty.
  */
 export const rateLimitProcesses: FrozenMigration = {

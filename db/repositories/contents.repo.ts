@@ -81,7 +81,7 @@ export async function findContentWithJobs(db: Kysely<Database>, workspaceId: str
     ).rows;
     return r && { content: toRow(r), jobs: r.content_jobs.map(jobFromRow) };
   }
-  // On SQLite the same in one statement (json_group_array) cost what it saved: bench/PROFILE.md, the floor of a read.
+  // On SQLite two statements: a query there is an in-process call, so one statement (json_group_array) saves nothing.
   const content = await findContent(db, workspaceId, id);
   return content && { content, jobs: await listJobsForContent(db, id) };
 }
@@ -141,7 +141,7 @@ export async function lockContent(db: Kysely<Database>, id: string): Promise<Con
   return r && toRow(r);
 }
 
-/** The statuses in which a content may still be edited, canceled or published now (issue 16). */
+/** The statuses in which a content may still be edited, canceled or published now (README, Scheduling). */
 export const EDITABLE_STATUSES = ['draft', 'scheduled'] as const;
 
 /** The fields an edit or a transition of a waiting content may change. */

@@ -87,7 +87,7 @@ function decodeSecretKey(text: string): Buffer {
 const MIN_JOB_LEASE_MS = 1_000;
 
 /**
- * The job lease against the steps a run makes (ARCHITECTURE decision 5, "leases outlast the longest call"). A
+ * The job lease against the steps a run makes: a lease must outlast the longest call made under it. A
  * running job renews its lease every third of it; the lease must still outlast any single step, so that a run
  * whose renewals fail (database unreachable) ends the call under way before another worker may take the job
  * over. A sandbox step lasts up to 1.5 × the sandbox delay (its jitter, `src/networks/sandbox.ts`).

@@ -3,7 +3,7 @@ import { issuePredicate, possiblePredicates } from './validation-messages.js';
 import { PLATFORM_SLUGS } from '../vocabulary/platforms.js';
 import { CONTENT_STATUSES, SETTLED_STATUSES } from '../vocabulary/content-statuses.js';
 import { METERS } from './meters/plans.js';
-import { MODOS } from './wallet/wallet.schema.js';
+import { PAYMENT_MODES } from './wallet/wallet.schema.js';
 
 // Every door (REST, MCP, dashboard forms, configuration) reads zod's messages; they are ours wherever a schema
 // has none of its own (zod gives a schema's message precedence over customError).
@@ -35,7 +35,7 @@ export const errorCatalogue = {
     description: 'The credit balance does not cover the operation.',
     extra: z.object({
       meter: z.string().describe('The meter the operation is paid on instead of the plan (e.g. publicacoes).'),
-      modo: z.enum(MODOS).describe('The modo the request used.'),
+      modo: z.enum(PAYMENT_MODES).describe('The modo the request used.'),
       preco_unitario: z.number().int().describe('Credits per unit of the operation.'),
       custo_estimado: z.number().int().describe('Credits the whole request needs.'),
       saldo_disponivel: z.number().int().describe('Credits available now, all batches together.'),
@@ -47,7 +47,7 @@ export const errorCatalogue = {
     description: 'The total balance suffices but no single credit batch is large enough.',
     extra: z.object({
       meter: z.string().describe('The meter the operation is paid on instead of the plan (e.g. publicacoes).'),
-      modo: z.enum(MODOS).describe('The modo the request used.'),
+      modo: z.enum(PAYMENT_MODES).describe('The modo the request used.'),
       custo_estimado: z.number().int().describe('Credits the whole request needs, from one batch.'),
       saldo_disponivel: z.number().int().describe('Credits available now, all batches together.'),
       maior_lote_disponivel: z.number().int().describe('Credits left in the largest single batch.'),

@@ -5,7 +5,7 @@ import { html, type SafeHtml } from '../web/html.js';
 import type { PageContext } from './page-router.js';
 
 /**
- * Names, not ids (issue 17 point 4): what a person recognises a content, a connection or a brand by. Ids stay
+ * Names, not ids: what a person recognises a content, a connection or a brand by. Ids stay
  * reachable (a `title` or a line under the name) because support and the API speak in ids.
  */
 

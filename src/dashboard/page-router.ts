@@ -297,7 +297,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
   }
 
   /**
-   * Counts the request on the session's workspace (spec 8, B-13); past the limit, answers a 429 page in words with
+   * Counts the request on the session's workspace (spec 8: the limit is the workspace's, whichever door); past the limit, answers a 429 page in words with
    * Retry-After before the handler runs, so nothing is changed. Returns whether the request may go on.
    */
   async function withinLimit(ctx: PageContext): Promise<boolean> {

@@ -49,7 +49,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   oauthClientPages(pages);
   walletPages(pages);
 
-  // Signed in, a missing page keeps the navigation (issue 17: no dead ends); signed out, it offers the overview.
+  // Signed in, a missing page keeps the navigation, so a wrong address is never a dead end; signed out, it offers the overview.
   router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {
     const body = problemPage('Page not found', 'There is no dashboard page at this address.', locals(res).requestId, { href: '/dashboard', label: 'Go to the overview' }, backLink(req, deps));
     sendProblemPage(req, res, deps, 404, 'Not found', body).catch(next);

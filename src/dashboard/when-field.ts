@@ -1,7 +1,7 @@
 import type { PostedForm } from './page-router.js';
 import { html, type SafeHtml } from '../web/html.js';
 
-/** When a post goes out (issue 16): now, at a local date and time, in the brand's queue, or kept as a draft. */
+/** When a post goes out (README, Scheduling): now, at a local date and time, in the brand's queue, or kept as a draft. */
 export const WHEN_CHOICES = ['now', 'schedule', 'queue', 'draft'] as const;
 export type When = (typeof WHEN_CHOICES)[number];
 

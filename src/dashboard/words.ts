@@ -1,4 +1,6 @@
-import type { Modo } from '../core/wallet/wallet.schema.js';
+import { CYCLE_METER } from '../core/meters/plans.js';
+import { OPERATION } from '../core/wallet/prices.js';
+import { PAYMENT_MODE, type PaymentMode } from '../core/wallet/wallet.schema.js';
 
 /**
  * The product's words in the interface. The API keeps the spec's wire codes (spec 7.2–7.4: `modo plano`,
@@ -6,18 +8,18 @@ import type { Modo } from '../core/wallet/wallet.schema.js';
  * labels from here so one term reads the same everywhere.
  */
 
-/** Billing modes (`modo`) by their English names. */
-export const MODE_WORDS: Record<Modo, string> = {
-  plano: 'Plan',
-  creditos: 'Credits',
-  automatico: 'Plan, then credits',
+/** Payment modes (the API's `modo`, spec 4.5) by their English names. */
+export const MODE_WORDS: Record<PaymentMode, string> = {
+  [PAYMENT_MODE.plan]: 'Plan',
+  [PAYMENT_MODE.credits]: 'Credits',
+  [PAYMENT_MODE.automatic]: 'Plan, then credits',
 };
 
 /** The longer form, for a choice in a form. */
-export const MODE_CHOICES: Record<Modo, string> = {
-  plano: 'Plan — refused when this cycle’s allowance is used up',
-  creditos: 'Credits — every publication is paid in credits',
-  automatico: 'Plan, then credits — the plan while it lasts, then credits',
+export const MODE_CHOICES: Record<PaymentMode, string> = {
+  [PAYMENT_MODE.plan]: 'Plan — refused when this cycle’s allowance is used up',
+  [PAYMENT_MODE.credits]: 'Credits — every publication is paid in credits',
+  [PAYMENT_MODE.automatic]: 'Plan, then credits — the plan while it lasts, then credits',
 };
 
 /** Meters of spec 7.3 in words. */
@@ -27,8 +29,8 @@ export const METER_WORDS: Record<string, string> = {
   media_storage: 'Media storage',
   webhooks: 'Webhook endpoints',
   inspiration_library: 'Inspiration library',
-  criacao_de_conteudos: 'Content creations this cycle',
-  publicacoes: 'Publications this cycle',
+  [CYCLE_METER.contentCreations]: 'Content creations this cycle',
+  [CYCLE_METER.publications]: 'Publications this cycle',
 };
 
 /**
@@ -48,10 +50,10 @@ export function meterWord(meter: string): string {
 
 /** Priced operations (`operacao` of the wallet) by their English names. */
 export const OPERATION_WORDS: Record<string, string> = {
-  publicacao: 'Publication',
-  publicacoes: 'Publication',
-  criacao_de_conteudo: 'Content creation',
-  criacao_de_conteudos: 'Content creation',
+  [OPERATION.publication]: 'Publication',
+  [CYCLE_METER.publications]: 'Publication',
+  [OPERATION.contentCreation]: 'Content creation',
+  [CYCLE_METER.contentCreations]: 'Content creation',
 };
 
 export function operationWord(operation: string): string {
@@ -61,8 +63,8 @@ export function operationWord(operation: string): string {
 /** A credit batch (`lote`) is a "batch" in the interface. */
 export const BATCH_WORD = 'batch';
 
-export function modeWord(modo: string): string {
-  return modo in MODE_WORDS ? MODE_WORDS[modo as Modo] : modo;
+export function modeWord(mode: string): string {
+  return mode in MODE_WORDS ? MODE_WORDS[mode as PaymentMode] : mode;
 }
 
 /**
@@ -71,8 +73,9 @@ export function modeWord(modo: string): string {
  * waiting for their time count nothing yet.
  */
 export const METER_EXPLANATIONS: Record<string, string> = {
-  criacao_de_conteudos: 'One for each post when it starts publishing, however many networks it goes to. Drafts and posts waiting for their time do not count yet.',
-  publicacoes: 'One for each network a post goes out to: a post to three networks counts three.',
+  [CYCLE_METER.contentCreations]:
+    'One for each post when it starts publishing, however many networks it goes to. Drafts and posts waiting for their time do not count yet.',
+  [CYCLE_METER.publications]: 'One for each network a post goes out to: a post to three networks counts three.',
 };
 
 /** The sentence explaining a meter, or null when there is none. */

@@ -1,4 +1,7 @@
-/** Spec 2.6 and issue 16: what a content and each of its jobs can be. Shared by the core, the doors and the error catalogue. */
+/**
+ * Spec 2.6, with the draft and scheduled states of scheduling: what a content and each of its jobs can be. Shared by
+ * the core, the doors and the error catalogue.
+ */
 export const CONTENT_STATUSES = ['draft', 'scheduled', 'publishing', 'published', 'partial', 'failed', 'canceled'] as const;
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];
 

@@ -20,8 +20,8 @@ export const NETWORK_ERROR_CODES = [
 export type NetworkErrorCode = (typeof NETWORK_ERROR_CODES)[number];
 
 /**
- * Every code a job can fail with, shared by the core and every door: the networks' (7.4), then the scheduler's
- * (issue 16): a content missed beyond the grace period, or refused by the charge at its time (the 7.2 code).
+ * Every code a job can fail with, shared by the core and every door: the networks' (7.4), then the scheduler's:
+ * a content missed beyond the grace period, or refused by the charge at its time (the 7.2 code).
  */
 export const JOB_ERROR_CODES = [
   ...NETWORK_ERROR_CODES,

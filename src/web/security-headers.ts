@@ -5,8 +5,8 @@ import helmet, { type HelmetOptions } from 'helmet';
  * helmet's security headers, taken from helmet once at start and written on every answer.
  *
  * With no directive computed per request (no nonces), helmet writes the same eleven headers on every answer, through
- * a chain of eleven middlewares; walking that chain was about a sixth of a plain request's CPU in the read profile
- * (bench/PROFILE.md). helmet stays the source of the values, so its defaults follow its upgrades.
+ * a chain of eleven middlewares; walking that chain was about a sixth of a plain request's CPU on an authenticated
+ * read. helmet stays the source of the values, so its defaults follow its upgrades.
  *
  * @throws Error when the options make a header depend on the request (a directive given as a function): those
  * need helmet itself on every request.

@@ -203,7 +203,7 @@ export function createPublisher(deps: PublisherDeps) {
           },
           'final',
         );
-        // Only a written outcome counts: a run whose lease was taken over wrote nothing (B-10).
+        // Only a written outcome counts: a run whose lease was taken over by another worker wrote nothing.
         if (written) deps.onFinal?.(job.platformSlug, 'published', null);
         return;
       }
@@ -289,14 +289,14 @@ export function createPublisher(deps: PublisherDeps) {
   async function run(h: Held): Promise<void> {
     h.started = true;
     try {
-      // The lease covers the run, not the wait in the connection's queue (ARCHITECTURE decision 5, B-10): take it
-      // now, conditionally on the claim token. If another worker re-claimed the job meanwhile, this claim is
+      // The lease covers the run, not the wait in the connection's queue, so a long queue never lets a lease lapse
+      // under a job that has not started: take it now, conditionally on the claim token. If another worker re-claimed the job meanwhile, this claim is
       // stale and the run does nothing — no network call, no write.
       if (!(await renewLease(db, h.id, h.lease, clock.now() + settings.leaseMs))) {
         logger.debug({ job_id: h.id }, 'job was claimed by another worker while it waited; skipped');
         return;
       }
-      // Renewed against the run's token while it runs (ARCHITECTURE decision 5). A run past the publishing deadline
+      // Renewed against the run's token while it runs, so a lease outlasts the longest call. A run past the publishing deadline
       // is presumed stuck and stops renewing, so its job is freed for another worker within one lease.
       const runStartedAt = clock.now();
       const lease = keepLease(

@@ -83,7 +83,7 @@ async function readHead(body: Dispatcher.ResponseData['body'], limit: number): P
  * Work is at least once: a crash between the receiver's 2xx and our record resends, with the same
  * `Service-Delivery-Id`.
  *
- * Throughput and isolation (issue 19): claims go endpoint by endpoint, each endpoint getting at most its free room
+ * Throughput and isolation: claims go endpoint by endpoint, each endpoint getting at most its free room
  * (`perEndpoint` minus its attempts in hand), so a receiver that never answers holds at most `perEndpoint` slots
  * and its backlog is never read, claimed or released; attempts that end together are recorded in one
  * transaction, and the slots they free are claimed again together.

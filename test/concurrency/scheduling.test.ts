@@ -8,7 +8,7 @@ import { TEST_SECRET_KEY } from '../support/server.js';
 import { overrides } from '../support/overrides.js';
 
 /**
- * The scheduler with several worker processes on one database and the real clock (issue 16, "Reliability"):
+ * The scheduler with several worker processes on one database and the real clock (README, Scheduling):
  * three `src/main.ts` processes with every worker on when on PostgreSQL (one on SQLite, a single process by
  * design). Contents are due a few seconds after they are made; cancels, edits and a brand delete are sent in
  * parallel around the due instant, each through one of the processes.
@@ -123,7 +123,7 @@ for (const kind of testDatabaseKinds()) {
       expect(used('publicacoes')).toBe(110 * PLATFORMS.length);
       expect(used('criacao_de_conteudos')).toBe(110);
       const lateness = trails.map((j) => j.submits[0]! - j.publishAt).sort((a, b) => a - b);
-      expect(lateness[lateness.length - 1], 'handed over within a minute of the time (issue 16)').toBeLessThan(60_000);
+      expect(lateness[lateness.length - 1], 'handed over within a minute of the time').toBeLessThan(60_000);
     }, 90_000);
 
     it('cancels, edits to a later time and a brand delete sent around the due instant: whichever commits first wins; a canceled content never posts, a started one is no longer editable', async () => {

@@ -5,7 +5,7 @@ import { ServiceError } from '../../src/core/errors.js';
 
 /**
  * Zone rules from the platform's time zone database, checked instant by instant against the published 2026
- * transitions (issue 16, "Time zones" and "DST"): New York 2026-03-08 / 2026-11-01, Berlin 2026-03-29 /
+ * transitions (README, Scheduling, "Time zones"): New York 2026-03-08 / 2026-11-01, Berlin 2026-03-29 /
  * 2026-10-25, Lord Howe's 30-minute shift 2026-04-05 / 2026-10-04. A fixed-offset implementation fails every
  * across-the-transition expectation.
  */

@@ -6,7 +6,7 @@ import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
- * The guided composer (issue 17 point 5) and the interface's words (point 9), over real HTTP on each database:
+ * The guided composer and the interface's words, over real HTTP on each database:
  * networks by the brand's connections, fields by content type, per-network overrides reaching the core, every
  * refusal in one answer, Pay with under Advanced in English, the workspace's name in the header.
  */

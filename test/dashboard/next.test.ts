@@ -4,7 +4,7 @@ import { DashboardClient } from '../support/dashboard.js';
 import { describeEachDb } from '../support/server.js';
 
 /**
- * B-5 (part 1): after sign-in, `next` leads only to dashboard pages. A browser resolves the Location header with
+ * After sign-in, `next` leads only to dashboard pages. A browser resolves the Location header with
  * the WHATWG URL parser, so every variant below is judged by where a browser would land, not by its spelling.
  */
 
@@ -72,7 +72,7 @@ const KEPT = [
   '/dashboard/compose?text=a+b%20c',
 ];
 
-describe('dashboardDestination (B-5)', () => {
+describe('dashboardDestination', () => {
   it.each(REFUSED.map((v) => [JSON.stringify(v).slice(0, 80), v]))('refuses %s', (_label, value) => {
     expect(dashboardDestination(value)).toBe('/dashboard');
   });
@@ -95,8 +95,8 @@ describe('dashboardDestination (B-5)', () => {
   });
 });
 
-describeEachDb('sign-in redirect (B-5)', (server) => {
-  it('B-5: a dot-segment next after a genuine sign-in lands on the overview, not on the authorization endpoint', async () => {
+describeEachDb('sign-in redirect', (server) => {
+  it('a dot-segment next after a genuine sign-in lands on the overview, not on the authorization endpoint', async () => {
     const ws = await server().workspace();
     const client = new DashboardClient(server().url);
     await client.get('/dashboard/sign-in?next=%2Fdashboard%2F..%2Fapi%2Foauth%2Fmcp%2Fauthorize%3Fclient_id%3Dx');
@@ -119,7 +119,7 @@ describeEachDb('sign-in redirect (B-5)', (server) => {
     expect(kept.headers.get('location')).toBe('/dashboard/contents?status=failed');
   });
 
-  it('B-5: the sign-in form does not carry a refused next in its hidden field', async () => {
+  it('the sign-in form does not carry a refused next in its hidden field', async () => {
     const client = new DashboardClient(server().url);
     const page = await client.get(`/dashboard/sign-in?${new URLSearchParams({ next: '/dashboard/../api/oauth/mcp/authorize' })}`);
     expect(page.html).toContain('name="next" value="/dashboard"');

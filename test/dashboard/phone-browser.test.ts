@@ -13,7 +13,7 @@ const ARTIFACTS = artifactsDir('dashboard-phone');
 const WIDTH = 390;
 
 /**
- * Every dashboard page at 390 px in Debian's Chromium (issue 17 point 10), filled with the data that used to
+ * Every dashboard page at 390 px in Debian's Chromium, filled with the data that used to
  * push pages sideways: long unbroken words and addresses, many rows, failed jobs. No page is wider than the
  * screen, the navigation starts closed, and each table's row action is on screen without scrolling sideways.
  */

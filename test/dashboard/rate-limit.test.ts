@@ -3,7 +3,7 @@ import { DashboardClient, textOf } from '../support/dashboard.js';
 import { describeEachDb } from '../support/server.js';
 
 /**
- * B-13: the dashboard counts on the signed-in workspace's rate limit (spec 8), the same limiter the REST API and
+ * The dashboard counts on the signed-in workspace's rate limit (spec 8), the same limiter the REST API and
  * MCP use, so a script holding a dashboard sign-in cannot escape the budget of the key it signed in with.
  */
 const LIMIT = 10;
@@ -11,7 +11,7 @@ const LIMIT = 10;
 describeEachDb(
   'dashboard rate limit',
   (server) => {
-    it('B-13: parallel signed-in pages past the limit get a 429 page in words with Retry-After; REST then shares the refusal', async () => {
+    it('parallel signed-in pages past the limit get a 429 page in words with Retry-After; REST then shares the refusal', async () => {
       const ws = await server().workspace();
       const bystander = await server().workspace('bystander');
       const client = new DashboardClient(server().url);
@@ -45,7 +45,7 @@ describeEachDb(
       expect((await other.signIn(bystander.api_key)).status).toBe(200);
     });
 
-    it('B-13: once the REST API spent the budget, a dashboard form is refused before it runs and changes nothing', async () => {
+    it('once the REST API spent the budget, a dashboard form is refused before it runs and changes nothing', async () => {
       const ws = await server().workspace();
       const client = new DashboardClient(server().url);
       await client.signIn(ws.api_key); // 1
@@ -63,7 +63,7 @@ describeEachDb(
       expect(brands.map((b) => b.name)).not.toContain('Over the limit');
     });
 
-    it('B-13: signed-in answers carry the workspace rate-limit headers, counted with the REST API', async () => {
+    it('signed-in answers carry the workspace rate-limit headers, counted with the REST API', async () => {
       const ws = await server().workspace();
       const client = new DashboardClient(server().url);
       await client.signIn(ws.api_key); // 1

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const ARTIFACTS = artifactsDir('dashboard-scheduling');
 
 /**
- * Scheduling in Debian's Chromium (issue 16, "browser test of schedule → calendar → edit → cancel"): a post
+ * Scheduling in Debian's Chromium, schedule → calendar → edit → cancel: a post
  * composed for a local time in the brand's zone, found on the calendar at that time, opened, rescheduled and
  * canceled, with axe-core on every page at phone width. The server runs in-process on a manual clock.
  */

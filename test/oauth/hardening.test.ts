@@ -43,7 +43,7 @@ async function confidentialClient(server: TestServer, ws: { workspace_id: string
 }
 
 describeEachDb('OAuth hardening', (server) => {
-  it('B-4: parallel exchanges of one code (2 at a time, then 20) give at most one token, and the replays revoke it', async () => {
+  it('parallel exchanges of one code (2 at a time, then 20) give at most one token, and the replays revoke it', async () => {
     const ws = await server().workspace();
     const base = server().service.baseUrl;
     // Exactly two racing requests was the reliable break on PostgreSQL (both tokens lived); more lets late losers
@@ -61,7 +61,7 @@ describeEachDb('OAuth hardening', (server) => {
     }
   });
 
-  it('B-4: the storage consumes a code once even when two consumes race (the database decides)', async () => {
+  it('the storage consumes a code once even when two consumes race (the database decides)', async () => {
     const { adapterFactory } = await import('../../oauth/adapter.js');
     const Adapter = adapterFactory(server().container.db.kysely);
     const codes = new Adapter('AuthorizationCode');
@@ -78,7 +78,7 @@ describeEachDb('OAuth hardening', (server) => {
     expect(await grants.find('grant-race-1')).toBeUndefined();
   });
 
-  it('B-5: prompt=none (or any error before consent) never bounces the browser to an anonymous client\'s redirect URI', async () => {
+  it('prompt=none (or any error before consent) never bounces the browser to an anonymous client\'s redirect URI', async () => {
     const base = server().service.baseUrl;
     const clientId = (await register(base, { client_name: 'x', redirect_uris: [ATTACKER] })).body.client_id as string;
     const { challenge } = pkcePair();
@@ -92,7 +92,7 @@ describeEachDb('OAuth hardening', (server) => {
     }
   });
 
-  it('B-5: a confidential client (registered by a workspace) still gets RFC 6749 error redirects', async () => {
+  it('a confidential client (registered by a workspace) still gets RFC 6749 error redirects', async () => {
     const ws = await server().workspace();
     const base = server().service.baseUrl;
     const { clientId } = await confidentialClient(server(), ws);
@@ -101,7 +101,7 @@ describeEachDb('OAuth hardening', (server) => {
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('login_required');
   });
 
-  it('B-5: no logout redirect: post_logout_redirect_uris are dropped and /session/end is not offered', async () => {
+  it('no logout redirect: post_logout_redirect_uris are dropped and /session/end is not offered', async () => {
     const base = server().service.baseUrl;
     const reg = await register(base, { client_name: 'bye', redirect_uris: [CB], post_logout_redirect_uris: ['https://attacker.invalid/bye'] });
     expect(reg.status).toBe(201);
@@ -115,7 +115,7 @@ describeEachDb('OAuth hardening', (server) => {
     }
   });
 
-  it('B-5 / trap 8: in one browser, a second workspace\'s key ends the first login and completes with the second workspace', async () => {
+  it('in one browser, a second workspace\'s key ends the first login and completes with the second workspace', async () => {
     const a = await server().workspace('A');
     const b = await server().workspace('B');
     const base = server().service.baseUrl;
@@ -150,7 +150,7 @@ describeEachDb('OAuth hardening', (server) => {
     expect(other.status).toBe(403);
   });
 
-  it('B-6: registration keeps no fetched URI, makes no outbound connection, and has no pairwise subjects', async () => {
+  it('registration keeps no fetched URI, makes no outbound connection, and has no pairwise subjects', async () => {
     const base = server().service.baseUrl;
     const connections: string[] = [];
     const listener: Server = createServer((s) => {
@@ -180,7 +180,7 @@ describeEachDb('OAuth hardening', (server) => {
     }
   });
 
-  it('B-7: forwarded headers and Host never change an address in discovery or in the authorization redirects', async () => {
+  it('forwarded headers and Host never change an address in discovery or in the authorization redirects', async () => {
     const ws = await server().workspace();
     const base = server().service.baseUrl;
     const spoof = { 'x-forwarded-host': 'attacker.invalid', 'x-forwarded-proto': 'https' };
@@ -206,7 +206,7 @@ describeEachDb('OAuth hardening', (server) => {
     expect(confirm.headers.get('location')!.startsWith(`${base}/api/oauth/mcp/`)).toBe(true);
   });
 
-  it('F7: a trailing-slash resource takes one approval, and both spellings exchange the code for a token on /mcp', async () => {
+  it('a trailing-slash resource takes one approval, and both spellings exchange the code for a token on /mcp', async () => {
     const ws = await server().workspace();
     const base = server().service.baseUrl;
     for (const [asked, exchanged] of [[`${base}/mcp/`, `${base}/mcp`], [`${base}/mcp/`, `${base}/mcp/`], [`${base.toUpperCase().replace('HTTP://', 'http://')}/mcp`, `${base}/mcp`]] as const) {
@@ -222,7 +222,7 @@ describeEachDb('OAuth hardening', (server) => {
     expect(await elsewhere.json()).toMatchObject({ error: 'invalid_target' });
   });
 
-  it('F8: an unknown scope is invalid_scope before any consent page (no redirect for an anonymous client, a redirect for a confidential one)', async () => {
+  it('an unknown scope is invalid_scope before any consent page (no redirect for an anonymous client, a redirect for a confidential one)', async () => {
     const ws = await server().workspace();
     const base = server().service.baseUrl;
     const publicId = (await register(base, { client_name: 'p', redirect_uris: [CB] })).body.client_id as string;
@@ -242,7 +242,7 @@ describeEachDb('OAuth hardening', (server) => {
     expect(location.searchParams.get('error')).toBe('invalid_scope');
   });
 
-  it('B-11: malformed JSON, an oversized body and unknown routes under the mount answer error + error_description', async () => {
+  it('malformed JSON, an oversized body and unknown routes under the mount answer error + error_description', async () => {
     const base = server().service.baseUrl;
     const bad = await fetch(`${base}/api/oauth/mcp/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
     expect(bad.status).toBe(400);
@@ -262,7 +262,7 @@ describeEachDb('OAuth hardening', (server) => {
 describeEachDb(
   'OAuth per-address limits',
   (server) => {
-    it('B-11: the per-address 429 on /register and /token is in RFC 6749 form, with Retry-After', async () => {
+    it('the per-address 429 on /register and /token is in RFC 6749 form, with Retry-After', async () => {
       const base = server().service.baseUrl;
       for (const path of ['/api/oauth/mcp/register', '/api/oauth/mcp/token']) {
         let last: Response | undefined;
@@ -279,7 +279,7 @@ describeEachDb(
 describeEachDb(
   'OAuth behind a trusted proxy',
   (server) => {
-    it('B-7: with TRUST_PROXY set, discovery still names BASE_URL whatever the forwarded headers say', async () => {
+    it('with TRUST_PROXY set, discovery still names BASE_URL whatever the forwarded headers say', async () => {
       const base = server().service.baseUrl;
       const doc = (await (await fetch(`${base}/api/oauth/mcp/.well-known/openid-configuration`, { headers: { 'x-forwarded-host': 'attacker.invalid', 'x-forwarded-proto': 'https' } })).json()) as Record<string, string>;
       expect(doc.issuer).toBe(`${base}/api/oauth/mcp`);
@@ -289,7 +289,7 @@ describeEachDb(
   { TRUST_PROXY: 'loopback' },
 );
 
-it('B-7: TRUST_PROXY names proxies (addresses, subnets, keywords or a hop count); unset trusts none; true is refused', () => {
+it('TRUST_PROXY names proxies (addresses, subnets, keywords or a hop count); unset trusts none; true is refused', () => {
   const env = { SECRET_KEY: '0f'.repeat(32) };
   expect(parseConfig(env).trustProxy).toBe(false);
   expect(parseConfig({ ...env, TRUST_PROXY: 'false' }).trustProxy).toBe(false);

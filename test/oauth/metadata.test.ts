@@ -7,7 +7,8 @@ import { describeEachDb } from '../support/server.js';
 
 /**
  * Meta-tests: what the authorization server has switched on and what it tells clients are pinned here, so a
- * change (or an oidc-provider upgrade that turns a default on) cannot silently reopen a feature (F2, F4, B-5).
+ * change (or an oidc-provider upgrade that turns a default on) cannot silently reopen a feature: a redirect after
+ * logout, a second discovery document, a native feature the document does not offer.
  */
 
 const CB = 'https://claude.ai/api/mcp/auth_callback';
@@ -46,7 +47,7 @@ it('every feature oidc-provider has is named in PROVIDER_FEATURES, and only the 
 });
 
 describeEachDb('OAuth metadata', (server) => {
-  it('F4: one document at every discovery address (RFC 8414 and OIDC, path-inserted and appended), exactly this one', async () => {
+  it('one document at every discovery address (RFC 8414 and OIDC, path-inserted and appended), exactly this one', async () => {
     const base = server().service.baseUrl;
     expect(authorizationServerMetadataPaths('/api/oauth/mcp')).toEqual(
       expect.arrayContaining(['/.well-known/oauth-authorization-server/api/oauth/mcp', '/.well-known/openid-configuration/api/oauth/mcp', '/api/oauth/mcp/.well-known/openid-configuration']),
@@ -58,7 +59,7 @@ describeEachDb('OAuth metadata', (server) => {
     }
   });
 
-  it("F2/F4: the provider's own view of itself (its native discovery, served bare) offers nothing the document does not", async () => {
+  it("the provider's own view of itself (its native discovery, served bare) offers nothing the document does not", async () => {
     const { container } = server();
     const http = createServer();
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
@@ -100,7 +101,7 @@ describeEachDb('OAuth metadata', (server) => {
     }
   });
 
-  it('F2/F4: the switched-off features do not answer, whatever a client tries', async () => {
+  it('the switched-off features do not answer, whatever a client tries', async () => {
     const ws = await server().workspace();
     const base = server().service.baseUrl;
     for (const [method, path] of [['POST', '/request'], ['GET', '/me'], ['POST', '/token/introspection'], ['GET', '/session/end'], ['POST', '/device/auth'], ['POST', '/backchannel']] as const) {

@@ -6,7 +6,7 @@ import { describeEachDb } from '../support/server.js';
 /**
  * openid-client 6 with its defaults: `discovery()` reads the OpenID Connect document (`{issuer}/.well-known/
  * openid-configuration`), not the RFC 8414 one, and trusts what it says. Both kinds of client run end to end on
- * what that document advertises (F4). `allowInsecureRequests` only lets it speak http to the local test server.
+ * what that document advertises, which must equal the RFC 8414 one. `allowInsecureRequests` only lets it speak http to the local test server.
  */
 
 const CB = 'https://claude.ai/api/mcp/auth_callback';

@@ -5,7 +5,7 @@ import { parserRefusal, renderRefusal } from '../../src/web/client-error.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 
 /**
- * Answers that no route handler writes: the HTTP parser's refusals (B-11), OPTIONS and methods a path does not
+ * Answers that no route handler writes: the HTTP parser's refusals, OPTIONS and methods a path does not
  * have, and the rate limit as the document states it. Spec 7.1: every error is JSON `{error, message,
  * request_id}` and `X-Request-Id` is on every response.
  */
@@ -76,7 +76,7 @@ const host = 'Host: 127.0.0.1\r\n';
 describeEachDb(
   'answers no route handler writes',
   (server) => {
-    it('B-11: a header larger than the parser accepts answers 431 in the spec shape with X-Request-Id', async () => {
+    it('a header larger than the parser accepts answers 431 in the spec shape with X-Request-Id', async () => {
       const [answer] = parseAnswers(await rawExchange(server(), `GET /healthz?q=${'a'.repeat(20_000)} HTTP/1.1\r\n${host}\r\n`));
       expectSpecError(answer, 431, 'invalid_request');
       expect(answer!.headers.connection).toBe('close');
@@ -88,12 +88,12 @@ describeEachDb(
       ['a malformed request line', `GARBAGE\r\n\r\n`],
       ['a space inside a header name', `GET /healthz HTTP/1.1\r\n${host}Bad Name: x\r\n\r\n`],
       ['a bare LF inside a header value', `GET /healthz HTTP/1.1\r\n${host}X-A: a\rb\r\n\r\n`],
-    ])('B-11: %s answers 400 invalid_request in the spec shape with X-Request-Id', async (_label, payload) => {
+    ])('%s answers 400 invalid_request in the spec shape with X-Request-Id', async (_label, payload) => {
       const [answer] = parseAnswers(await rawExchange(server(), payload));
       expectSpecError(answer, 400, 'invalid_request');
     });
 
-    it('B-11: on a pipelined connection the refusal follows the earlier answer intact, never inside it', async () => {
+    it('on a pipelined connection the refusal follows the earlier answer intact, never inside it', async () => {
       const payload = `GET /readyz HTTP/1.1\r\n${host}\r\nGET /healthz?q=${'a'.repeat(20_000)} HTTP/1.1\r\n${host}\r\n`;
       const answers = parseAnswers(await rawExchange(server(), payload));
       expect(answers.map((a) => a.status)).toEqual([200, 431]);
@@ -101,7 +101,7 @@ describeEachDb(
       expectSpecError(answers[1], 431, 'invalid_request');
     });
 
-    it('B-11: the listener maps each parser error to its status and the catalogue code', () => {
+    it('the listener maps each parser error to its status and the catalogue code', () => {
       expect(parserRefusal('HPE_HEADER_OVERFLOW')).toMatchObject({ status: 431, code: 'invalid_request' });
       expect(parserRefusal('HPE_INVALID_HEADER_TOKEN')).toMatchObject({ status: 400, code: 'invalid_request' });
       expect(parserRefusal('ERR_HTTP_REQUEST_TIMEOUT')).toMatchObject({ status: 408, code: 'invalid_request' });
@@ -110,7 +110,7 @@ describeEachDb(
       expectSpecError(answer, 400, 'invalid_request');
     });
 
-    it('F3: the shared challenge says invalid_token only for a refused bearer token, and quotes its values', () => {
+    it('the shared challenge says invalid_token only for a refused bearer token, and quotes its values', () => {
       const options = { realm: 'http://x"\\y', resourceMetadataUrl: 'http://x/.well-known/oauth-protected-resource/mcp' };
       expect(bearerChallenge(undefined, options)).toBe('Bearer realm="http://x\\"\\\\y", resource_metadata="http://x/.well-known/oauth-protected-resource/mcp"');
       for (const sent of ['Bearer abc', 'bearer abc', '  Bearer   abc  ']) expect(bearerChallenge(sent, options), sent).toContain('error="invalid_token"');

@@ -17,8 +17,9 @@ import { brandWithConnections } from '../support/factories.js';
 import { type ApiResponse, describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
 import { overrides } from '../support/overrides.js';
 
-// B-2 and B-9. Time is the server's ManualClock; the holder's heartbeat runs on short real timers (HTTP suite) or
-// on timers the test ticks itself (service suite), so a lease of 30 s is walked past in milliseconds.
+// A running request keeps its key; a fixable error releases it. Time is the server's ManualClock; the holder's
+// heartbeat runs on short real timers (HTTP suite) or on timers the test ticks itself (service suite), so a lease of
+// 30 s is walked past in milliseconds.
 
 const LOCK_MS = 30_000;
 const HTTP_SETTINGS: Partial<IdempotencySettings> = { lockMs: LOCK_MS, heartbeatMs: 10, waitMs: 1_000, pollMs: 10 };
@@ -87,7 +88,7 @@ async function countContents(server: TestServer, workspaceId: string): Promise<n
 }
 
 describeEachDb(
-  'Idempotency-Key: a running request keeps its key (B-2); fixable errors release it (B-9)',
+  'Idempotency-Key: a running request keeps its key; fixable errors release it',
   (server) => {
     let host: GatedHost;
     beforeAll(async () => {

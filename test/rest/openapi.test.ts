@@ -18,7 +18,7 @@ interface Media {
   example?: unknown;
 }
 
-/** The operations whose examples are written by hand next to their route (issue 17): a generated one would not do. */
+/** The operations whose examples are written by hand next to their route: a generated one would not do. */
 const HAND_WRITTEN = ['createContent', 'listContents', 'getContent', 'createBrand', 'listBrands', 'getBrand', 'createSandboxConnection', 'listConnections', 'createWebhook', 'listWebhooks', 'createApiKey', 'listApiKeys', 'setBrandQueue', 'getBrandQueue', 'uploadMedia'];
 
 /** Operations whose only answers are fixed by what they are, which the lint rules turned off in redocly.yaml would flag. */

@@ -29,7 +29,7 @@ async function brandOf(s: TestServer, name: string): Promise<{ wsId: string; key
 const queuePath = (wsId: string, brandId: string) => `/api/v1/workspaces/${wsId}/brands/${brandId}/queue`;
 
 describeEachDb(
-  'brand publishing queue (issue 16)',
+  'brand publishing queue',
   (server) => {
     const clock = () => server().container.clock as ManualClock;
 

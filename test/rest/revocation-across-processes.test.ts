@@ -4,9 +4,8 @@ import { startServiceProcess } from '../support/process.js';
 import { TEST_SECRET_KEY } from '../support/server.js';
 
 /**
- * API keys are looked up on every request (no cache: bench/PROFILE.md, "API keys remembered on SQLite, measured and
- * not kept", says why), so a key revoked through one process is refused by another on the very next request. This
- * guards that promise against a cache added later. Two serving processes share a database on PostgreSQL only
+ * API keys are looked up on every request (no cache: a lookup by its hash is one indexed read), so a key revoked
+ * through one process is refused by another on the very next request. This guards that promise against a cache added later. Two serving processes share a database on PostgreSQL only
  * (SQLite has one serving process; test/rest/rate-limit.test.ts checks that a second one is refused).
  */
 describe('API key revocation across two server processes', () => {

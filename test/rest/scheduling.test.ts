@@ -88,7 +88,7 @@ async function created(t: Tenant, body: unknown): Promise<CreatedContent> {
 }
 
 describeEachDb(
-  'scheduling (issue 16)',
+  'scheduling',
   (server) => {
     const clock = () => server().container.clock as ManualClock;
     const drain = () => server().container.scheduler.drain();

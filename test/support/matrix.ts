@@ -292,7 +292,7 @@ export function errorBodyProblems(body: unknown, requestId: string | null): stri
 }
 
 /**
- * Problems of a 401's `WWW-Authenticate` (RFC 6750 §3, RFC 9728 §5.1; F3): a Bearer challenge naming the
+ * Problems of a 401's `WWW-Authenticate` (RFC 6750 §3, RFC 9728 §5.1): a Bearer challenge naming the
  * protected-resource metadata, with `error="invalid_token"` exactly when a bearer token was sent. With `realm`
  * the challenge must also name the realm (the REST door's; `/mcp` chooses its own parameters).
  */

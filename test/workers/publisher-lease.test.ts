@@ -12,7 +12,7 @@ import { describeEachDb, startTestServer, TEST_SECRET_KEY, type TestServer } fro
 import { overrides } from '../support/overrides.js';
 
 /**
- * B-10: a job's lease covers its run, not its wait in the connection's queue. Several jobs queue behind one
+ * A job's lease covers its run, not its wait in the connection's queue. Several jobs queue behind one
  * connection on a sandbox that is slow in the service's own time (each call moves the manual clock), with a
  * short lease, while a second worker polls for jobs whose lease ran out. Every job must be submitted once, posted
  * once, and counted once in `publish_job_outcomes_total`.

@@ -12,7 +12,7 @@ import { describeEachDb, startTestServer, startTestServerOn, type TestServer } f
 import { overrides, serviceEnv } from '../support/overrides.js';
 
 /**
- * The scheduler in one process on an injected clock (issue 16, "Reliability"): never before publish_at, exactly
+ * The scheduler in one process on an injected clock (README, Scheduling): never before publish_at, exactly
  * once at it, the grace after an outage, charging at publishing time, and wall times across DST transitions.
  * Workers are off: each test moves the clock and runs the scheduler and the publisher itself.
  */

@@ -5,7 +5,7 @@ import { brandWithConnections } from '../support/factories.js';
 import { startReceiver } from '../support/receiver.js';
 import { describeEachDb } from '../support/server.js';
 
-/** B-16: an attempt that timed out records the limit it ran under (WEBHOOK_TIMEOUT), not spec 8's default. */
+/** An attempt that timed out records the limit it ran under (WEBHOOK_TIMEOUT), not spec 8's default. */
 
 describe('describeAttempt states the configured timeout', () => {
   it('renders the limit it is given, in seconds or milliseconds', () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CONTENT_TYPES, PLATFORM_SLUGS, TIKTOK_PRIVACY_LEVELS } from '../../vocabulary/platforms.js';
 import { CONNECTION_STATUSES, platformSlugSchema } from '../connections/connections.schema.js';
-import { modoSchema } from '../wallet/wallet.schema.js';
+import { paymentModeSchema } from '../wallet/wallet.schema.js';
 import { JOB_ERROR_CODES } from '../../vocabulary/job-errors.js';
 import { CONTENT_STATUSES, JOB_STATUSES } from '../../vocabulary/content-statuses.js';
 import { SANDBOX_OUTCOMES, SANDBOX_OUTCOME_DESCRIPTIONS } from '../../vocabulary/sandbox-outcomes.js';
@@ -157,7 +157,7 @@ const contentFields = {
       .optional()
       .describe('Per-platform replacements of text and title.'),
     network_options: networkOptionsSchema.optional(),
-    modo: modoSchema.optional(),
+    modo: paymentModeSchema.optional(),
     sandbox_outcomes: z
       .partialRecord(z.enum(PLATFORM_SLUGS), sandboxOutcomeSchema)
       .optional()
@@ -254,7 +254,7 @@ export const createdJobSchema = z.object({
   status: z.enum(JOB_STATUSES),
 });
 
-/** Where and when a content is meant to publish (issue 16); null fields for a draft without a time. */
+/** Where and when a content is meant to publish (README, Scheduling); null fields for a draft without a time. */
 const whenFields = {
   publish_at: z.iso
     .datetime()

@@ -9,6 +9,7 @@ import { parseIdempotencyKey } from '../idempotency/idempotency.schema.js';
 import { storeRequest } from '../jobs/stored-request.js';
 import { type Timing, timingOf } from '../scheduling/publish-time.js';
 import type { Principal } from '../principal.js';
+import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { chargeStart } from './charging.js';
 import { type ContentPlan, planContent } from './content-plan.js';
@@ -52,7 +53,7 @@ export function contentCreation(deps: ContentsDeps) {
     await insertContent(tx, row);
     const jobs = placement.status === 'draft' ? [] : jobRowsFor(plan, contentId, workspaceId, now);
     await insertJobs(tx, jobs, placement.status === 'scheduled' ? placement.time!.instant : null);
-    if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobs, plan: plan.workspacePlan });
+    if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, mode: fields.modo ?? PAYMENT_MODE.plan, contentId, jobs, plan: plan.workspacePlan });
     return {
       content_id: contentId,
       status: placement.status,
@@ -64,7 +65,7 @@ export function contentCreation(deps: ContentsDeps) {
 
   return {
     /**
-     * Spec 4.3 and issue 16: checks everything, then in one transaction stores the content and, as its timing asks,
+     * Spec 4.3 with scheduling (README, Scheduling): checks everything, then in one transaction stores the content and, as its timing asks,
      * starts publishing (charging the meters and queueing one job per target), schedules it at `publish_at` or at
      * the brand's next free queue slot (jobs wait as `scheduled`, nothing is charged until they start), or saves
      * a draft (no jobs). With an Idempotency-Key, the first outcome is replayed for the same request.

@@ -4,7 +4,9 @@ import { deleteScheduledJobs, insertJobs, listJobsForContent, requeueFailedJobs,
 import type { IdempotentResult } from '../idempotency/idempotency.service.js';
 import { refreshContentOutcome } from '../jobs/outcome.js';
 import { storeRequest } from '../jobs/stored-request.js';
+import { CYCLE_METER } from '../meters/plans.js';
 import type { Principal } from '../principal.js';
+import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { CONFIRMATION_ERROR_CODES } from '../../vocabulary/job-errors.js';
 import { chargeStart } from './charging.js';
@@ -87,7 +89,7 @@ export function contentLifecycle(deps: ContentsDeps) {
             } else {
               jobs = await startScheduledJobs(tx, contentId, now);
             }
-            await chargeStart(tx, wallet, { workspaceId, modo: fields.modo ?? 'plano', contentId, jobs });
+            await chargeStart(tx, wallet, { workspaceId, mode: fields.modo ?? PAYMENT_MODE.plan, contentId, jobs });
             const content = renderContent(written, await listJobsForContent(tx, contentId));
             if (record) await record(tx, content);
             return content;
@@ -119,7 +121,7 @@ export function contentLifecycle(deps: ContentsDeps) {
         });
         const row = await findContent(tx, workspaceId, contentId);
         if (!row) throw contentNotFound(contentId);
-        await meters.consume(tx, workspaceId, [{ meter: 'publicacoes', amount: requeued.length }]);
+        await meters.consume(tx, workspaceId, [{ meter: CYCLE_METER.publications, amount: requeued.length }]);
         await refreshContentOutcome(tx, contentId, now);
         const after = await findContent(tx, workspaceId, contentId);
         const stillFailed = (await listJobsForContent(tx, contentId)).filter((j) => j.status === 'failed');

@@ -1,6 +1,8 @@
 import { ServiceError } from '../errors.js';
+import { CYCLE_METER } from '../meters/plans.js';
 import { timingOf } from '../scheduling/publish-time.js';
 import type { Principal } from '../principal.js';
+import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { planContent } from './content-plan.js';
 import type { CreateContentInput, Preview } from './contents.schema.js';
@@ -22,15 +24,15 @@ export function contentPreview(deps: ContentsDeps) {
       const plan = await planContent(db, workspaceId, fieldsOf(input), deps.probeMedia);
       const usage = await meters.usage(workspaceId);
       const needs = [
-        { meter: 'criacao_de_conteudos' as const, consumes: 1 },
-        { meter: 'publicacoes' as const, consumes: plan.targets.length },
+        { meter: CYCLE_METER.contentCreations, consumes: 1 },
+        { meter: CYCLE_METER.publications, consumes: plan.targets.length },
       ];
       const report = needs.map(({ meter, consumes }) => {
         const m = usage.meters.find((u) => u.meter === meter)!;
         return { meter, used: m.used, consumes, limit: m.limit };
       });
-      // Only modo plano is bound by the plan's ceilings; the other modes pay the excess in credits.
-      const over = (input.modo ?? 'plano') === 'plano' ? report.find((r) => r.used + r.consumes > r.limit) : undefined;
+      // Only payment mode `plano` is bound by the plan's ceilings; the other modes pay the excess in credits.
+      const over = (input.modo ?? PAYMENT_MODE.plan) === PAYMENT_MODE.plan ? report.find((r) => r.used + r.consumes > r.limit) : undefined;
       if (over) {
         throw new ServiceError('limit_reached', `The plan's ${over.meter} meter is at its ceiling (${over.limit}).`, {
           meter: over.meter,

@@ -16,7 +16,7 @@ export function contentUpdate(deps: ContentsDeps) {
   const { db, clock, idempotency } = deps;
   return {
     /**
-     * Edits a draft or scheduled content (issue 16): the fields sent replace the stored ones, the result is checked
+     * Edits a draft or scheduled content (README, Scheduling): the fields sent replace the stored ones, the result is checked
      * again as at creation, and its jobs are rebuilt from it. A time (`publish_at`, `queue`) schedules it, `draft`
      * turns it back into a draft. The write is conditional on the version and status read, so an edit never
      * overwrites another and never touches a content the scheduler or a cancel took first. Charges nothing.

@@ -2,7 +2,9 @@ import { z } from 'zod';
 
 /** Spec 7.3: stock meters count what exists; per-cycle meters count what was done in the plan cycle. */
 export const STOCK_METERS = ['brands', 'connections', 'media_storage', 'webhooks', 'inspiration_library'] as const;
-export const CYCLE_METERS = ['criacao_de_conteudos', 'publicacoes'] as const;
+/** The per-cycle meters by their English names; the values are the spec's wire names (7.3). */
+export const CYCLE_METER = { contentCreations: 'criacao_de_conteudos', publications: 'publicacoes' } as const;
+export const CYCLE_METERS = [CYCLE_METER.contentCreations, CYCLE_METER.publications] as const;
 export type StockMeter = (typeof STOCK_METERS)[number];
 export type CycleMeter = (typeof CYCLE_METERS)[number];
 export type Meter = StockMeter | CycleMeter;

@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import { canonicalTimeZone, instantOf, localOf, requireTimeZone } from './zoned-time.js';
 
-/** How far ahead a content may be scheduled (issue 16). */
+/** How far ahead a content may be scheduled (README, Scheduling: at most 365 days). */
 export const MAX_SCHEDULE_AHEAD_MS = 365 * 86_400_000;
 
 /** A publication time as stored: the instant, the zone it was meant in and the local wall time meant there. */

@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import { addDays, instantOf, localOf, parseLocalTime, requireTimeZone, weekdayOf } from './zoned-time.js';
 
-/** Weekday names as the queue contract spells them (issue 16), in `Date#getUTCDay` order. */
+/** Weekday names as the queue contract spells them (`PUT …/brands/{brandId}/queue`), in `Date#getUTCDay` order. */
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 

@@ -58,7 +58,7 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
 
   return {
     /**
-     * Replaces a brand's queue (issue 16). The zone is checked and stored in its canonical spelling; the slots are
+     * Replaces a brand's queue (README, Publishing queues). The zone is checked and stored in its canonical spelling; the slots are
      * stored as given (validated by `queueInputSchema`). One upsert: concurrent writers leave exactly one body.
      * @throws ServiceError `forbidden` (another workspace), `not_found` (brand), `validation_failed` (zone, time, day).
      */

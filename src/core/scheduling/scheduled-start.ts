@@ -8,7 +8,7 @@ import { chargeStart } from '../contents/charging.js';
 import { ServiceError } from '../errors.js';
 import { refreshContentOutcome } from '../jobs/outcome.js';
 import type { WalletService } from '../wallet/wallet.service.js';
-import { type Modo, modoSchema } from '../wallet/wallet.schema.js';
+import { PAYMENT_MODE, type PaymentMode, paymentModeSchema } from '../wallet/wallet.schema.js';
 
 /** How long after its time a content due while the service was down still publishes (SCHEDULE_GRACE). */
 export const DEFAULT_SCHEDULE_GRACE_MS = 3_600_000;
@@ -38,8 +38,11 @@ export type ScheduledStart = ReturnType<typeof createScheduledStart>;
 export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock; wallet: WalletService; graceMs: number }) {
   const { db, clock, wallet, graceMs } = deps;
 
-  // Only the modo is needed here: the stored fields were checked whole when they were written.
-  const modoOf = (row: ContentRow): Modo => (row.input === null ? 'plano' : (modoSchema.optional().parse((JSON.parse(row.input) as { modo?: unknown }).modo) ?? 'plano'));
+  // Only the payment mode (the body's `modo`) is needed here: the stored fields were checked whole when written.
+  const paymentModeOf = (row: ContentRow): PaymentMode => {
+    if (row.input === null) return PAYMENT_MODE.plan;
+    return paymentModeSchema.optional().parse((JSON.parse(row.input) as { modo?: unknown }).modo) ?? PAYMENT_MODE.plan;
+  };
 
   /** A charge refusal, turned into failed jobs (or, for a credit batch that expired while chosen, a retry). */
   const isChargeRefusal = (err: unknown): err is ServiceError =>
@@ -81,7 +84,7 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
         const publishAt = row.publishAt ?? now;
         if (publishAt < now - graceMs) return failMissed(tx, row, now);
         const jobs = await startScheduledJobs(tx, row.id, now);
-        await chargeStart(tx, wallet, { workspaceId: row.workspaceId, modo: modoOf(row), contentId: row.id, jobs });
+        await chargeStart(tx, wallet, { workspaceId: row.workspaceId, mode: paymentModeOf(row), contentId: row.id, jobs });
         return { kind: 'started', contentId: row.id, publishAt, jobs: jobs.length };
       });
     } catch (err) {

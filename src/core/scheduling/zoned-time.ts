@@ -5,8 +5,8 @@ import { ServiceError } from '../errors.js';
  * taken from the platform's `Intl.DateTimeFormat` (the ICU time zone database shipped with Node). Never a fixed
  * offset: every offset is read for the instant it applies to. Pure: no clock, no I/O.
  *
- * Rules (issue 16, "Time zones"): a local time that does not exist (spring forward) maps to the first instant after
- * the gap; a local time that occurs twice (fall back) maps to its first occurrence.
+ * Rules (README, Scheduling, "Time zones"): a local time that does not exist (spring forward) maps to the first
+ * instant after the gap; a local time that occurs twice (fall back) maps to its first occurrence.
  */
 
 const MINUTE_MS = 60_000;

@@ -1,17 +1,28 @@
 import { z } from 'zod';
-import type { CycleMeter } from '../meters/plans.js';
+import { CYCLE_METER, type CycleMeter } from '../meters/plans.js';
+
+/**
+ * The priced operations by their English names; the values are the wire names a price table, a price query
+ * (`operacao`) and a ledger entry use. A network may have its own publication price, `publicacao_<network>`.
+ */
+export const OPERATION = { publication: 'publicacao', contentCreation: 'criacao_de_conteudo' } as const;
+
+/** The operation priced per network on `platform`, e.g. X's pay-per-use posting. */
+export function publicationOperationOn(platform: string): string {
+  return `${OPERATION.publication}_${platform}`;
+}
 
 /** Operations with a price, and the per-cycle meter each one goes beyond. */
 export const OPERATION_METER: Record<string, CycleMeter> = {
-  publicacao: 'publicacoes',
-  criacao_de_conteudo: 'criacao_de_conteudos',
+  [OPERATION.publication]: CYCLE_METER.publications,
+  [OPERATION.contentCreation]: CYCLE_METER.contentCreations,
 };
 
 /** `{"default": {"publicacao": 2}, "<plan>": {...}}`: credits per unit; a plan's table overrides the default. */
 export const priceTableSchema = z.record(z.string(), z.record(z.string(), z.number().int().nonnegative()));
 export type PriceTable = z.infer<typeof priceTableSchema>;
 
-export const DEFAULT_PRICES: PriceTable = { default: { publicacao: 2, criacao_de_conteudo: 1 } };
+export const DEFAULT_PRICES: PriceTable = { default: { [OPERATION.publication]: 2, [OPERATION.contentCreation]: 1 } };
 
 /** Credits per unit of `operation` on `plan`, or undefined when it has no published price (fails closed). */
 export function priceOf(table: PriceTable, plan: string, operation: string): number | undefined {

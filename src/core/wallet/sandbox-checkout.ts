@@ -22,7 +22,7 @@ const CHECKOUT_ID = /^[A-Za-z0-9_-]{16,64}$/;
 export type SandboxCheckout = ReturnType<typeof createSandboxCheckout>;
 
 /**
- * The built-in checkout of a default install (issue 17: no dead ends). No money moves: "paying" builds the event a
+ * The built-in checkout of a default install, so a payment link never leads nowhere. No money moves: "paying" builds the event a
  * provider would send (`payment.succeeded` for this workspace and offer), signs it as a provider does and hands it
  * to the same provider parser and `applyPayment` as `POST /v1/payments/callback`. The app turns it on only while
  * PAYMENT_URL_TEMPLATE is unset, so an install with a real provider never grants credits this way.

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
-/** Spec 4.5. */
+/** Spec 4.5: how a content is paid. The values are the spec's wire words (`modo`); the keys name them in code. */
+export const PAYMENT_MODE = { plan: 'plano', credits: 'creditos', automatic: 'automatico' } as const;
+export const PAYMENT_MODES = [PAYMENT_MODE.plan, PAYMENT_MODE.credits, PAYMENT_MODE.automatic] as const;
+export type PaymentMode = (typeof PAYMENT_MODES)[number];
 
-export const MODOS = ['plano', 'creditos', 'automatico'] as const;
-export type Modo = (typeof MODOS)[number];
-
-export const modoSchema = z
-  .enum(MODOS)
+export const paymentModeSchema = z
+  .enum(PAYMENT_MODES)
   .describe('plano (default): plan meters only (403 limit_reached when one is exhausted); creditos: every publication is paid in credits; automatico: the plan while it lasts, credits after.');
 
 export const priceQuerySchema = z.strictObject({

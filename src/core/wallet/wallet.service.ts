@@ -23,8 +23,9 @@ import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
-import { type Offer, OPERATION_METER, type PriceTable, priceOf } from './prices.js';
-import type { Modo, Price, PriceQuery, Statement, StatementQuery } from './wallet.schema.js';
+import { CYCLE_METER } from '../meters/plans.js';
+import { type Offer, OPERATION, OPERATION_METER, type PriceTable, priceOf, publicationOperationOn } from './prices.js';
+import { PAYMENT_MODE, type PaymentMode, type Price, type PriceQuery, type Statement, type StatementQuery } from './wallet.schema.js';
 
 export interface WalletHooks {
   /** Test seam: runs between choosing a batch and charging it (to reproduce an expiry in between). */
@@ -43,7 +44,6 @@ export interface WalletDeps {
 }
 
 export type WalletService = ReturnType<typeof createWalletService>;
-
 
 export function createWalletService(deps: WalletDeps) {
   const { db, clock, meters } = deps;
@@ -84,7 +84,7 @@ export function createWalletService(deps: WalletDeps) {
 
   /** A publication's price on `platform`: its own (`publicacao_<platform>`) where published, else `publicacao`. */
   function publicationPriceOn(plan: string, platform: string): number {
-    return priceOf(deps.prices, plan, `publicacao_${platform}`) ?? priceOn(plan, 'publicacao');
+    return priceOf(deps.prices, plan, publicationOperationOn(platform)) ?? priceOn(plan, OPERATION.publication);
   }
 
   /**
@@ -94,7 +94,7 @@ export function createWalletService(deps: WalletDeps) {
    */
   async function spend(
     tx: Kysely<Database>,
-    args: { workspaceId: string; cost: number; modo: Modo; meter: string; unitPrice: number; operation: string; reference: string },
+    args: { workspaceId: string; cost: number; mode: PaymentMode; meter: string; unitPrice: number; operation: string; reference: string },
   ): Promise<string> {
     await expireDue(tx, args.workspaceId);
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -103,7 +103,7 @@ export function createWalletService(deps: WalletDeps) {
       if (total < args.cost) {
         throw new ServiceError('saldo_insuficiente', `The credit balance (${total}) does not cover this operation (${args.cost}). Buy credits or change modo.`, {
           meter: args.meter,
-          modo: args.modo,
+          modo: args.mode,
           preco_unitario: args.unitPrice,
           custo_estimado: args.cost,
           saldo_disponivel: total,
@@ -115,7 +115,7 @@ export function createWalletService(deps: WalletDeps) {
         const largest = Math.max(...batches.map((b) => b.remaining));
         throw new ServiceError('saldo_fragmentado', `The balance (${total}) covers ${args.cost}, but a content is paid from one batch and the largest has ${largest}.`, {
           meter: args.meter,
-          modo: args.modo,
+          modo: args.mode,
           custo_estimado: args.cost,
           saldo_disponivel: total,
           maior_lote_disponivel: largest,
@@ -136,7 +136,7 @@ export function createWalletService(deps: WalletDeps) {
     }
     throw new ServiceError('saldo_insuficiente', 'The balance changed too often while charging; nothing was spent. Retry.', {
       meter: args.meter,
-      modo: args.modo,
+      modo: args.mode,
       preco_unitario: args.unitPrice,
       custo_estimado: args.cost,
       saldo_disponivel: await balance(tx, args.workspaceId),
@@ -148,23 +148,23 @@ export function createWalletService(deps: WalletDeps) {
     expireDue,
 
     /**
-     * Takes what a new content needs, by `modo`, inside the content's transaction (a failed request spends
-     * nothing): plan meters for `plano`; credits for every publication in `creditos`; the plan while it lasts and
-     * credits after in `automatico`. Returns the credit-paid publications (charged to `creditBatchId`).
+     * Takes what a new content needs, by payment mode (spec 4.5), inside the content's transaction (a failed
+     * request spends nothing): plan meters for `plano`; credits for every publication in `creditos`; the plan while
+     * it lasts and credits after in `automatico`. Returns the credit-paid publications (charged to `creditBatchId`).
      * @throws ServiceError `limit_reached`, `saldo_insuficiente`, `saldo_fragmentado`, `lote_vencido`, `operacao_sem_preco`.
      */
     async chargeContent(
       tx: Kysely<Database>,
-      args: { workspaceId: string; modo: Modo; platforms: readonly string[]; reference: string; plan?: string | undefined },
+      args: { workspaceId: string; mode: PaymentMode; platforms: readonly string[]; reference: string; plan?: string | undefined },
     ): Promise<{ paidPrices: number[]; creditBatchId: string | null }> {
       const publications = args.platforms.length;
-      if (args.modo === 'plano') {
+      if (args.mode === PAYMENT_MODE.plan) {
         await meters.consume(
           tx,
           args.workspaceId,
           [
-            { meter: 'criacao_de_conteudos', amount: 1 },
-            { meter: 'publicacoes', amount: publications },
+            { meter: CYCLE_METER.contentCreations, amount: 1 },
+            { meter: CYCLE_METER.publications, amount: publications },
           ],
           args.plan,
         );
@@ -172,18 +172,18 @@ export function createWalletService(deps: WalletDeps) {
       }
       let paidCreation = 0;
       let paidPublications: number;
-      if (args.modo === 'creditos') {
-        await meters.consume(tx, args.workspaceId, [{ meter: 'criacao_de_conteudos', amount: 1 }], args.plan);
+      if (args.mode === PAYMENT_MODE.credits) {
+        await meters.consume(tx, args.workspaceId, [{ meter: CYCLE_METER.contentCreations, amount: 1 }], args.plan);
         paidPublications = publications;
       } else {
-        paidCreation = 1 - (await meters.consumeUpTo(tx, args.workspaceId, 'criacao_de_conteudos', 1));
-        paidPublications = publications - (await meters.consumeUpTo(tx, args.workspaceId, 'publicacoes', publications));
+        paidCreation = 1 - (await meters.consumeUpTo(tx, args.workspaceId, CYCLE_METER.contentCreations, 1));
+        paidPublications = publications - (await meters.consumeUpTo(tx, args.workspaceId, CYCLE_METER.publications, publications));
       }
       // The last `paidPublications` publications are paid, each at its network's price where one is published
       // (`publicacao_<network>`, e.g. X's pay-per-use posting), else at `publicacao`.
       if (paidPublications <= 0 && paidCreation <= 0) return { paidPrices: [], creditBatchId: null };
       const plan = args.plan ?? (await planOf(tx, args.workspaceId));
-      const creationCost = paidCreation > 0 ? priceOn(plan, 'criacao_de_conteudo') : 0;
+      const creationCost = paidCreation > 0 ? priceOn(plan, OPERATION.contentCreation) : 0;
       const paidPrices = args.platforms.slice(publications - paidPublications).map((platform) => publicationPriceOn(plan, platform));
       const cost = creationCost + paidPrices.reduce((a, b) => a + b, 0);
       if (cost === 0) return { paidPrices, creditBatchId: null };
@@ -191,10 +191,10 @@ export function createWalletService(deps: WalletDeps) {
       const batchId = await spend(tx, {
         workspaceId: args.workspaceId,
         cost,
-        modo: args.modo,
-        meter: byPublication ? 'publicacoes' : 'criacao_de_conteudos',
+        mode: args.mode,
+        meter: byPublication ? CYCLE_METER.publications : CYCLE_METER.contentCreations,
         unitPrice: byPublication ? (paidPrices[0] ?? 0) : creationCost,
-        operation: byPublication ? 'publicacao' : 'criacao_de_conteudo',
+        operation: byPublication ? OPERATION.publication : OPERATION.contentCreation,
         reference: args.reference,
       });
       return { paidPrices, creditBatchId: batchId };
@@ -213,7 +213,7 @@ export function createWalletService(deps: WalletDeps) {
       const now = clock.now();
       await setJobCredit(tx, jobId, credit.batchId, 0);
       await creditBatch(tx, credit.batchId, credit.cost);
-      await insertLedger(tx, { id: newId('led_'), workspaceId, batchId: credit.batchId, kind: 'refund', amount: credit.cost, operation: 'publicacao', reference: jobId, createdAt: now });
+      await insertLedger(tx, { id: newId('led_'), workspaceId, batchId: credit.batchId, kind: 'refund', amount: credit.cost, operation: OPERATION.publication, reference: jobId, createdAt: now });
       await expireDue(tx, workspaceId);
     },
 

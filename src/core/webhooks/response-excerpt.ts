@@ -1,4 +1,4 @@
-/** How much of a receiver's answer an attempt keeps (issue 17): enough to read an error page's first lines. */
+/** How much of a receiver's answer an attempt keeps (README, Webhook debugging): enough to read an error page's first lines. */
 export const RESPONSE_EXCERPT_BYTES = 2048;
 
 /**

@@ -5,7 +5,7 @@ import type { EventType } from '../events/events.js';
 const PLACEHOLDER = { content: 'test_content', job: 'test_job', connection: 'test_connection', brand: 'test_brand' } as const;
 
 /**
- * The body of a test event (issue 17): the shape of spec 2.4 for `type`, marked `"test": true` at the top level
+ * The body of a test event: the shape of spec 2.4 for `type`, marked `"test": true` at the top level
  * so a receiver can tell it from a real event before acting on it. Spec 6.1 allows no event type of our own.
  */
 export function testEventPayload(args: { eventId: string; type: EventType; workspaceId: string; now: number }) {

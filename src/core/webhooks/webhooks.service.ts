@@ -201,7 +201,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
     },
 
     /**
-     * Queues a test event for one endpoint (issue 17), delivered by the dispatcher like any other: signed, with
+     * Queues a test event for one endpoint, delivered by the dispatcher like any other: signed, with
      * retries and redeliver. Spec 6.1 closes the list of event types, so the payload imitates one of them
      * (`event_type`, else the endpoint's first enabled one) and is marked `"test": true`, with placeholder ids
      * (`test_…`) that name nothing real. No event is recorded for it and nothing is counted. A paused endpoint

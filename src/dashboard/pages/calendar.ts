@@ -115,7 +115,8 @@ function postItem(p: Placed, reference: string, brandNames: ReadonlyMap<string, 
 }
 
 /**
- * The brands' zones, and the zone the calendar is read in: the one most brands share, UTC without brands. Posts are placed in their own zone whatever this is; "today" is said in every zone.
+ * The brands' zones, and the zone the calendar is read in: the one most brands share, UTC without brands. Posts are
+ * placed in their own zone whatever this is; "today" is said in every zone.
  */
 async function calendarZones(ctx: PageContext): Promise<{ zone: string; zones: Record<string, string>; brandNames: Map<string, string> }> {
   const { data: brands } = await ctx.deps.services.brands.list(ctx.principal, ctx.workspaceId);
@@ -133,7 +134,7 @@ function todayInWords(todays: ReadonlyMap<string, string[]>): string {
   return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
 }
 
-/** Calendar (issue 16): scheduled and published contents by week or month, each at its local time with its status. */
+/** Calendar: scheduled and published contents by week or month, each at its local time with its status. */
 export function calendarPages(pages: PageRouter): void {
   pages.page(CALENDAR, async (ctx) => {
     const view: View = ctx.query.view === 'month' ? 'month' : 'week';

@@ -19,7 +19,7 @@ import {
   storedContentFields,
 } from './content-edit.js';
 
-/** Statuses in which a content can still be edited, canceled or published now (issue 16). */
+/** Statuses in which a content can still be edited, canceled or published now (README, Scheduling). */
 export const WAITING_STATUSES: readonly Content['status'][] = ['draft', 'scheduled'];
 
 /** Where a list's action may send the person back to; anything else goes to the content itself. */
@@ -161,7 +161,7 @@ ${values.text}</textarea>`,
 </section>`;
 }
 
-/** Edit, cancel and publish now (issue 16), each one core call; refusals come back on the content page. */
+/** Edit, cancel and publish now, each one core call; refusals come back on the content page. */
 export function contentScheduleActions(pages: PageRouter, renderContent: RenderContent, contentIdOf: (ctx: PageContext) => string): void {
   const back = (ctx: PageContext, contentId: string) => {
     const next = ctx.form.get('next');

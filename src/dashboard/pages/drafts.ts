@@ -9,7 +9,7 @@ import type { PageRouter } from '../page-router.js';
 const DRAFTS = '/dashboard/drafts';
 const PAGE_SIZE = 50;
 
-/** Drafts (issue 16): saved contents with no time, newest first, to open, publish now or cancel. */
+/** Drafts: saved contents with no time, newest first, to open, publish now or cancel. */
 export function draftPages(pages: PageRouter): void {
   pages.page(DRAFTS, async (ctx) => {
     const cursor = optional(ctx.query.cursor ?? '');

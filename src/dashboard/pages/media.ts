@@ -93,7 +93,7 @@ function card(ctx: PageContext, item: MediaItem, titles: ReadonlyMap<string, str
 </li>`;
 }
 
-/** The media library (issue 17): every upload with its thumbnail, size, type and users; upload, reuse, delete. */
+/** The media library (README, Media library): every upload with its thumbnail, size, type and users; upload, reuse, delete. */
 export function mediaPages(pages: PageRouter): void {
   async function renderLibrary(ctx: PageContext, extra: { error?: string; status?: number } = {}): Promise<PageResult> {
     const wanted = check(mediaListQuerySchema, { limit: 24, cursor: optional(ctx.query.cursor ?? '') });

@@ -71,7 +71,7 @@ function checklist(steps: { done: boolean; label: string; href: string; hint: st
 }
 
 /**
- * Overview (issue 17 point 6): what needs attention first (failed and partial posts with Retry, expired
+ * Overview: what needs attention first (failed and partial posts with Retry, expired
  * connections, failing webhook endpoints), then what is coming and what went out, then the plan and the wallet.
  * A new workspace sees its onboarding checklist on top.
  */

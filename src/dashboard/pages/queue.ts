@@ -121,7 +121,7 @@ ${errorBanner(state?.banner ?? (unplaced.length > 0 ? unplaced.map(([p, m]) => (
   };
 }
 
-/** A brand's publishing queue (issue 16): its zone and weekly slots, and the next free slots. */
+/** A brand's publishing queue (README, Publishing queues): its zone and weekly slots, and the next free slots. */
 export function queuePages(pages: PageRouter): void {
   pages.page('/dashboard/brands/:brandId/queue', async (ctx) => {
     const brandId = ctx.params.brandId ?? '';

@@ -15,7 +15,6 @@ const WALLET = '/dashboard/wallet';
 const CHECKOUT = '/dashboard/pay';
 
 /** The operations the core charges for; the price form offers exactly these. */
-const OPERATIONS: Record<string, string> = { publicacao: 'Publication', criacao_de_conteudo: 'Content creation' };
 const PRICED_OPERATIONS = Object.keys(OPERATION_METER);
 
 const KIND_WORDS: Record<Statement['ledger']['data'][number]['kind'], string> = {
@@ -25,10 +24,6 @@ const KIND_WORDS: Record<Statement['ledger']['data'][number]['kind'], string> = 
   expiry: 'Expired',
 };
 const SOURCE_WORDS: Record<Statement['lotes'][number]['source'], string> = { purchase: 'Purchase', grant: 'Grant', promotion: 'Promotion' };
-
-function operationName(operation: string): string {
-  return OPERATIONS[operation] ?? operationWord(operation);
-}
 
 function signed(amount: number): string {
   return amount > 0 ? `+${number(amount)}` : number(amount);
@@ -133,7 +128,7 @@ function priceResult(price: Price): SafeHtml {
     : 'Your plan does not cover this quantity for the rest of this cycle: it would be paid in credits (Credits, or Plan, then credits).';
   // Short of credits matters only when credits would be spent: not while the plan covers it.
   const short = !price.coberto_pelo_plano && price.custo_estimado > price.saldo_disponivel;
-  return html`<h3 id="price-result-h">${number(price.quantidade)} × ${operationName(price.operacao)}</h3>
+  return html`<h3 id="price-result-h">${number(price.quantidade)} × ${operationWord(price.operacao)}</h3>
 <dl>
   <dt>Price per unit</dt><dd>${number(price.preco_unitario)} credits</dd>
   <dt>Estimated cost</dt><dd>${number(price.custo_estimado)} credits</dd>
@@ -158,7 +153,7 @@ function priceForm(ctx: PageContext, outcome: PriceOutcome): SafeHtml {
       label: 'Operation',
       error: opError,
       control: html`<select id="price-operation" name="operation"${describedBy('price-operation', { error: opError })}>${PRICED_OPERATIONS.map(
-        (op) => html`<option value="${op}"${op === chosen ? html` selected` : ''}>${operationName(op)}</option>`,
+        (op) => html`<option value="${op}"${op === chosen ? html` selected` : ''}>${operationWord(op)}</option>`,
       )}</select>`,
     })}
     ${field({
@@ -203,7 +198,7 @@ export function walletPages(pages: PageRouter): void {
   <td>${isoDate(l.created_at)}</td>
   <td>${KIND_WORDS[l.kind]}</td>
   <td>${signed(l.amount)}</td>
-  <td>${l.operation ? operationName(l.operation) : '—'}</td>
+  <td>${l.operation ? operationWord(l.operation) : '—'}</td>
   <td>${ledgerDetails(l, sources)}</td>
 </tr>`,
     );
@@ -257,8 +252,8 @@ ${priceForm(ctx, outcome)}
 }
 
 /**
- * The built-in checkout at `/dashboard/pay` (the default PAYMENT_URL_TEMPLATE's address; issue 17 "no dead ends"): the offer
- * and a "Pay (sandbox)" button granting its credits through the signed callback path. Without a sandbox (a real
+ * The built-in checkout at `/dashboard/pay`, the default PAYMENT_URL_TEMPLATE's address, so a payment link is never
+ * a dead end: the offer and a "Pay (sandbox)" button granting its credits through the signed callback path. Without a sandbox (a real
  * provider is configured) the page says where buying happens instead of granting anything.
  */
 function checkoutPages(pages: PageRouter): void {

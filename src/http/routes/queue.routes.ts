@@ -11,7 +11,7 @@ const ZONE_NOTE =
   'Slot times are local wall-clock times in the queue\'s IANA time zone (checked; stored in its canonical spelling). ' +
   'A local time skipped by a daylight-saving change yields the first instant after the gap; one that occurs twice yields its first occurrence.';
 
-/** A brand's publishing queue (issue 16): weekly local times in one IANA zone, and its next free slots. */
+/** A brand's publishing queue (README, Publishing queues): weekly local times in one IANA zone, and its next free slots. */
 const exampleQueue = {
   time_zone: 'America/New_York',
   slots: [

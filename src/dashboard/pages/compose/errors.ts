@@ -23,7 +23,7 @@ export interface Outcome {
 }
 
 /** Refusals about the credit balance: their banner links to the wallet. */
-const SALDO_CODES = new Set(['saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido']);
+const CREDIT_REFUSAL_CODES = new Set(['saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido']);
 
 /** Field paths the form shows next to a control; any other error goes to the banner. */
 const FIELD_PREFIXES = ['brand_id', 'target_platforms', 'target_connections', 'content_type', 'text', 'title', 'thread', 'media', 'media_file', 'modo', 'overrides', ...WHEN_PATHS];
@@ -137,6 +137,6 @@ export function placeError(err: ServiceError, input: CreateContentInput): Outcom
       return { offered, errors: { target_connections: `Choose which connection publishes. This brand has several on ${byPlatform.join('; ')}.` }, status };
     }
     default:
-      return { banner: { message: explainServiceError(err), wallet: SALDO_CODES.has(err.code) }, status };
+      return { banner: { message: explainServiceError(err), wallet: CREDIT_REFUSAL_CODES.has(err.code) }, status };
   }
 }

@@ -48,7 +48,8 @@ export interface ComposeValues {
   overrides: Partial<Record<PlatformSlug, { text: string; title: string }>>;
   /** The creator's TikTok choices as picked ('' for not chosen; 'true'/'false' for the interactions). */
   tiktok: { privacy: string; comment: string; duet: string; stitch: string };
-  modo: string;
+  /** The payment mode (the API's `modo`) as picked; '' for the workspace default. */
+  mode: string;
   /** Publish now, schedule, queue or draft, with the date and time typed. */
   when: WhenValues;
 }
@@ -90,7 +91,7 @@ export function emptyValues(choices: Choices): ComposeValues {
     mediaIds: [],
     overrides: {},
     tiktok: { privacy: '', comment: '', duet: '', stitch: '' },
-    modo: '',
+    mode: '',
     when: { when: 'now', date: suggested?.date ?? '', time: suggested?.time ?? '' },
   };
 }
@@ -119,7 +120,7 @@ export function valuesOf(form: PostedForm): ComposeValues {
       }),
     ),
     tiktok: { privacy: form.get('tiktok_privacy_level'), comment: form.get('tiktok_allow_comment'), duet: form.get('tiktok_allow_duet'), stitch: form.get('tiktok_allow_stitch') },
-    modo: form.get('modo'),
+    mode: form.get('modo'),
     when: whenOf(form, 'now'),
   };
 }
@@ -173,7 +174,7 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
   // A thread is its posts; its text is used only when no post was typed (split from the text).
   const text = type === 'thread' && threadPosts.length > 0 ? undefined : optional(values.text);
   const title = TITLE_TYPES.includes(type) ? optional(values.title) : undefined;
-  const modo = optional(values.modo);
+  const mode = optional(values.mode);
   const overrides = overridesOf(values);
   const tiktok = values.platforms.includes('tiktok') ? tiktokOptionsOf(values) : undefined;
   return {
@@ -189,7 +190,7 @@ export function inputOf(values: ComposeValues, choices: Choices): Record<string,
     ...(values.threadNumbering && (type === 'text' || type === 'thread') ? { thread_numbering: true } : {}),
     ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
     ...(tiktok !== undefined ? { network_options: { tiktok } } : {}),
-    ...(modo !== undefined ? { modo } : {}),
+    ...(mode !== undefined ? { modo: mode } : {}),
     ...timingOf(values.when),
   };
 }

@@ -14,7 +14,7 @@ export function connectHref(brandId: string): string {
 }
 
 /**
- * The Networks fieldset (issue 17 point 5): only networks the chosen brand is connected to can be ticked; the
+ * The Networks fieldset: only networks the chosen brand is connected to can be ticked; the
  * others offer "Connect →" to the brand's page. Each network carries the brands connected there
  * (`data-brands`), so the script switches the two as the Brand select changes; without it the page shows the
  * state of the brand chosen when it was rendered (or, before any choice, every network some brand can use).

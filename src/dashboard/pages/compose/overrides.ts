@@ -5,7 +5,7 @@ import { number } from '../../layout.js';
 import { type ComposeValues, TITLE_TYPES } from './form.js';
 
 /**
- * Per-network text and title (the API's `overrides`, issue 17 point 5). Without scripts each network is a
+ * Per-network text and title (the API's `overrides`). Without scripts each network is a
  * fieldset, one under the other; the script turns them into tabs and shows only the networks ticked. An empty
  * box means "the main text" (or title): nothing is sent for it.
  */

@@ -62,7 +62,7 @@ function frames(slug: PlatformSlug, type: string, count: number, images: readonl
 }
 
 /**
- * What Publish would send, as each network would show it (issue 17 point 5): the account's name and handle, the
+ * What Publish would send, as each network would show it: the account's name and handle, the
  * text folded where the network folds it, a thread as its posts, media at the network's crop, YouTube's title.
  * Then the plan meters it would use. Nothing is published or counted on the plan; a file chosen is in the library.
  */

@@ -24,7 +24,7 @@ function forOne(input: CreateContentInput, slug: CreateContentInput['target_plat
 }
 
 /**
- * Every refusal of a request in one pass (issue 17 point 5). The core stops at its first refusal, so after one,
+ * Every refusal of a request in one pass, so a person fixes them all before submitting again. The core stops at its first refusal, so after one,
  * each network is dry-run on its own and their refusals are put together, each at its path in the whole request:
  * a network without a connection, a text too long for Threads and a title too long for YouTube show at once.
  * A refusal no single network causes (the plan's ceiling over all of them) is the first one, as the core said it.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MODOS } from '../../../core/wallet/wallet.schema.js';
+import { PAYMENT_MODE, PAYMENT_MODES } from '../../../core/wallet/wallet.schema.js';
 import { MODE_CHOICES, MODE_WORDS } from '../../words.js';
 import { networksFieldset } from './networks.js';
 import { overridesSection } from './overrides.js';
@@ -173,7 +173,7 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
     })
     .join(' ');
   const fileError = one('media_file');
-  const modoError = one('modo');
+  const modeError = one('modo');
 
   return html`<form method="post" action="${COMPOSE}" enctype="multipart/form-data" class="card">
   ${csrfField(ctx.csrf)}
@@ -268,16 +268,16 @@ function renderForm(ctx: PageContext, choices: Choices, values: ComposeValues, o
     ${mediaError ? html`<p class="field-error" id="media-error">${mediaError}</p>` : ''}
   </fieldset>
   </div>
-  <details class="advanced"${values.modo !== '' || modoError ? html` open` : ''}>
+  <details class="advanced"${values.mode !== '' || modeError ? html` open` : ''}>
   <summary>Advanced</summary>
   ${field({
     id: 'modo',
     label: 'Pay with',
     hint: 'How the publications are paid for. Most posts use the workspace default.',
-    error: modoError,
-    control: html`<select id="modo" name="modo"${attrs(['modo-hint', modoError && 'modo-error'], modoError !== undefined)}>
-  <option value="">The workspace default (${MODE_WORDS.plano})</option>
-  ${MODOS.map((m) => html`<option value="${m}"${m === values.modo ? html` selected` : ''}>${MODE_CHOICES[m]}</option>`)}
+    error: modeError,
+    control: html`<select id="modo" name="modo"${attrs(['modo-hint', modeError && 'modo-error'], modeError !== undefined)}>
+  <option value="">The workspace default (${MODE_WORDS[PAYMENT_MODE.plan]})</option>
+  ${PAYMENT_MODES.map((m) => html`<option value="${m}"${m === values.mode ? html` selected` : ''}>${MODE_CHOICES[m]}</option>`)}
 </select>`,
   })}
   </details>
