@@ -169,7 +169,7 @@ export function parseConfig(raw: Record<string, string | undefined>, overrides: 
       retryDelaysMs: knobs.JOB_RETRY_DELAYS,
       publishDeadlineMs: knobs.PUBLISH_DEADLINE,
     },
-    scheduler: { graceMs: w.SCHEDULE_GRACE, pollMs: knobs.WORKER_POLL, lanes: knobs.SCHEDULER_LANES, perTick: 500 },
+    scheduler: { graceMs: w.SCHEDULE_GRACE, pollMs: knobs.WORKER_POLL, lanes: knobs.SCHEDULER_LANES, perTick: 500, batch: 25 },
     dispatcher: {
       concurrency: w.WEBHOOK_CONCURRENCY,
       perEndpoint: w.WEBHOOK_PER_ENDPOINT,

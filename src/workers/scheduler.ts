@@ -13,6 +13,8 @@ export interface SchedulerSettings {
   lanes: number;
   /** Most contents one tick starts before yielding to the poll (a top-of-the-hour burst is spread over ticks). */
   perTick: number;
+  /** Due contents started in one transaction (1: each alone); a refused charge falls back to one at a time. */
+  batch?: number;
 }
 
 /**
@@ -52,10 +54,36 @@ export function createScheduler(deps: {
     turnStartedAt = performance.now();
   }
 
-  /** Starts due contents one by one until none is due, the budget is spent, or a transient charge race asks to wait. */
+  /**
+   * Starts due contents, a batch per transaction, until none is due, the budget is spent, or a charge is refused;
+   * then one by one (each refusal on its own content) until none is due, the budget is spent, or a transient charge
+   * race asks to wait.
+   */
   async function lane(budget: { left: number }): Promise<number> {
     let handled = 0;
-    while (budget.left > 0) {
+    const batch = Math.max(1, settings.batch ?? 1);
+    // A refused batch changed nothing: its contents are then taken one by one here, even if another lane has
+    // meanwhile found nothing left to take (the contents this lane held were invisible to it).
+    let refused = false;
+    while (batch > 1 && budget.left > 0) {
+      const size = Math.min(batch, budget.left);
+      const result = await deps.start.startDue(deps.dialect, size);
+      if (result.kind === 'refused') {
+        refused = true;
+        break;
+      }
+      budget.left -= size;
+      for (const outcome of result.outcomes) {
+        report(outcome);
+        if (outcome.kind === 'started') deps.onStarted?.();
+      }
+      handled += result.outcomes.length;
+      // Fewer than asked: nothing else is due, or the rest is held by other lanes, which finish it.
+      if (result.outcomes.length < size) return handled;
+      await yieldNow();
+    }
+    while (refused || budget.left > 0) {
+      refused = false;
       budget.left -= 1;
       const outcome = await deps.start.startNextDue(deps.dialect);
       if (outcome.kind === 'idle') {

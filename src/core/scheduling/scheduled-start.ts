@@ -22,6 +22,9 @@ export type StartOutcome =
   /** The charge hit a transient race (a credit batch expired while chosen): nothing changed; it is tried again. */
   | { kind: 'retry'; contentId: string };
 
+/** Starting several due contents in one transaction: what each did, or `refused` when a charge was refused (nothing changed). */
+export type BatchOutcome = { kind: 'started'; outcomes: Exclude<StartOutcome, { kind: 'idle' | 'unpaid' | 'retry' }>[] } | { kind: 'refused' };
+
 export type ScheduledStart = ReturnType<typeof createScheduledStart>;
 
 /**
@@ -62,10 +65,41 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
   }
 
   /** A content later than the grace is not published late: its jobs fail schedule_missed and content.failed is recorded. */
-  async function failMissed(tx: Kysely<Database>, row: ContentRow, now: number): Promise<StartOutcome> {
+  async function failMissed(tx: Kysely<Database>, row: ContentRow, now: number): Promise<Extract<StartOutcome, { kind: 'missed' }>> {
     await failScheduledJobs(tx, row.id, 'schedule_missed', JOB_ERROR_MESSAGES.schedule_missed, now);
     await refreshContentOutcome(tx, row.id, now);
     return { kind: 'missed', contentId: row.id, publishAt: row.publishAt ?? now };
+  }
+
+  /** One due content taken in `tx`: failed as missed, or its jobs queued and the content charged by `chargeStart`. */
+  async function startTaken(tx: Kysely<Database>, row: ContentRow, now: number): Promise<Exclude<StartOutcome, { kind: 'idle' | 'unpaid' | 'retry' }>> {
+    const publishAt = row.publishAt ?? now;
+    if (publishAt < now - graceMs) return failMissed(tx, row, now);
+    const jobs = await startScheduledJobs(tx, row.id, now);
+    await chargeStart(tx, wallet, { workspaceId: row.workspaceId, mode: paymentModeOf(row), contentId: row.id, jobs });
+    return { kind: 'started', contentId: row.id, publishAt, jobs: jobs.length };
+  }
+
+  /**
+   * Starts up to `limit` due contents in one transaction, each exactly as `startNextDue` would (the same take, the
+   * same `chargeStart`). At the top of the hour every content of a workspace charges the same meter rows, and one
+   * transaction per content would queue each behind the previous one's commit; here a workspace's rows are locked
+   * once per batch. When any charge is refused the whole batch rolls back (`refused`, nothing changed) and the
+   * caller starts those contents one by one, so each refusal lands on its own content.
+   */
+  async function startDue(dialect: 'sqlite' | 'postgres', limit: number): Promise<BatchOutcome> {
+    const now = clock.now();
+    try {
+      return await db.transaction().execute(async (tx): Promise<BatchOutcome> => {
+        const rows = await takeDueContents(tx, dialect, now, limit);
+        const outcomes: Exclude<StartOutcome, { kind: 'idle' | 'unpaid' | 'retry' }>[] = [];
+        for (const row of rows) outcomes.push(await startTaken(tx, row, now));
+        return { kind: 'started', outcomes };
+      });
+    } catch (err) {
+      if (isChargeRefusal(err)) return { kind: 'refused' };
+      throw err;
+    }
   }
 
   /**
@@ -81,11 +115,7 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
         const [row] = await takeDueContents(tx, dialect, now, 1);
         if (!row) return { kind: 'idle' };
         taken = { id: row.id, workspaceId: row.workspaceId };
-        const publishAt = row.publishAt ?? now;
-        if (publishAt < now - graceMs) return failMissed(tx, row, now);
-        const jobs = await startScheduledJobs(tx, row.id, now);
-        await chargeStart(tx, wallet, { workspaceId: row.workspaceId, mode: paymentModeOf(row), contentId: row.id, jobs });
-        return { kind: 'started', contentId: row.id, publishAt, jobs: jobs.length };
+        return startTaken(tx, row, now);
       });
     } catch (err) {
       const content = taken as { id: string; workspaceId: string } | null;
@@ -96,5 +126,5 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
     }
   }
 
-  return { startNextDue };
+  return { startDue, startNextDue };
 }
