@@ -4,7 +4,7 @@ import { failScheduledJobs, startScheduledJobs } from '../../../db/repositories/
 import type { Database } from '../../../db/schema.js';
 import { CHARGE_ERROR_CODES, JOB_ERROR_MESSAGES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 import type { Clock } from '../clock.js';
-import { chargeStart } from '../contents/charging.js';
+import { chargeStart, chargeStarts, type StartCharge } from '../contents/charging.js';
 import { ServiceError } from '../errors.js';
 import { refreshContentOutcome } from '../jobs/outcome.js';
 import type { WalletService } from '../wallet/wallet.service.js';
@@ -93,7 +93,19 @@ export function createScheduledStart(deps: { db: Kysely<Database>; clock: Clock;
       return await db.transaction().execute(async (tx): Promise<BatchOutcome> => {
         const rows = await takeDueContents(tx, dialect, now, limit);
         const outcomes: Exclude<StartOutcome, { kind: 'idle' | 'unpaid' | 'retry' }>[] = [];
-        for (const row of rows) outcomes.push(await startTaken(tx, row, now));
+        const charges: StartCharge[] = [];
+        for (const row of rows) {
+          const publishAt = row.publishAt ?? now;
+          if (publishAt < now - graceMs) {
+            outcomes.push(await failMissed(tx, row, now));
+            continue;
+          }
+          const jobs = await startScheduledJobs(tx, row.id, now);
+          charges.push({ workspaceId: row.workspaceId, mode: paymentModeOf(row), contentId: row.id, jobs });
+          outcomes.push({ kind: 'started', contentId: row.id, publishAt, jobs: jobs.length });
+        }
+        // Charged last, so the meter rows are held only from here to the commit.
+        await chargeStarts(tx, wallet, charges);
         return { kind: 'started', outcomes };
       });
     } catch (err) {

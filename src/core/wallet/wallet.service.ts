@@ -153,6 +153,23 @@ export function createWalletService(deps: WalletDeps) {
      * it lasts and credits after in `automatico`. Returns the credit-paid publications (charged to `creditBatchId`).
      * @throws ServiceError `limit_reached`, `saldo_insuficiente`, `saldo_fragmentado`, `lote_vencido`, `operacao_sem_preco`.
      */
+    /**
+     * Plan-paid contents starting together: `contents` on criacao_de_conteudos and `publications` on publicacoes,
+     * as `chargeContent` counts each in payment mode `plano`.
+     * @throws ServiceError `limit_reached` when the sum does not fit; nothing is counted.
+     */
+    async chargePlanStarts(tx: Kysely<Database>, args: { workspaceId: string; contents: number; publications: number; plan?: string | undefined }): Promise<void> {
+      await meters.consume(
+        tx,
+        args.workspaceId,
+        [
+          { meter: CYCLE_METER.contentCreations, amount: args.contents },
+          { meter: CYCLE_METER.publications, amount: args.publications },
+        ],
+        args.plan,
+      );
+    },
+
     async chargeContent(
       tx: Kysely<Database>,
       args: { workspaceId: string; mode: PaymentMode; platforms: readonly string[]; reference: string; plan?: string | undefined },
