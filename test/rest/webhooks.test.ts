@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { publicUrlProblem } from '../../src/outbound/url-rule.js';
 import { verifyWebhook } from '../../src/webhooks/signature.js';
+import { walkDeliveries } from '../support/deliveries.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startReceiver } from '../support/receiver.js';
 import { describeEachDb, startTestServerOn, type TestServer } from '../support/server.js';
@@ -48,21 +49,6 @@ async function deliveriesOf(server: TestServer, key: string, wsId: string, whId:
   return res.body.data as { id: string; status: string; event_id: string; attempt_count: number; next_attempt_at: string | null; attempts: { number: number; at: string; http_status: number | null; manual: boolean; error: string | null }[] }[];
 }
 
-/** Attempts every due delivery, moving the manual clock to each next attempt, until nothing is pending. */
-async function walk(server: TestServer, maxSteps = 20): Promise<void> {
-  const clock = server.container.clock as ManualClock;
-  for (let i = 0; i < maxSteps; i++) {
-    await server.container.dispatcher.drain();
-    const next = await server.container.db.kysely
-      .selectFrom('deliveries')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (next?.at === null || next?.at === undefined) return;
-    clock.set(Math.max(clock.now(), Number(next.at)));
-  }
-}
-
 describeEachDb(
   'webhooks',
   (server, kind) => {
@@ -95,7 +81,7 @@ describeEachDb(
       const hook = await endpoint(server(), ws.api_key, ws.workspace_id, P('/signed'));
       const contentId = await publishText(server(), ws.api_key, ws.workspace_id, brandId);
       await server().settle();
-      await walk(server());
+      await walkDeliveries(server());
       const got = receiver.received.filter((r) => r.path === P('/signed'));
       expect(got).toHaveLength(1);
       const { headers, rawBody } = got[0]!;
@@ -124,7 +110,7 @@ describeEachDb(
       mode[P('/always-500')] = 500;
       await publishText(server(), ws.api_key, ws.workspace_id, brandId);
       await server().settle();
-      await walk(server());
+      await walkDeliveries(server());
       const [dead] = await deliveriesOf(server(), ws.api_key, ws.workspace_id, hook.id);
       expect(dead?.status).toBe('dead');
       const times = dead!.attempts.map((a) => Date.parse(a.at));
@@ -138,7 +124,7 @@ describeEachDb(
       const again = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/deliveries/${dead!.id}/redeliver`, { key: ws.api_key });
       expect(again.status).toBe(202);
       expect(again.body).toMatchObject({ id: dead!.id, status: 'pending' });
-      await walk(server());
+      await walkDeliveries(server());
       const done = await server().request('GET', `/api/v1/workspaces/${ws.workspace_id}/deliveries/${dead!.id}`, { key: ws.api_key });
       expect(done.body).toMatchObject({ status: 'delivered', attempt_count: 7 });
       const last = (done.body.attempts as { manual: boolean; http_status: number }[]).at(-1);
@@ -189,7 +175,7 @@ describeEachDb(
       await endpoint(server(), ws.api_key, ws.workspace_id, P('/late'));
       const contentId = await publishText(server(), ws.api_key, ws.workspace_id, brandId, { sandbox_outcomes: { linkedin: 'late_confirmation' } });
       await server().settle();
-      await walk(server());
+      await walkDeliveries(server());
       // Deliveries are concurrent, so arrival order is not guaranteed: receivers order by created_at (spec 6.2).
       const events = receiver.received
         .filter((r) => r.path === P('/late'))
@@ -208,7 +194,7 @@ describeEachDb(
       await publishText(server(), ws.api_key, ws.workspace_id, brandId, { sandbox_outcomes: { linkedin: 'permission_revoked' } });
       await publishText(server(), ws.api_key, ws.workspace_id, brandId);
       await server().settle();
-      await walk(server());
+      await walkDeliveries(server());
       const events = receiver.received.filter((r) => r.path === P('/expired')).map((r) => JSON.parse(r.rawBody) as { type: string; data: unknown });
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({
@@ -222,7 +208,7 @@ describeEachDb(
       const hook = await endpoint(server(), ws.api_key, ws.workspace_id, P('/verify'));
       await publishText(server(), ws.api_key, ws.workspace_id, brandId);
       await server().settle();
-      await walk(server());
+      await walkDeliveries(server());
       const got = receiver.received.find((r) => r.path === P('/verify'))!;
       const payload = `${String(got.headers['service-timestamp'])}.${got.rawBody}`;
       const signature = String(got.headers['service-signature']);

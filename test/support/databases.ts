@@ -35,16 +35,19 @@ const sqlite: TestDatabaseKind = {
  * drops in the middle of that listing fails it ("schema ... does not exist"); databases do not see each other.
  * Copying the migrated template saves running every migration for each of about a hundred suites.
  */
+/** Runs one administrative statement (create or drop a database) on its own connection to `baseUrl`. */
+export async function adminQuery(baseUrl: string, statement: string): Promise<void> {
+  const c = new pg.Client({ connectionString: baseUrl });
+  await c.connect();
+  try {
+    await c.query(statement);
+  } finally {
+    await c.end();
+  }
+}
+
 function postgres(baseUrl: string): TestDatabaseKind {
-  const admin = async (statement: string) => {
-    const c = new pg.Client({ connectionString: baseUrl });
-    await c.connect();
-    try {
-      await c.query(statement);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = (statement: string) => adminQuery(baseUrl, statement);
   return {
     name: 'postgres',
     async create(options = {}) {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import { adminQuery } from './databases.js';
 
 /**
  * vitest globalSetup: ONE PostgreSQL database migrated once per run, which every suite's database copies
@@ -20,24 +20,14 @@ interface Shared {
 const KEY = Symbol.for('publisher.test.postgres-template');
 const shared = globalThis as typeof globalThis & { [KEY]?: Shared };
 
-async function admin(baseUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 async function makeTemplate(): Promise<{ name: string; drop(): Promise<void> } | null> {
   const baseUrl = process.env.TEST_DATABASE_URL;
   if (!baseUrl) return null;
   const url = new URL(baseUrl);
   const name = `${decodeURIComponent(url.pathname.slice(1)) || 'test'}_tpl_${randomBytes(6).toString('hex')}`;
-  await admin(baseUrl, `create database "${name}"`);
+  await adminQuery(baseUrl, `create database "${name}"`);
   url.pathname = `/${encodeURIComponent(name)}`;
-  const drop = () => admin(baseUrl, `drop database if exists "${name}" with (force)`);
+  const drop = () => adminQuery(baseUrl, `drop database if exists "${name}" with (force)`);
   try {
     await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate'], {
       cwd: ROOT,

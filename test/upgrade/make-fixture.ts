@@ -22,6 +22,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ManualClock } from '../../src/core/clock.js';
 import { testDatabaseKinds, type TestDatabase } from '../support/databases.js';
+import { walkDeliveries } from '../support/deliveries.js';
 import { brandWithConnections } from '../support/factories.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServerOn, type TestServer } from '../support/server.js';
@@ -33,22 +34,6 @@ async function ok(server: TestServer, method: string, path: string, key: string,
   const res = await server.request(method, path, body === undefined ? { key } : { key, body });
   if (!want.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
   return res;
-}
-
-/** Lets deliveries run and moves the manual clock to each next attempt until none is pending. */
-async function walkDeliveries(server: TestServer): Promise<void> {
-  const clock = server.container.clock as ManualClock;
-  for (let i = 0; i < 50; i++) {
-    await server.container.dispatcher.drain();
-    const next = await server.container.db.kysely
-      .selectFrom('deliveries')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (next?.at === null || next?.at === undefined) return;
-    clock.set(Math.max(clock.now(), Number(next.at)));
-  }
-  throw new Error('deliveries did not settle');
 }
 
 async function fill(server: TestServer, receiverUrl: string, label: string): Promise<FixtureManifest> {
@@ -82,7 +67,7 @@ async function fill(server: TestServer, receiverUrl: string, label: string): Pro
   };
   // Publishes what is due (not the scheduled one: the clock stays far before its time), then the events' deliveries.
   await server.settle();
-  await walkDeliveries(server);
+  if (!(await walkDeliveries(server, 50))) throw new Error('deliveries did not settle');
 
   const confidential = (await ok(server, 'POST', `${wsPath}/oauth-clients`, ws.api_key, { client_name: 'Partner dashboard', redirect_uris: ['https://partner.example/callback'] })).body as { client_id: string };
   const registration = await fetch(`${server.service.baseUrl}/api/oauth/mcp/register`, {
