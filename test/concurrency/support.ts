@@ -32,6 +32,10 @@ export const CLUSTER_ENV: Record<string, string> = {
   // Webhook receivers and media hosts of these tests listen on loopback.
   ALLOW_LOCAL_URLS: 'true',
   WEBHOOK_TIMEOUT: '5s',
+  // Twenty requests queue on one counter row by design here, and the suite runs many files at once on two cores:
+  // the default 5 s bounds on a lock wait and a pooled connection are for production traffic, not for that queue.
+  DATABASE_LOCK_TIMEOUT: '30s',
+  DATABASE_CONNECT_TIMEOUT: '30s',
   PLANS_JSON: JSON.stringify({ tight: TIGHT_PLAN, few_posts: FEW_POSTS_PLAN }),
   PRICES_JSON: JSON.stringify({ default: { publicacao: 1, criacao_de_conteudo: 1 } }),
 };
