@@ -163,6 +163,50 @@ export interface ApiKeysTable {
   created_at: Millis;
   last_used_at: NullableMillis;
   revoked_at: NullableMillis;
+  /** A role of `src/core/permissions/roles.ts`; `admin` for keys made before roles. */
+  role: Generated<string>;
+  /** JSON array of brand ids the key is limited to; null for every brand. */
+  brand_ids: string | null;
+  /** `usr_…` or `key_…` that made the key; null when the service minted it. */
+  created_by: string | null;
+}
+
+export interface UsersTable {
+  id: string;
+  /** Lowercased. */
+  email: string;
+  name: string | null;
+  password_hash: string | null;
+  email_verified_at: NullableMillis;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface MembershipsTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  role: string;
+  /** JSON array of brand ids; null for every brand. */
+  brand_ids: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: string;
+  brand_ids: string | null;
+  /** hex SHA-256 of the one-time token; the token is shown once. */
+  token_digest: string;
+  created_by: string | null;
+  created_at: Millis;
+  expires_at: Millis;
+  accepted_at: NullableMillis;
+  accepted_by: string | null;
+  revoked_at: NullableMillis;
 }
 
 /**
@@ -350,6 +394,9 @@ export interface Database {
   sandbox_posts: SandboxPostsTable;
   sandbox_containers: SandboxContainersTable;
   api_keys: ApiKeysTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
   rate_limits: RateLimitsTable;
   rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;

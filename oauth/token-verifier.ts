@@ -40,7 +40,10 @@ export function createTokenVerifier(deps: { provider: Provider; resource: string
       token.grantId ? deps.provider.Grant.find(token.grantId) : undefined,
       documentClient ? { clientId } : deps.provider.Client.find(clientId),
     ]);
-    if (!grant || !client || grant.clientId !== clientId || !(await deps.apiKeys.isActive(account.workspaceId, account.keyId))) throw invalidToken();
-    return { kind: 'oauth', workspaceId: account.workspaceId, clientId: client.clientId, keyId: account.keyId };
+    if (!grant || !client || grant.clientId !== clientId) throw invalidToken();
+    // The grant acts with the approving key's role and brands, read now, so narrowing the key narrows its tokens.
+    const access = await deps.apiKeys.accessOf(account.workspaceId, account.keyId);
+    if (!access) throw invalidToken();
+    return { kind: 'oauth', workspaceId: account.workspaceId, clientId: client.clientId, keyId: account.keyId, ...access };
   };
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { toMillis, toMillisOrNull } from './rows.js';
+import { formatBrandIds, parseBrandIds, toMillis, toMillisOrNull } from './rows.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -10,6 +10,10 @@ export interface ApiKeyRow {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  role: string;
+  /** null: every brand. */
+  brandIds: string[] | null;
+  createdBy: string | null;
 }
 
 type Selected = {
@@ -20,6 +24,9 @@ type Selected = {
   created_at: number | string;
   last_used_at: number | string | null;
   revoked_at: number | string | null;
+  role: string;
+  brand_ids: string | null;
+  created_by: string | null;
 };
 
 function toRow(r: Selected): ApiKeyRow {
@@ -31,10 +38,13 @@ function toRow(r: Selected): ApiKeyRow {
     createdAt: toMillis(r.created_at),
     lastUsedAt: toMillisOrNull(r.last_used_at),
     revokedAt: toMillisOrNull(r.revoked_at),
+    role: r.role,
+    brandIds: parseBrandIds(r.brand_ids),
+    createdBy: r.created_by,
   };
 }
 
-const COLUMNS = ['id', 'workspace_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const COLUMNS = ['id', 'workspace_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'role', 'brand_ids', 'created_by'] as const;
 
 export async function insertApiKey(db: Kysely<Database>, row: Omit<ApiKeyRow, 'lastUsedAt' | 'revokedAt'> & { keyDigest: string }): Promise<void> {
   await db
@@ -46,6 +56,9 @@ export async function insertApiKey(db: Kysely<Database>, row: Omit<ApiKeyRow, 'l
       prefix: row.prefix,
       key_digest: row.keyDigest,
       created_at: row.createdAt,
+      role: row.role,
+      brand_ids: formatBrandIds(row.brandIds),
+      created_by: row.createdBy,
     })
     .execute();
 }

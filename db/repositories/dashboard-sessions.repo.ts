@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { toMillis } from './rows.js';
+import { parseBrandIds, toMillis } from './rows.js';
 
 export interface DashboardSessionRow {
   workspaceId: string;
@@ -10,6 +10,9 @@ export interface DashboardSessionRow {
   endsAt: number;
   /** Whether the API key that signed in is still active; a revoked key ends its sessions. */
   keyActive: boolean;
+  /** The signing key's role and brands: a session acts with them. */
+  keyRole: string;
+  keyBrandIds: string[] | null;
 }
 
 export async function insertDashboardSession(
@@ -26,7 +29,7 @@ export async function findDashboardSession(db: Kysely<Database>, tokenDigest: st
   const r = await db
     .selectFrom('dashboard_sessions as s')
     .innerJoin('api_keys as k', 'k.id', 's.key_id')
-    .select(['s.workspace_id', 's.key_id', 's.created_at', 's.last_seen_at', 's.ends_at', 'k.revoked_at'])
+    .select(['s.workspace_id', 's.key_id', 's.created_at', 's.last_seen_at', 's.ends_at', 'k.revoked_at', 'k.role', 'k.brand_ids'])
     .where('s.token_digest', '=', tokenDigest)
     .executeTakeFirst();
   if (!r) return undefined;
@@ -37,6 +40,8 @@ export async function findDashboardSession(db: Kysely<Database>, tokenDigest: st
     lastSeenAt: toMillis(r.last_seen_at),
     endsAt: toMillis(r.ends_at),
     keyActive: r.revoked_at === null,
+    keyRole: r.role,
+    keyBrandIds: parseBrandIds(r.brand_ids),
   };
 }
 

@@ -64,7 +64,11 @@ export const errorCatalogue = {
     description: 'The operation has no published price; it fails closed; nothing was spent.',
     extra: z.object({ operacao: z.string().describe('The operation without a price.') }),
   },
-  forbidden: { status: 403, description: 'The credential does not belong to the workspace in the path.', extra: none },
+  forbidden: {
+    status: 403,
+    description: "The credential does not belong to the workspace in the path, or its role or brands do not allow the operation.",
+    extra: z.object({ permission: z.string().optional().describe("The permission the credential's role or brands lack (e.g. contents.publish); absent for another workspace.") }),
+  },
   limit_reached: {
     status: 403,
     description: 'The plan reached the ceiling of a meter.',

@@ -9,7 +9,7 @@ import { overrides, serviceEnv } from '../support/overrides.js';
 const GB = 1024 ** 3;
 const ONE_CONNECTION = { brands: 10, connections: 1, media_storage: GB, webhooks: 10, inspiration_library: 10, criacao_de_conteudos: 100, publicacoes: 100 };
 
-const principalOf = (ws: NewWorkspace): Principal => ({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id });
+const principalOf = (ws: NewWorkspace): Principal => ({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null });
 
 async function signedIn(server: TestServer) {
   const ws = await server.workspace();

@@ -79,7 +79,7 @@ describe.runIf(chromiumPresent())('dashboard in a real browser', () => {
       await page.waitForURL(/\/dashboard\/brands\?at=conn-conn_[^#]+#conn-conn_/);
       await expect.poll(() => page.locator('main').textContent()).toContain(name);
     }
-    const connections = (await server.container.services.connections.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id, {})).data;
+    const connections = (await server.container.services.connections.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null }, ws.workspace_id, {})).data;
     expect(connections.map((c) => [c.platform_slug, c.mode]).sort()).toEqual([
       ['facebook', 'sandbox'],
       ['threads', 'sandbox'],
@@ -249,7 +249,7 @@ describe.runIf(chromiumPresent())('dashboard in a real browser', () => {
     await page.evaluate(`document.querySelectorAll('main input[name=csrf]').forEach((i) => i.remove())`);
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('This form could not be accepted');
-    const { data: keys } = await server.container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id);
+    const { data: keys } = await server.container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null }, ws.workspace_id);
     expect(keys.map((k) => k.name)).not.toContain('forged');
     await audit('csrf-refused');
   });

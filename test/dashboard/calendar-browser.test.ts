@@ -28,7 +28,7 @@ describe.runIf(chromiumPresent())('dashboard calendar at desktop widths', () => 
     server = await startTestServer(testDatabaseKinds()[0]!, {}, { clock, workers: false });
     const { ws, brandId } = await brandWithConnections(server, ['facebook', 'threads', 'linkedin']);
     apiKey = ws.api_key;
-    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
     await server.container.services.queue.setQueue(principal, ws.workspace_id, brandId, { time_zone: 'Europe/Oslo', slots: [] });
     const posts = [
       ['2026-11-24T09:00', 'Winter menu tasting this Thursday at the Grünerløkka shop'],

@@ -19,7 +19,7 @@ describe.runIf(chromiumPresent())('compose moves focus to the preview or the err
   beforeAll(async () => {
     server = await startTestServer(testDatabaseKinds()[0]!, {}, { workers: false });
     const ws = await server.workspace('Focus workspace');
-    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
     const { services } = server.container;
     const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
     await services.connections.createSandbox(principal, ws.workspace_id, brand.id, { platform_slug: 'threads', mode: 'sandbox', name: 'Acme threads' });
@@ -55,7 +55,7 @@ describe.runIf(chromiumPresent())('compose moves focus to the preview or the err
 
   it('the suggested date and time follow the Brand select until the person changes them', async () => {
     const ws = await server.workspace('Two brands');
-    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
     const { services } = server.container;
     const acme = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
     const other = await services.brands.create(principal, ws.workspace_id, { name: 'Other' });

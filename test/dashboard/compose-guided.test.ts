@@ -13,7 +13,7 @@ import { describeEachDb, type TestServer } from '../support/server.js';
 
 async function composer(server: TestServer, connections: [PlatformSlug, string][]) {
   const ws = await server.workspace();
-  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
   const { services } = server.container;
   const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
   const other = await services.brands.create(principal, ws.workspace_id, { name: 'Bistro' });
@@ -204,7 +204,7 @@ describeEachDb('dashboard guided composer', (server) => {
       ['instagram', '@acme'],
       ['linkedin', 'Acme Inc'],
     ]);
-    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
     // A JPEG, the one photo type Instagram takes.
     const jpeg = Buffer.from('/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=', 'base64');
     const uploaded = await server().container.services.media.upload(principal, ws.workspace_id, 'image/jpeg', Readable.from([jpeg]));

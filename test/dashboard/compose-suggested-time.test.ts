@@ -10,7 +10,7 @@ const clock = new ManualClock(Date.UTC(2026, 10, 23, 12));
 
 async function composeFor(server: TestServer) {
   const { ws, brandId } = await brandWithConnections(server, ['facebook']);
-  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
   const client = new DashboardClient(server.url);
   await client.signIn(ws.api_key);
   /** The date and time the Compose form starts with. */

@@ -19,7 +19,7 @@ interface Sent {
 
 async function composer(server: TestServer, connections: [PlatformSlug, string][]) {
   const ws = await server.workspace();
-  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
   const { services } = server.container;
   const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
   const conns = [];

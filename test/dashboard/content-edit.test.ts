@@ -16,7 +16,7 @@ const NOW = Date.UTC(2026, 10, 23, 12);
  */
 async function editor(server: TestServer) {
   const { ws, brandId } = await brandWithConnections(server, ['facebook', 'linkedin', 'instagram']);
-  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
   const client = new DashboardClient(server.url);
   await client.signIn(ws.api_key);
   const base = `/api/v1/workspaces/${ws.workspace_id}`;

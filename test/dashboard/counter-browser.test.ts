@@ -20,7 +20,7 @@ describe.runIf(chromiumPresent())('live character counters count as each network
   beforeAll(async () => {
     server = await startTestServer(testDatabaseKinds()[0]!, {}, { workers: false });
     const ws = await server.workspace('Counter workspace');
-    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
     const { services } = server.container;
     const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
     for (const platform_slug of ['x', 'bluesky', 'threads'] as const) {

@@ -32,7 +32,7 @@ describe.runIf(chromiumPresent())('dashboard at phone width', () => {
     ws = await server.workspace('A workspace with a rather long name for a phone header');
     const made = await brandWithConnections(server, ['threads', 'linkedin', 'facebook'], ws);
     brandId = made.brandId;
-    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
     const { services } = server.container;
     await services.queue.setQueue(principal, ws.workspace_id, brandId, { time_zone: 'America/New_York', slots: [{ days: ['mon', 'fri'], time: '09:00' }] });
     const long = `Supercalifragilisticexpialidocious${'x'.repeat(120)} https://example.com/${'path/'.repeat(30)}`;

@@ -33,7 +33,7 @@ describe.runIf(chromiumPresent())('dashboard scheduling in a real browser', () =
     const made = await brandWithConnections(server, ['facebook', 'threads']);
     ws = made.ws;
     brandId = made.brandId;
-    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
     await server.container.services.queue.setQueue(principal, ws.workspace_id, brandId, { time_zone: 'America/New_York', slots: [{ days: ['fri'], time: '16:00' }] });
     ({ browser, page, problems: pageProblems } = await openWatchedPage({ width: 390, height: 844 }));
   }, 60_000);

@@ -11,7 +11,7 @@ const NOW = Date.UTC(2026, 10, 23, 12);
 
 async function scheduler(server: TestServer, zone?: string) {
   const { ws, brandId } = await brandWithConnections(server, ['facebook', 'linkedin']);
-  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
   const { services } = server.container;
   if (zone) await services.queue.setQueue(principal, ws.workspace_id, brandId, { time_zone: zone, slots: [{ days: ['tue', 'thu'], time: '10:00' }] });
   const client = new DashboardClient(server.url);

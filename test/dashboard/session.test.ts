@@ -104,7 +104,7 @@ describeEachDb(
       const ws = await server().workspace();
       const client = new DashboardClient(server().url);
       await client.signIn(ws.api_key);
-      const before = await server().container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id);
+      const before = await server().container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null }, ws.workspace_id);
       const missing = await client.post('/dashboard/api-keys', { name: 'forged' }, { csrf: null });
       expect(missing.status).toBe(403);
       expect(textOf(missing.html)).toContain('This form could not be accepted');
@@ -112,7 +112,7 @@ describeEachDb(
       await other.signIn((await server().workspace()).api_key);
       const foreign = await client.post('/dashboard/api-keys', { name: 'forged' }, { csrf: other.csrf! });
       expect(foreign.status).toBe(403);
-      const after = await server().container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id }, ws.workspace_id);
+      const after = await server().container.services.apiKeys.list({ kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null }, ws.workspace_id);
       expect(after.data).toHaveLength(before.data.length);
       // The sign-in form is protected too (double-submit cookie).
       const fresh = new DashboardClient(server().url);

@@ -165,7 +165,7 @@ describeEachDb(
 
     it('names packages, batches and ledger entries in words, never by internal id; the plan meters say what counts and when they reset', async () => {
       const { ws, client } = await signedIn();
-      const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id };
+      const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin' as const, brandIds: null };
       const { services } = server().container;
       // A purchase through the sandbox checkout, then a post paid in credits and one paid by the plan.
       const wallet = await client.get('/dashboard/wallet');

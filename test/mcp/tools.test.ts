@@ -197,7 +197,7 @@ describeEachDb(
         });
 
         // Any other caller of the core (the dashboard) gets the same refusal from contents.create itself.
-        const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id };
+        const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin' as const, brandIds: null };
         const core = server().container.services.contents.create(principal, ws.workspace_id, createContentInputSchema.parse(content), bad);
         await expect(core).rejects.toMatchObject({ code: 'validation_failed', message: `idempotency_key: ${rule}`, extra: { fields: [{ path: 'idempotency_key', message: rule }] } });
       }

@@ -104,7 +104,7 @@ describeEachDb(
       const job = await server().container.db.kysely.selectFrom('jobs').select('status').where('id', '=', threads.job_id).executeTakeFirstOrThrow();
       expect(job.status).toBe('failed');
 
-      const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id };
+      const principal = { kind: 'api_key' as const, workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin' as const, brandIds: null };
       await server().container.services.connections.reconnectSandbox(principal, ws.workspace_id, threads.connection_id);
       const third = await retry(server(), ws, contentId);
       expect((third.body.requeued as { job_id: string }[]).map((j) => j.job_id)).toEqual([threads.job_id]);

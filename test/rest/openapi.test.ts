@@ -87,6 +87,8 @@ describeEachDb('OpenAPI document', (server) => {
       lote_vencido: ['lote_id', 'recoverable'],
       operacao_sem_preco: ['operacao'],
       limit_reached: ['meter', 'limit', 'used', 'resolve'],
+      // Beyond spec 7.2: which permission a role or brand list lacks (absent for another workspace).
+      forbidden: ['permission'],
       connections_required: ['connections'],
       platform_not_supported: ['platform_slug'],
       media_too_large: ['platform_slug', 'limit', 'fields'],

@@ -106,7 +106,7 @@ export function textOf(html: string): string {
  */
 export async function composer(server: TestServer, connections: [PlatformSlug, string][]) {
   const ws = await server.workspace();
-  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+  const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
   const { services } = server.container;
   const brand = await services.brands.create(principal, ws.workspace_id, { name: 'Acme' });
   for (const [platform_slug, name] of connections) await services.connections.createSandbox(principal, ws.workspace_id, brand.id, { platform_slug, mode: 'sandbox', name });

@@ -58,7 +58,7 @@ describeEachDb(
       const { ws, connectionId, first, second } = await twoJobsOnOneConnection(s);
       const submitted: string[] = [];
       // Both jobs are claimed together; the first run takes 2 s, and while it runs the connection is deactivated.
-      const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id };
+      const principal: Principal = { kind: 'api_key', workspaceId: ws.workspace_id, keyId: ws.key_id, role: 'admin', brandIds: null };
       const worker = publisher(s, 2_000, submitted, () => s.container.services.connections.deactivate(principal, ws.workspace_id, connectionId));
       await worker.drain();
       // Whichever ran first was submitted; the other, claimed with it, waited 2 s and found the connection gone.

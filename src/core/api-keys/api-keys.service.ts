@@ -15,7 +15,8 @@ import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { API_KEY_PATTERN, newApiKey, newId, sha256Hex } from '../ids.js';
-import type { Principal } from '../principal.js';
+import { type Role, ROLES } from '../permissions/roles.js';
+import type { Access, Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import type { ApiKey, ApiKeyList, CreateApiKeyInput, CreatedApiKey } from './api-keys.schema.js';
 
@@ -61,6 +62,7 @@ export async function mintApiKey(
   workspaceId: string,
   name: string,
   now: number,
+  access: Access & { createdBy: string | null } = { ...OWNER_ACCESS, createdBy: null },
 ): Promise<{ row: ApiKeyRow; apiKey: string }> {
   await lockWorkspace(db, workspaceId);
   const apiKey = newApiKey();
@@ -72,6 +74,9 @@ export async function mintApiKey(
     createdAt: now,
     lastUsedAt: null,
     revokedAt: null,
+    role: access.role,
+    brandIds: access.brandIds === null ? null : [...access.brandIds],
+    createdBy: access.createdBy,
   };
   await insertApiKey(db, { ...row, keyDigest: sha256Hex(apiKey) });
   return { row, apiKey };
@@ -120,7 +125,7 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       lastTouched.set(row.id, now);
       await touchApiKey(db, row.id, now);
     }
-    return { kind: 'api_key', workspaceId: row.workspaceId, keyId: row.id };
+    return { kind: 'api_key', workspaceId: row.workspaceId, keyId: row.id, role: roleOf(row.role), brandIds: row.brandIds };
   }
 
   return {
@@ -177,6 +182,12 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       });
     },
 
+    /** An active key's role and brands, or undefined when it is revoked or unknown (checks OAuth grants approved with it). */
+    async accessOf(workspaceId: string, keyId: string): Promise<Access | undefined> {
+      const row = await findApiKey(db, workspaceId, keyId);
+      return row === undefined || row.revokedAt !== null ? undefined : { role: roleOf(row.role), brandIds: row.brandIds };
+    },
+
     /** Whether a key exists and is active (used to check OAuth grants approved with it). */
     async isActive(workspaceId: string, keyId: string): Promise<boolean> {
       const row = await findApiKey(db, workspaceId, keyId);
@@ -193,6 +204,14 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       return accept(await findApiKeyByDigest(db, sha256Hex(presented)));
     },
   };
+}
+
+/** A key minted by the service itself (a workspace's first key, the CLI's) holds every permission. */
+const OWNER_ACCESS: Access = { role: 'owner', brandIds: null };
+
+/** A stored role; one this release does not know (written by a newer one) reads as the narrowest. */
+export function roleOf(stored: string): Role {
+  return (ROLES as readonly string[]).includes(stored) ? (stored as Role) : 'viewer';
 }
 
 function invalidKey(): ServiceError {

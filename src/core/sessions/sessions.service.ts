@@ -13,6 +13,7 @@ import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../ids.js';
 import type { Principal } from '../principal.js';
+import { roleOf } from '../api-keys/api-keys.service.js';
 
 /** Activity is recorded at most this often, so reading pages is not a write per request. */
 const TOUCH_GRANULARITY_MS = 60_000;
@@ -68,7 +69,7 @@ export function createSessionsService(deps: { db: Kysely<Database>; clock: Clock
         return { state: 'key_revoked' };
       }
       if (now - row.lastSeenAt >= TOUCH_GRANULARITY_MS) await touchDashboardSession(db, digest, now);
-      return { state: 'active', principal: { kind: 'api_key', workspaceId: row.workspaceId, keyId: row.keyId }, expiresAt: deadline(row.createdAt, now) };
+      return { state: 'active', principal: { kind: 'api_key', workspaceId: row.workspaceId, keyId: row.keyId, role: roleOf(row.keyRole), brandIds: row.keyBrandIds }, expiresAt: deadline(row.createdAt, now) };
     },
 
     /**

@@ -24,6 +24,8 @@ export async function whoAmI(db: Kysely<Database>, principal: Principal): Promis
     if (!key) throw new ServiceError('invalid_api_key', 'The API key is missing, malformed, revoked or unknown.');
     return { workspace: summary, credential: { kind: 'api_key', key_id: key.id, name: key.name, prefix: key.prefix } };
   }
+  // A person's own session; the People door renders its own answer for it.
+  if (principal.kind === 'user') throw new ServiceError('forbidden', 'Sign in with an API key or an OAuth token to read /me.');
   const client = await findClient(db, principal.clientId);
   const name = (client?.metadata as { client_name?: unknown } | undefined)?.client_name;
   return {
