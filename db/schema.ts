@@ -193,6 +193,21 @@ export interface MembershipsTable {
   updated_at: Millis;
 }
 
+export interface UserSessionsTable {
+  id: string;
+  /** hex SHA-256 of the cookie value. */
+  token_digest: string;
+  user_id: string;
+  /** The workspace the person is acting in; null until they pick one. */
+  workspace_id: string | null;
+  auth_method: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Millis;
+  last_seen_at: Millis;
+  ends_at: Millis;
+}
+
 export interface InvitationsTable {
   id: string;
   workspace_id: string;
@@ -397,6 +412,7 @@ export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
   invitations: InvitationsTable;
+  user_sessions: UserSessionsTable;
   rate_limits: RateLimitsTable;
   rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;

@@ -4,7 +4,7 @@ import type { FrozenMigration } from './types.js';
  * People and their access. API keys gain a role (existing keys are admins, which can do what every key could
  * before), the brands they are limited to (JSON array, null for all) and who made them. A person (`users`)
  * belongs to workspaces through `memberships`, each with a role and brands; `invitations` hold a digest of their
- * one-time token.
+ * one-time token; `user_sessions` are a person's dashboard sessions.
  */
 export const people: FrozenMigration = {
   name: '0019_people',
@@ -57,6 +57,25 @@ export const people: FrozenMigration = {
       .addColumn('revoked_at', 'bigint')
       .execute();
     await db.schema.createIndex('invitations_workspace_idx').on('invitations').column('workspace_id').execute();
+
+    // A person's dashboard sessions (sessions opened with an API key stay in dashboard_sessions). The workspace is
+    // the one the person is looking at; the role is read from the membership on every request.
+    await db.schema
+      .createTable('user_sessions')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('token_digest', 'text', (c) => c.notNull().unique())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('workspace_id', 'text')
+      // password, password+totp, recovery_code, passkey, sso, invitation
+      .addColumn('auth_method', 'text', (c) => c.notNull())
+      .addColumn('ip', 'text')
+      .addColumn('user_agent', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
+      .addColumn('ends_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('user_sessions_user_idx').on('user_sessions').column('user_id').execute();
+    await db.schema.createIndex('user_sessions_ends_idx').on('user_sessions').column('ends_at').execute();
 
   },
 };

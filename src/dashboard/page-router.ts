@@ -207,6 +207,7 @@ export const SIGN_IN_REASONS: Record<string, string> = {
   expired: 'Your session expired. Sign in again to continue.',
   key_revoked: 'The API key of your session was revoked. Sign in with an active key.',
   signed_out: 'You signed out.',
+  no_workspace: 'Your account belongs to no workspace. Ask an owner for an invitation.',
   none: 'Sign in to continue.',
 };
 

@@ -73,8 +73,10 @@ ${extra.created ?? ''}
     const input = check(createApiKeyInputSchema, { name: values.name, ...(values.revokeOthers ? { revoke_others: true } : {}) });
     if (!input.ok) return render(ctx, { errors: input.errors, values, status: 400 });
     const created = await ctx.deps.services.apiKeys.create(ctx.principal, ctx.workspaceId, input.data);
-    if (created.revoked_other_keys > 0) await ctx.deps.services.sessions.rebind(ctx.sessionToken, created.id);
-    const principal = created.revoked_other_keys > 0 ? { ...ctx.principal, keyId: created.id } : ctx.principal;
+    // A session opened with a key that this rotation revoked carries on as the new key (a person's session has no key).
+    const rebound = created.revoked_other_keys > 0 && ctx.principal.kind === 'api_key';
+    if (rebound) await ctx.deps.services.sessions.rebind(ctx.sessionToken, created.id);
+    const principal = rebound && ctx.principal.kind === 'api_key' ? { ...ctx.principal, keyId: created.id } : ctx.principal;
     const note = created.revoked_other_keys > 0 ? html`<p role="status">${created.revoked_other_keys} other key(s) were revoked; this session now uses the new key.</p>` : '';
     return render(
       { ...ctx, principal },
