@@ -208,6 +208,26 @@ export interface UserSessionsTable {
   ends_at: Millis;
 }
 
+export interface AuditEventsTable {
+  id: string;
+  workspace_id: string;
+  occurred_at: Millis;
+  action: string;
+  actor_type: string;
+  actor_id: string | null;
+  actor_label: string | null;
+  actor_role: string | null;
+  via: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_label: string | null;
+  /** JSON object. */
+  details: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+}
+
 export interface InvitationsTable {
   id: string;
   workspace_id: string;
@@ -413,6 +433,7 @@ export interface Database {
   memberships: MembershipsTable;
   invitations: InvitationsTable;
   user_sessions: UserSessionsTable;
+  audit_events: AuditEventsTable;
   rate_limits: RateLimitsTable;
   rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;

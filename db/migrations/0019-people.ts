@@ -77,5 +77,30 @@ export const people: FrozenMigration = {
     await db.schema.createIndex('user_sessions_user_idx').on('user_sessions').column('user_id').execute();
     await db.schema.createIndex('user_sessions_ends_idx').on('user_sessions').column('ends_at').execute();
 
+    // Append-only: written in the same transaction as the change it records, removed only by the retention sweep.
+    await db.schema
+      .createTable('audit_events')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('workspace_id', 'text', (c) => c.notNull())
+      .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+      .addColumn('action', 'text', (c) => c.notNull())
+      // user, api_key, oauth, system
+      .addColumn('actor_type', 'text', (c) => c.notNull())
+      .addColumn('actor_id', 'text')
+      // A name copied at the time (email, key name and prefix, client name), so the entry reads after deletions.
+      .addColumn('actor_label', 'text')
+      .addColumn('actor_role', 'text')
+      .addColumn('via', 'text', (c) => c.notNull())
+      .addColumn('target_type', 'text')
+      .addColumn('target_id', 'text')
+      .addColumn('target_label', 'text')
+      // JSON object: what changed, secrets never included.
+      .addColumn('details', 'text')
+      .addColumn('ip', 'text')
+      .addColumn('user_agent', 'text')
+      .addColumn('request_id', 'text')
+      .execute();
+    await db.schema.createIndex('audit_events_workspace_time_idx').on('audit_events').columns(['workspace_id', 'occurred_at', 'id']).execute();
+
   },
 };
