@@ -102,6 +102,8 @@ export interface ContainerOptions {
   walletHooks?: WalletHooks;
   /** Idempotency claim and wait durations (tests shorten them). */
   idempotency?: Partial<IdempotencySettings>;
+  /** Where mail goes instead of the configured server (tests capture it). */
+  mailer?: Mailer;
 }
 
 /** The outbound policy for media and webhooks: public HTTPS only, unless local URLs are allowed for testing. */
@@ -245,7 +247,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
-    const mailer: Mailer | null = null;
+    const mailer: Mailer | null = options.mailer ?? null;
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/ids.js';
+import type { MailMessage, Mailer } from '../../src/core/mail/mailer.js';
 import { describeEachDb } from '../support/server.js';
 import { auditActions, brand, keyWithRole, person } from './support.js';
 
@@ -144,3 +145,27 @@ describeEachDb('members and invitations over REST', (server) => {
     expect(await auditActions(server(), ws.workspace_id)).toEqual(['member.added', 'member.added', 'member.role_changed', 'member.role_changed', 'member.role_changed', 'member.removed']);
   });
 });
+
+const mailed: MailMessage[] = [];
+const capture: Mailer = {
+  send: async (message) => {
+    mailed.push(message);
+  },
+};
+
+describeEachDb(
+  'invitations with a mailer',
+  (server) => {
+    it('mails the link to the invited address and says so; the answer still carries the link', async () => {
+      const ws = await server().workspace('Mailing');
+      const res = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/invitations`, { key: ws.api_key, body: { email: 'mail@example.com', role: 'viewer' } });
+      expect(res.status).toBe(201);
+      expect(res.body.mailed).toBe(true);
+      const message = [...mailed].reverse().find((m) => m.to === 'mail@example.com');
+      expect(message?.subject).toContain('Mailing');
+      expect(message?.text).toContain(res.body.accept_url as string);
+    });
+  },
+  {},
+  () => ({ mailer: capture }),
+);
