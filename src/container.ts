@@ -34,6 +34,8 @@ import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.se
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { createSessionsService, type SessionsService } from './core/sessions/sessions.service.js';
+import { type AccountsService, createAccountsService } from './core/accounts/accounts.service.js';
+import type { Mailer } from './core/mail/mailer.js';
 import { publicUrlProblem } from './outbound/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
@@ -43,7 +45,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { queueStats } from '../db/repositories/queue-stats.repo.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { claimMetaFlag, readMeta } from '../db/repositories/service-meta.repo.js';
-import { createRateLimiter, type RateLimiter, type RateStore } from './web/rate-limit.js';
+import { createFailureThrottle, createRateLimiter, type RateLimiter, type RateStore } from './web/rate-limit.js';
 import { Redis } from 'ioredis';
 
 export interface Services {
@@ -62,6 +64,7 @@ export interface Services {
   wallet: WalletService;
   networkConnect: NetworkConnectService;
   sessions: SessionsService;
+  accounts: AccountsService;
 }
 
 /** Everything a process needs, wired once. */
@@ -71,6 +74,8 @@ export interface Container {
   clock: Clock;
   logger: Logger;
   secretKey: Buffer;
+  /** Sends invitations and resets when mail is configured; null otherwise (links are shown or printed instead). */
+  mailer: Mailer | null;
   services: Services;
   /** Spec 8's per-workspace budget, shared by REST, MCP and the dashboard. */
   limiter: RateLimiter;
@@ -95,6 +100,8 @@ export interface ContainerOptions {
   walletHooks?: WalletHooks;
   /** Idempotency claim and wait durations (tests shorten them). */
   idempotency?: Partial<IdempotencySettings>;
+  /** A mailer to use (tests capture mail with one). */
+  mailer?: Mailer | null;
 }
 
 /** The outbound policy for media and webhooks: public HTTPS only, unless local URLs are allowed for testing. */
@@ -238,6 +245,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
+    const mailer = options.mailer ?? null;
+    // Password guessing: 5 failures per account and 20 per client address within 15 minutes (OWASP's
+    // authentication cheat sheet), counted on the rate store the processes share.
+    const accounts = createAccountsService({
+      ...deps,
+      secretKey,
+      sessions,
+      mailer,
+      baseUrl: config.baseUrl ?? '',
+      perAccount: createFailureThrottle(rates.store, { failures: 5, windowSeconds: 15 * 60, name: 'signin-account' }),
+      perAddress: createFailureThrottle(rates.store, { failures: 20, windowSeconds: 15 * 60, name: 'signin-address' }),
+    });
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
@@ -253,9 +272,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
       logger,
       secretKey,
+      mailer,
       services: {
         apiKeys,
         sessions,
+        accounts,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AccountsService } from '../core/accounts/accounts.service.js';
 import type { ApiKeysService } from '../core/api-keys/api-keys.service.js';
 import type { BrandsService } from '../core/brands/brands.service.js';
 import type { Clock } from '../core/clock.js';
@@ -25,13 +26,14 @@ import { applyRateLimitHeaders, type RateLimiter } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { setPageHeaders } from '../web/page-policy.js';
-import { type SectionId, shell, type ShellOptions } from './layout.js';
+import { type PersonHeader, type SectionId, shell, type ShellOptions } from './layout.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const FLASH_COOKIE = 'svc_flash';
 
 /** The core services the pages call; the container's set satisfies it (the dashboard declares its own needs). */
 export interface DashboardServices {
+  accounts: AccountsService;
   apiKeys: ApiKeysService;
   brands: BrandsService;
   connectedApps: ConnectedAppsService;
@@ -83,6 +85,8 @@ export interface PageContext {
   /** The CSRF token of this session, for the forms the page renders. */
   csrf: string;
   sessionToken: string;
+  /** The person signed in (null for a session opened with an API key). */
+  person: PersonHeader | null;
   params: Record<string, string>;
   /** Query parameters; a repeated one keeps its first value. */
   query: Record<string, string>;
@@ -192,7 +196,8 @@ export async function sendProblemPage(req: Request, res: Response, deps: Dashboa
     const resolved = token === '' ? null : await deps.services.sessions.resolve(token);
     if (resolved?.state === 'active') {
       const workspace = await deps.services.workspaces.get(resolved.principal, resolved.principal.workspaceId).catch(() => null);
-      session = { workspaceId: resolved.principal.workspaceId, workspaceName: workspace?.name, csrf: csrfKeys(deps.secretKey).forSession(token) };
+      const person = await personHeader(deps.services, resolved.principal);
+      session = { workspaceId: resolved.principal.workspaceId, workspaceName: workspace?.name, csrf: csrfKeys(deps.secretKey).forSession(token), person: person ?? undefined };
     }
   } catch {
     session = undefined;
@@ -200,6 +205,14 @@ export async function sendProblemPage(req: Request, res: Response, deps: Dashboa
   if (res.headersSent) return;
   htmlHeaders(res, deps);
   res.status(status).type('html').send(shell({ title, body, ...(session ? { session } : {}) }).text);
+}
+
+/** The header's "who is signed in" for a person's session; null for an API key's. */
+export async function personHeader(services: DashboardServices, principal: SessionPrincipal): Promise<PersonHeader | null> {
+  if (principal.kind !== 'user') return null;
+  const summary = await services.accounts.summary(principal.userId);
+  if (!summary) return null;
+  return { email: summary.email, role: principal.role, workspaces: summary.workspaces };
 }
 
 /** Why a person is at the sign-in page (`?reason=`), in words; also said when a form arrives after the end. */
@@ -250,7 +263,9 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
     });
     const flash = readCookie(req, FLASH_COOKIE) ?? null;
     if (flash !== null) clearCookie(res, FLASH_COOKIE, deps.secure);
+    const person = await personHeader(deps.services, session.principal);
     return {
+      person,
       req,
       res,
       principal: session.principal,
@@ -275,7 +290,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       return;
     }
     htmlHeaders(res, deps);
-    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active } });
+    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active, person: ctx.person ?? undefined } });
     res.status(result.status ?? 200).type('html').send(page.text);
   }
 
@@ -312,7 +327,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       { href: ctx.req.method === 'GET' ? ctx.req.originalUrl : '/dashboard', label: ctx.req.method === 'GET' ? 'Reload this page' : 'Back to the overview' },
     );
     htmlHeaders(ctx.res, deps);
-    ctx.res.status(429).type('html').send(shell({ title: 'Too many requests', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf } }).text);
+    ctx.res.status(429).type('html').send(shell({ title: 'Too many requests', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, person: ctx.person ?? undefined } }).text);
     return false;
   }
 
@@ -326,7 +341,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       ctx.requestId,
       { href: '/dashboard', label: 'Back to the overview' },
     );
-    ctx.res.status(403).type('html').send(shell({ title: 'Form refused', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf } }).text);
+    ctx.res.status(403).type('html').send(shell({ title: 'Form refused', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, person: ctx.person ?? undefined } }).text);
   }
 
   const wrap = (handler: PageHandler, checkCsrf: boolean) => async (req: Request, res: Response, next: NextFunction) => {
