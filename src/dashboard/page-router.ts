@@ -221,6 +221,8 @@ export const SIGN_IN_REASONS: Record<string, string> = {
   key_revoked: 'The API key of your session was revoked. Sign in with an active key.',
   signed_out: 'You signed out.',
   no_workspace: 'Your account belongs to no workspace. Ask an owner for an invitation.',
+  account_deleted: 'Your account was deleted.',
+  password_set: 'Your password is set. Sign in with it.',
   none: 'Sign in to continue.',
 };
 

@@ -85,6 +85,8 @@ export function createAccountsService(deps: {
 
   return {
     signIn: createPasswordSignIn(deps),
+    /** Whether resets can be mailed (else the "forgot password" page points to an operator). */
+    mailConfigured: deps.mailer !== null,
     twoFactor: createTwoFactor({ ...deps, issuer: 'Publisher' }),
 
     /** Who is signed in and where they belong, for the header and the switcher. */

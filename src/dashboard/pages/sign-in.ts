@@ -13,6 +13,21 @@ import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKI
 /** Before a session exists, CSRF is a double-submit: a random cookie that the form must repeat. */
 const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
 
+/** The double-submit token of the signed-out forms (sign-in, password reset): read from its cookie or set anew. */
+export function signedOutCsrf(req: Request, res: Response, deps: Pick<DashboardDeps, 'secure'>): string {
+  const existing = readCookie(req, SIGN_IN_CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
+  const token = randomBytes(24).toString('base64url');
+  setCookie(res, SIGN_IN_CSRF_COOKIE, token, { secure: deps.secure, sameSite: 'Strict' });
+  return token;
+}
+
+/** Whether a signed-out form repeated its cookie's token. */
+export function signedOutCsrfValid(req: Request, presented: unknown): boolean {
+  const cookie = readCookie(req, SIGN_IN_CSRF_COOKIE);
+  return typeof presented === 'string' && cookie !== undefined && constantTimeEqual(presented, cookie);
+}
+
 /** Where sign-in leads when `next` is absent or refused. */
 const DEFAULT_NEXT = '/dashboard';
 /** A stand-in origin to resolve `next` against; only its path and query are ever used. */
@@ -143,13 +158,7 @@ const PENDING_COOKIE = 'svc_signin_pending';
 export function signInRoutes(router: Router, deps: DashboardDeps): void {
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
 
-  const csrfCookie = (req: Request, res: Response): string => {
-    const existing = readCookie(req, SIGN_IN_CSRF_COOKIE);
-    if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
-    const token = randomBytes(24).toString('base64url');
-    setCookie(res, SIGN_IN_CSRF_COOKIE, token, { secure: deps.secure, sameSite: 'Strict' });
-    return token;
-  };
+  const csrfCookie = (req: Request, res: Response): string => signedOutCsrf(req, res, deps);
 
   router.get('/dashboard/sign-in', async (req, res) => {
     const current = await deps.services.sessions.resolve(readCookie(req, SESSION_COOKIE) ?? '');
