@@ -246,7 +246,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     const mailer = options.mailer ?? null;
-    // Password guessing: 5 failures per account and 20 per client address within 15 minutes (OWASP's
+    // Password guessing: by default 5 failures per account and 20 per client address within 15 minutes (OWASP's
     // authentication cheat sheet), counted on the rate store the processes share.
     const accounts = createAccountsService({
       ...deps,
@@ -254,8 +254,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       sessions,
       mailer,
       baseUrl: config.baseUrl ?? '',
-      perAccount: createFailureThrottle(rates.store, { failures: 5, windowSeconds: 15 * 60, name: 'signin-account' }),
-      perAddress: createFailureThrottle(rates.store, { failures: 20, windowSeconds: 15 * 60, name: 'signin-address' }),
+      perAccount: createFailureThrottle(rates.store, { failures: config.signInFailures.perAccount, windowSeconds: 15 * 60, name: 'signin-account' }),
+      perAddress: createFailureThrottle(rates.store, { failures: config.signInFailures.perAddress, windowSeconds: 15 * 60, name: 'signin-address' }),
     });
     const maintenance = createMaintenance({
       db: db.kysely,

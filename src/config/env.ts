@@ -72,6 +72,8 @@ const server = z.object({
     .default('1mb'),
   RATE_LIMIT_PER_MINUTE: positiveInt(600),
   OPEN_RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  SIGN_IN_FAILURES_PER_ACCOUNT: positiveInt(5),
+  SIGN_IN_FAILURES_PER_ADDRESS: positiveInt(20),
   METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   SERVICE_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
 });
