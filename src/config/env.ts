@@ -57,7 +57,9 @@ const server = z.object({
     .min(0, { message: 'must be an integer between 0 and 65535' })
     .max(65535, { message: 'must be an integer between 0 and 65535' })
     .default(8080),
-  HOST: z.string().min(1, { message: 'must not be empty' }).default('127.0.0.1'),
+  // `localhost`, not `127.0.0.1`: browsers treat http://localhost as a secure context (passkeys work there) and
+  // refuse WebAuthn on an IP address.
+  HOST: z.string().min(1, { message: 'must not be empty' }).default('localhost'),
   BASE_URL: httpUrl().optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   TRUST_PROXY: z
