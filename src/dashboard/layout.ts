@@ -46,7 +46,7 @@ function personPart(session: NonNullable<ShellOptions['session']>): SafeHtml | s
   const person = session.person;
   if (!person) return '';
   return html`<div class="person">
-    <p><a href="/dashboard/account">${person.email}</a> <span class="muted">(${person.role})</span></p>
+    <p><a href="/dashboard/account">${person.email}</a> <span class="role">(${person.role})</span></p>
     ${
       person.workspaces.length > 1
         ? html`<form method="post" action="/dashboard/account/workspace" class="switcher">

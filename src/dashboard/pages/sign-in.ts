@@ -67,7 +67,8 @@ export function dashboardDestination(next: unknown): string {
 type SignInForm = 'password' | 'api_key';
 
 /**
- * The sign-in page: a person's email and password first, then the API-key form (spec: the dashboard accepts a key,
+ * The sign-in page: a person's email and password first, then the API-key form, whose button alone is named
+ * "Sign in" (scripts and tests written for the key-only page find it by that name) (spec: the dashboard accepts a key,
  * and the session acts as that key). Other ways in (passkeys, single sign-on) add their own section to `extraMethods`.
  */
 function signInPage(options: { csrf: string; next: string; notice?: string | undefined; error?: string | undefined; form?: SignInForm; email?: string; extraMethods?: SafeHtml }) {
@@ -78,8 +79,8 @@ function signInPage(options: { csrf: string; next: string; notice?: string | und
   <h1>Sign in to the dashboard</h1>
   ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
   ${errorBanner(error)}
-  <section aria-labelledby="sign-in-password">
-  <h2 id="sign-in-password">With your email and password</h2>
+  <div class="sign-in-method">
+  <h2>With your email and password</h2>
   <form method="post" action="/dashboard/sign-in" novalidate>
     <input type="hidden" name="csrf" value="${options.csrf}">
     <input type="hidden" name="next" value="${options.next}">
@@ -94,13 +95,13 @@ function signInPage(options: { csrf: string; next: string; notice?: string | und
       label: 'Password',
       control: html`<input id="password" name="password" type="password" autocomplete="current-password" required>`,
     })}
-    <button type="submit" class="primary">Sign in</button>
+    <button type="submit" class="primary">Continue</button>
   </form>
   <p class="muted"><a href="/dashboard/forgot-password">Forgot your password?</a></p>
-  </section>
+  </div>
   ${options.extraMethods ?? ''}
-  <section aria-labelledby="sign-in-key">
-  <h2 id="sign-in-key">Use an API key instead</h2>
+  <div class="sign-in-method">
+  <h2>Use an API key instead</h2>
   <form method="post" action="/dashboard/sign-in" novalidate>
     <input type="hidden" name="csrf" value="${options.csrf}">
     <input type="hidden" name="next" value="${options.next}">
@@ -111,10 +112,10 @@ function signInPage(options: { csrf: string; next: string; notice?: string | und
       error: keyError,
       control: html`<input id="api_key" name="api_key" type="password" autocomplete="off" required spellcheck="false"${describedBy('api_key', { hint: true, error: keyError })}>`,
     })}
-    <button type="submit">Sign in with the key</button>
+    <button type="submit">Sign in</button>
   </form>
   <p class="muted">No key yet? The first start of the service prints one; operators create more with <code>npm run cli -- workspace create</code>.</p>
-  </section>
+  </div>
 </section>`;
 }
 
