@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { newId } from '../../src/core/ids.js';
 import type { Role } from '../../src/core/permissions/roles.js';
 import { DashboardClient, type DashboardPage, textOf } from '../support/dashboard.js';
+import { withoutLinkTokens } from '../../src/web/request-context.js';
 import { runToEnd } from '../support/process.js';
 import { describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
 
@@ -178,6 +179,15 @@ describeEachDb(
       expect((await again.browser.post('/dashboard/sign-in/code', { code: codes[0]!, next: '/dashboard' })).status).toBe(401);
       const methods = await db.selectFrom('user_sessions').select('auth_method').where('user_id', '=', p.id).orderBy('created_at').execute();
       expect(methods.map((m) => m.auth_method).sort()).toEqual(['password', 'password+totp', 'recovery_code']);
+
+      // Turning it off needs the password (or a code); then the password alone signs in again.
+      await browser.get('/dashboard/account');
+      const kept = await browser.post('/dashboard/account/totp/disable', { proof: 'a wrong password' });
+      expect(kept.status).toBe(400);
+      const off = await browser.post('/dashboard/account/totp/disable', { proof: PASSWORD });
+      expect(textOf(off.html)).toContain('Two-step sign-in is off');
+      expect(await db.selectFrom('recovery_codes').select('id').where('user_id', '=', p.id).execute()).toEqual([]);
+      expect((await passwordSignIn(server(), p.email)).page.url).toMatch(/\/dashboard$/);
     });
 
     it('a password change needs the current one and ends every other session', async () => {
@@ -269,6 +279,8 @@ describeEachDb(
       expect(made.code, made.stderr).toBe(0);
       const link = /(http\S+\/dashboard\/reset-password\/\S+)/.exec(made.stdout)?.[1];
       expect(link).toBeDefined();
+      // The request log keeps the page, not the link's secret.
+      expect(withoutLinkTokens(new URL(link!).pathname)).toBe('/dashboard/reset-password/[redacted]');
       const browser = new Browser(server().url);
       await browser.get(link!);
       const set = await browser.post(link!, { password: 'my first password' });

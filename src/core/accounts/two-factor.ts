@@ -93,13 +93,13 @@ export function createTwoFactor(deps: { db: Kysely<Database>; clock: Clock; secr
     },
 
     /**
-     * Turns the factor off, proved by the password or a current code; the recovery codes go with it.
+     * Turns the factor off, proved by the password, a current code or a recovery code; the recovery codes go with it.
      * @throws ServiceError `validation_failed` (field `proof`) when neither matches.
      */
     async disable(userId: string, proof: string): Promise<void> {
       const user = await findUser(db, userId);
       const byPassword = user?.passwordHash != null && proof.length <= 1024 && (await verifyPassword(proof, user.passwordHash));
-      const byCode = !byPassword && (await useSecondFactor(db, secretKey, userId, proof, clock.now())) === 'password+totp';
+      const byCode = !byPassword && (await useSecondFactor(db, secretKey, userId, proof, clock.now())) !== null;
       if (!byPassword && !byCode) throw new ServiceError('validation_failed', 'Enter your password or a current code of your app to turn two-step sign-in off.', { fields: [{ path: 'proof', message: 'does not match' }] });
       await deleteTotp(db, userId);
     },
