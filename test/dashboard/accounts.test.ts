@@ -4,6 +4,8 @@ import { insertUser } from '../../db/repositories/users.repo.js';
 import { hashPassword } from '../../src/core/accounts/password.js';
 import { totpCode } from '../../src/core/accounts/totp.js';
 import { ManualClock } from '../../src/core/clock.js';
+import type { Mailer, MailMessage } from '../../src/core/mail/mailer.js';
+import { SECTIONS } from '../../src/dashboard/layout.js';
 import { newId } from '../../src/core/ids.js';
 import type { Role } from '../../src/core/permissions/roles.js';
 import { DashboardClient, type DashboardPage, textOf } from '../support/dashboard.js';
@@ -12,6 +14,9 @@ import { runToEnd } from '../support/process.js';
 import { describeEachDb, TEST_SECRET_KEY, type TestServer } from '../support/server.js';
 
 const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
+/** Mail the service sends, captured through the Mailer port. */
+const mailbox: MailMessage[] = [];
+const mailer: Mailer = { send: async (message) => void mailbox.push(message) };
 const PASSWORD = 'correct horse battery staple';
 let hash: string;
 let addresses = 0;
@@ -80,6 +85,34 @@ describeEachDb(
       const signIn = await new Browser(server().url).get('/dashboard/sign-in');
       expect(signIn.html).toContain('id="api_key"');
       expect(signIn.html).toContain('id="email"');
+    });
+
+    it("every dashboard section opens for a person's session", async () => {
+      const p = await person(server(), 'owner');
+      const browser = await signedIn(server(), p);
+      for (const section of SECTIONS) {
+        const page = await browser.get(section.href);
+        expect(page.status, `${section.href}: ${textOf(page.html).slice(0, 300)}`).toBe(200);
+        expect(textOf(page.html)).toContain(`${p.email} (owner)`);
+      }
+    });
+
+    it('"forgot password" mails a one-time link to an account, and answers an unknown email the same way', async () => {
+      const p = await person(server(), 'editor');
+      const browser = new Browser(server().url);
+      await browser.get('/dashboard/forgot-password');
+      const before = mailbox.length;
+      const known = await browser.post('/dashboard/forgot-password', { email: p.email.toUpperCase() });
+      const unknown = await browser.post('/dashboard/forgot-password', { email: 'nobody-at-all@example.com' });
+      expect(textOf(known.html)).toBe(textOf(unknown.html));
+      expect(textOf(known.html)).toContain('If an account has this email, a link to set a new password is on its way');
+      const sent = mailbox.slice(before);
+      expect(sent.map((m) => m.to)).toEqual([p.email]);
+      const link = /(http\S+\/dashboard\/reset-password\/\S+)/.exec(sent[0]!.text)?.[1];
+      await browser.get(link!);
+      const set = await browser.post(link!, { password: 'a brand new password' });
+      expect(set.url).toMatch(/reason=password_set$/);
+      expect((await passwordSignIn(server(), p.email, 'a brand new password')).page.url).toMatch(/\/dashboard$/);
     });
 
     it('answers a wrong password and an unknown email with the same page, status and (hashing) time', async () => {
@@ -313,5 +346,5 @@ describeEachDb(
     });
   },
   { TRUST_PROXY: 'loopback', SIGN_IN_FAILURES_PER_ADDRESS: '8' },
-  () => ({ clock }),
+  () => ({ clock, mailer }),
 );
