@@ -193,6 +193,35 @@ export interface MembershipsTable {
   updated_at: Millis;
 }
 
+/** A person's TOTP second factor: the secret sealed with SECRET_KEY, in force once confirmed. */
+export interface UserTotpTable {
+  user_id: string;
+  secret_sealed: string;
+  confirmed_at: NullableMillis;
+  /** The last time step accepted: a code of that step or an earlier one is refused (no replay). */
+  last_step: ColumnType<number | string | null, number | null | undefined, number | null>;
+  created_at: Millis;
+}
+
+/** Single-use recovery codes, SHA-256 digests only. */
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_digest: string;
+  created_at: Millis;
+  used_at: NullableMillis;
+}
+
+/** One-time password reset (and first password) links, SHA-256 digests only. */
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  token_digest: string;
+  created_at: Millis;
+  expires_at: Millis;
+  used_at: NullableMillis;
+}
+
 export interface UserSessionsTable {
   id: string;
   /** hex SHA-256 of the cookie value. */
@@ -434,6 +463,9 @@ export interface Database {
   invitations: InvitationsTable;
   user_sessions: UserSessionsTable;
   audit_events: AuditEventsTable;
+  user_totp: UserTotpTable;
+  recovery_codes: RecoveryCodesTable;
+  password_resets: PasswordResetsTable;
   rate_limits: RateLimitsTable;
   rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;

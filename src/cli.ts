@@ -19,6 +19,10 @@ Commands:
                                             another API key for a workspace (shown once), e.g. when one is lost
   credits grant --workspace WS --amount N [--expires ISO_DATE] [--source grant|promotion]
                                             add a credit batch (lote) to a workspace's wallet
+  user create EMAIL --workspace WS --role ROLE [--json]
+                                            a person joins a workspace (owner, admin, editor, contributor,
+                                            viewer or client); prints a one-time link to set their password
+  user reset-password EMAIL [--json]        a one-time link (one hour) to set a new password; ends every session
 `;
 
 /** Left-aligned columns, two spaces apart, for people reading a terminal (`--json` is for scripts). */
@@ -49,9 +53,12 @@ async function run(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, workspace: { type: 'string' }, plan: { type: 'string' }, amount: { type: 'string' }, expires: { type: 'string' }, source: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: { role: { type: 'string' }, name: { type: 'string' }, workspace: { type: 'string' }, plan: { type: 'string' }, amount: { type: 'string' }, expires: { type: 'string' }, source: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
   });
-  const command = positionals.join(' ');
+  // `user …` commands take the person's email as their last word.
+  const isUser = positionals[0] === 'user';
+  const command = (isUser ? positionals.slice(0, 2) : positionals).join(' ');
+  const email = isUser ? positionals[2] : undefined;
   if (values.help || command === '' || command === 'help') {
     process.stdout.write(USAGE);
     return values.help || command === 'help' ? 0 : 2;
@@ -137,6 +144,36 @@ async function run(argv: string[]): Promise<number> {
     return withContainer(config, async (container) => {
       const granted = await container.services.wallet.grant({ workspaceId: workspace, amount, source, expiresAt });
       return values.json ? `${JSON.stringify({ batch_id: granted?.batchId, amount })}\n` : `Added ${amount} credits to ${workspace} (batch ${granted?.batchId}).\n`;
+    });
+  }
+
+  if (command === 'user create') {
+    if (email === undefined || values.workspace === undefined || values.role === undefined) {
+      process.stderr.write('user create needs EMAIL --workspace WS --role ROLE (owner, admin, editor, contributor, viewer, client)\n');
+      return 2;
+    }
+    const input = { email, workspace_id: values.workspace, role: values.role };
+    return withContainer(config, async (container) => {
+      const made = await container.services.accounts.createUser(input);
+      if (values.json) return `${JSON.stringify({ user_id: made.userId, created: made.created, link: made.link })}\n`;
+      return [
+        `${made.created ? 'Created' : 'Added'} ${email} (${made.userId}) as ${values.role} of ${values.workspace}.`,
+        'Give them this one-time link to set their password (it works once, for an hour):',
+        `  ${made.link}`,
+        '',
+      ].join('\n');
+    });
+  }
+
+  if (command === 'user reset-password') {
+    if (email === undefined) {
+      process.stderr.write('user reset-password needs EMAIL\n');
+      return 2;
+    }
+    return withContainer(config, async (container) => {
+      const { link, userId } = await container.services.accounts.resetLinkFor(email);
+      if (values.json) return `${JSON.stringify({ user_id: userId, link })}\n`;
+      return [`A one-time link for ${email} to set a new password (it works once, for an hour; setting it ends every session):`, `  ${link}`, ''].join('\n');
     });
   }
 

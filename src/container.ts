@@ -36,6 +36,7 @@ import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { createSessionsService, type SessionsService } from './core/sessions/sessions.service.js';
 import { createMembersService, type MembersService } from './core/members/members.service.js';
 import { createInvitationsService, type InvitationsService } from './core/members/invitations.service.js';
+import { type AccountsService, createAccountsService } from './core/accounts/accounts.service.js';
 import type { Mailer } from './core/mail/mailer.js';
 import { publicUrlProblem } from './outbound/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
@@ -46,7 +47,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { queueStats } from '../db/repositories/queue-stats.repo.js';
 import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { claimMetaFlag, readMeta } from '../db/repositories/service-meta.repo.js';
-import { createRateLimiter, type RateLimiter, type RateStore } from './web/rate-limit.js';
+import { createFailureThrottle, createRateLimiter, type RateLimiter, type RateStore } from './web/rate-limit.js';
 import { Redis } from 'ioredis';
 
 export interface Services {
@@ -67,6 +68,7 @@ export interface Services {
   sessions: SessionsService;
   members: MembersService;
   invitations: InvitationsService;
+  accounts: AccountsService;
 }
 
 /** Everything a process needs, wired once. */
@@ -248,6 +250,17 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     const mailer: Mailer | null = options.mailer ?? null;
+    // Password guessing: by default 5 failures per account and 20 per client address within 15 minutes (OWASP's
+    // authentication cheat sheet), counted on the rate store the processes share.
+    const accounts = createAccountsService({
+      ...deps,
+      secretKey,
+      sessions,
+      mailer,
+      baseUrl: config.baseUrl ?? '',
+      perAccount: createFailureThrottle(rates.store, { failures: config.signInFailures.perAccount, windowSeconds: 15 * 60, name: 'signin-account' }),
+      perAddress: createFailureThrottle(rates.store, { failures: config.signInFailures.perAddress, windowSeconds: 15 * 60, name: 'signin-address' }),
+    });
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
@@ -269,6 +282,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         sessions,
         members: createMembersService(deps),
         invitations: createInvitationsService({ ...deps, baseUrl: config.baseUrl ?? '', mailer }),
+        accounts,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   // Only API processes serve pages, docs and MCP; a worker process has neither.
   if (config.role !== 'worker') {
     lines.push(
-      `  Dashboard  ${base}/dashboard (sign in with an API key)`,
+      `  Dashboard  ${base}/dashboard (sign in with your email and password, or with an API key)`,
       // RFC 9728 §3.3: OAuth clients compare the protected resource's `resource` (built from BASE_URL) with the URL
       // they were given, so another spelling of the same address (localhost for 127.0.0.1) fails their check.
       `  MCP        ${base}/mcp (give clients this URL exactly as written: it must match BASE_URL)`,
@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     );
   }
   lines.push(`  OpenAPI    ${base}/openapi.yaml`);
+  if (config.role !== 'worker') lines.push(secureContextNote(base));
 
   const keyFile = firstKeyFile(config);
   const first = service.firstWorkspace;
@@ -123,3 +124,13 @@ main().catch((err: unknown) => {
   process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });
+
+/**
+ * Passkeys need a secure context: https, or http on `localhost`. An IP address (`127.0.0.1`) is neither, and
+ * browsers refuse WebAuthn there, so the banner says how to get one.
+ */
+function secureContextNote(base: string): string {
+  const url = new URL(base);
+  if (url.protocol === 'https:' || url.hostname === 'localhost') return `  Passkeys   work at ${base} (a secure context)`;
+  return `  Passkeys   need https or localhost, not ${url.hostname}: set HOST=localhost (or BASE_URL) to use them`;
+}

@@ -102,7 +102,8 @@ export async function startService(config: Config, options: ContainerOptions & {
   server.on('request', parserErrors.onRequest);
   server.on('clientError', parserErrors.onClientError);
   const address = await listen(server, config.port, config.host);
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // `localhost` stays a name in what is printed: it is the spelling browsers treat as a secure context.
+  const host = config.host === 'localhost' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const listenUrl = `http://${host}:${address.port}`;
   const baseUrl = config.baseUrl ?? defaultBaseUrl(config.host, address.port);
 

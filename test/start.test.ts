@@ -134,7 +134,9 @@ describe('the first owner link, printed on first start', () => {
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = parseConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', logLevel: 'info', allowLocalUrls: false });
+    expect(c).toMatchObject({ port: 8080, host: 'localhost', baseUrl: 'http://localhost:8080', logLevel: 'info', allowLocalUrls: false });
+    // An address set by the operator is kept as given.
+    expect(parseConfig({ HOST: '127.0.0.1' })).toMatchObject({ host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080' });
     expect(c.database).toEqual({ dialect: 'sqlite', file: './data/service.db', writeFailureHoldMs: 30_000 });
     expect(c.networks.linkedin.apiVersion).toBe('202610');
   });

@@ -57,7 +57,9 @@ const server = z.object({
     .min(0, { message: 'must be an integer between 0 and 65535' })
     .max(65535, { message: 'must be an integer between 0 and 65535' })
     .default(8080),
-  HOST: z.string().min(1, { message: 'must not be empty' }).default('127.0.0.1'),
+  // `localhost`, not `127.0.0.1`: browsers treat http://localhost as a secure context (passkeys work there) and
+  // refuse WebAuthn on an IP address.
+  HOST: z.string().min(1, { message: 'must not be empty' }).default('localhost'),
   BASE_URL: httpUrl().optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   TRUST_PROXY: z
@@ -72,6 +74,8 @@ const server = z.object({
     .default('1mb'),
   RATE_LIMIT_PER_MINUTE: positiveInt(600),
   OPEN_RATE_LIMIT_PER_MINUTE: positiveInt(120),
+  SIGN_IN_FAILURES_PER_ACCOUNT: positiveInt(5),
+  SIGN_IN_FAILURES_PER_ADDRESS: positiveInt(20),
   METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   SERVICE_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
 });

@@ -155,6 +155,7 @@ export function parseConfig(raw: Record<string, string | undefined>, overrides: 
     allowLocalUrls: sec.ALLOW_LOCAL_URLS,
     rateLimitPerMinute: s.RATE_LIMIT_PER_MINUTE,
     openRateLimitPerMinute: s.OPEN_RATE_LIMIT_PER_MINUTE,
+    signInFailures: { perAccount: s.SIGN_IN_FAILURES_PER_ACCOUNT, perAddress: s.SIGN_IN_FAILURES_PER_ADDRESS },
     bodyLimit: s.BODY_LIMIT.toLowerCase(),
     idempotencyLeaseMs: checkIdempotencyLease(knobs.IDEMPOTENCY_LEASE),
     publisher: {

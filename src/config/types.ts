@@ -27,6 +27,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Requests per minute per client address on the endpoints that take no credential. */
   openRateLimitPerMinute: number;
+  /** Failed sign-ins allowed per account and per client address within 15 minutes. */
+  signInFailures: { perAccount: number; perAddress: number };
   bodyLimit: string;
   /**
    * How long an Idempotency-Key stays blocked after the process running its first request died: the holder

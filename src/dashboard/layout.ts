@@ -24,8 +24,41 @@ export interface ShellOptions {
   title: string;
   body: SafeHtml;
   /** The signed-in part: navigation and sign-out. Absent on the sign-in and error pages of a signed-out visitor. */
-  session?: { workspaceId: string; csrf: string; active?: SectionId | undefined; /** Shown instead of the id when known. */ workspaceName?: string | undefined };
+  session?: {
+    workspaceId: string;
+    csrf: string;
+    active?: SectionId | undefined;
+    /** Shown instead of the id when known. */ workspaceName?: string | undefined;
+    /** A person signed in (not an API key): who, with which role here, and their other workspaces. */
+    person?: PersonHeader | undefined;
+  };
   flash?: string | null | undefined;
+}
+
+/** Who is signed in, for the header: their email, their role in this workspace, the workspaces to switch to. */
+export interface PersonHeader {
+  email: string;
+  role: string;
+  workspaces: readonly { id: string; name: string }[];
+}
+
+/** The signed-in person, their account link and, with several workspaces, the switcher. */
+function personPart(session: NonNullable<ShellOptions['session']>): SafeHtml | string {
+  const person = session.person;
+  if (!person) return '';
+  return html`<div class="person">
+    <p><a href="/dashboard/account">${person.email}</a> <span class="role">(${person.role})</span></p>
+    ${
+      person.workspaces.length > 1
+        ? html`<form method="post" action="/dashboard/account/workspace" class="switcher">
+      <input type="hidden" name="csrf" value="${session.csrf}">
+      <label for="switch-workspace">Workspace</label>
+      <select id="switch-workspace" name="workspace_id">${person.workspaces.map((w) => html`<option value="${w.id}"${w.id === session.workspaceId ? html` selected` : ''}>${w.name}</option>`)}</select>
+      <button type="submit">Switch</button>
+    </form>`
+        : ''
+    }
+  </div>`;
 }
 
 /** The page shell every dashboard page shares: skip link, header with navigation, main landmark. */
@@ -53,6 +86,7 @@ export function shell(options: ShellOptions): SafeHtml {
   <nav aria-label="Dashboard">
     <ul>${SECTIONS.map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
   </nav>
+  ${personPart(session)}
   <form method="post" action="/dashboard/sign-out" class="sign-out">
     <input type="hidden" name="csrf" value="${session.csrf}">
     <span class="ws" title="Workspace ${session.workspaceId}"><span class="vh">Workspace: </span>${session.workspaceName ?? session.workspaceId}</span>

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AccountsService } from '../core/accounts/accounts.service.js';
 import type { ApiKeysService } from '../core/api-keys/api-keys.service.js';
 import type { BrandsService } from '../core/brands/brands.service.js';
 import type { Clock } from '../core/clock.js';
@@ -27,13 +28,14 @@ import { applyRateLimitHeaders, type RateLimiter } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { setPageHeaders } from '../web/page-policy.js';
-import { type SectionId, shell, type ShellOptions } from './layout.js';
+import { type PersonHeader, type SectionId, shell, type ShellOptions } from './layout.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const FLASH_COOKIE = 'svc_flash';
 
 /** The core services the pages call; the container's set satisfies it (the dashboard declares its own needs). */
 export interface DashboardServices {
+  accounts: AccountsService;
   apiKeys: ApiKeysService;
   brands: BrandsService;
   connectedApps: ConnectedAppsService;
@@ -87,6 +89,8 @@ export interface PageContext {
   /** The CSRF token of this session, for the forms the page renders. */
   csrf: string;
   sessionToken: string;
+  /** The person signed in (null for a session opened with an API key). */
+  person: PersonHeader | null;
   params: Record<string, string>;
   /** Query parameters; a repeated one keeps its first value. */
   query: Record<string, string>;
@@ -196,7 +200,8 @@ export async function sendProblemPage(req: Request, res: Response, deps: Dashboa
     const resolved = token === '' ? null : await deps.services.sessions.resolve(token);
     if (resolved?.state === 'active') {
       const workspace = await deps.services.workspaces.get(resolved.principal, resolved.principal.workspaceId).catch(() => null);
-      session = { workspaceId: resolved.principal.workspaceId, workspaceName: workspace?.name, csrf: csrfKeys(deps.secretKey).forSession(token) };
+      const person = await personHeader(deps.services, resolved.principal);
+      session = { workspaceId: resolved.principal.workspaceId, workspaceName: workspace?.name, csrf: csrfKeys(deps.secretKey).forSession(token), person: person ?? undefined };
     }
   } catch {
     session = undefined;
@@ -206,12 +211,22 @@ export async function sendProblemPage(req: Request, res: Response, deps: Dashboa
   res.status(status).type('html').send(shell({ title, body, ...(session ? { session } : {}) }).text);
 }
 
+/** The header's "who is signed in" for a person's session; null for an API key's. */
+export async function personHeader(services: DashboardServices, principal: SessionPrincipal): Promise<PersonHeader | null> {
+  if (principal.kind !== 'user') return null;
+  const summary = await services.accounts.summary(principal.userId);
+  if (!summary) return null;
+  return { email: summary.email, role: principal.role, workspaces: summary.workspaces };
+}
+
 /** Why a person is at the sign-in page (`?reason=`), in words; also said when a form arrives after the end. */
 export const SIGN_IN_REASONS: Record<string, string> = {
   expired: 'Your session expired. Sign in again to continue.',
   key_revoked: 'The API key of your session was revoked. Sign in with an active key.',
   signed_out: 'You signed out.',
   no_workspace: 'Your account belongs to no workspace. Ask an owner for an invitation.',
+  account_deleted: 'Your account was deleted.',
+  password_set: 'Your password is set. Sign in with it.',
   none: 'Sign in to continue.',
 };
 
@@ -254,7 +269,9 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
     });
     const flash = readCookie(req, FLASH_COOKIE) ?? null;
     if (flash !== null) clearCookie(res, FLASH_COOKIE, deps.secure);
+    const person = await personHeader(deps.services, session.principal);
     return {
+      person,
       req,
       res,
       principal: session.principal,
@@ -279,7 +296,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       return;
     }
     htmlHeaders(res, deps);
-    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active } });
+    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active, person: ctx.person ?? undefined } });
     res.status(result.status ?? 200).type('html').send(page.text);
   }
 
@@ -316,7 +333,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       { href: ctx.req.method === 'GET' ? ctx.req.originalUrl : '/dashboard', label: ctx.req.method === 'GET' ? 'Reload this page' : 'Back to the overview' },
     );
     htmlHeaders(ctx.res, deps);
-    ctx.res.status(429).type('html').send(shell({ title: 'Too many requests', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf } }).text);
+    ctx.res.status(429).type('html').send(shell({ title: 'Too many requests', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, person: ctx.person ?? undefined } }).text);
     return false;
   }
 
@@ -330,7 +347,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       ctx.requestId,
       { href: '/dashboard', label: 'Back to the overview' },
     );
-    ctx.res.status(403).type('html').send(shell({ title: 'Form refused', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf } }).text);
+    ctx.res.status(403).type('html').send(shell({ title: 'Form refused', body, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, person: ctx.person ?? undefined } }).text);
   }
 
   const wrap = (handler: PageHandler, checkCsrf: boolean) => async (req: Request, res: Response, next: NextFunction) => {

@@ -19,6 +19,8 @@ import { memberPages } from './pages/members.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
 import { overviewPage } from './pages/overview.js';
 import { signInRoutes } from './pages/sign-in.js';
+import { accountPages } from './pages/account/index.js';
+import { resetPasswordRoutes } from './pages/reset-password.js';
 import { walletPages } from './pages/wallet.js';
 import { webhookPages } from './pages/webhooks.js';
 
@@ -31,6 +33,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   assetRoutes(router);
   signInRoutes(router, deps);
   joinRoutes(router, deps);
+  resetPasswordRoutes(router, deps);
   // The sandbox checkout's first address: links given out before it moved under /dashboard still arrive.
   router.get('/pay', (req: Request, res: Response) => {
     res.redirect(303, `/dashboard/pay${req.originalUrl.slice('/pay'.length)}`);
@@ -52,6 +55,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   connectedAppPages(pages);
   oauthClientPages(pages);
   walletPages(pages);
+  accountPages(pages);
 
   // Signed in, a missing page keeps the navigation, so a wrong address is never a dead end; signed out, it offers the overview.
   router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {

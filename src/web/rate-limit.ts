@@ -43,26 +43,7 @@ export type RateStore = { kind: 'memory' } | { kind: 'postgres'; pool: pg.Pool; 
  * number of processes times the limit) and the service stays up; counting returns to Redis once it answers.
  */
 export function createRateLimiter(store: RateStore, perMinute: number, name: string): RateLimiter {
-  const options = { points: perMinute, duration: 60, keyPrefix: name };
-  let limiter: RateLimiterAbstract;
-  switch (store.kind) {
-    case 'memory':
-      limiter = new RateLimiterMemory(options);
-      break;
-    case 'postgres':
-      limiter = new RateLimiterPostgres({ ...options, storeClient: store.pool, storeType: 'pool', tableName: store.table, tableCreated: true });
-      break;
-    case 'redis':
-      limiter = new RateLimiterRedis({
-        ...options,
-        keyPrefix: `${store.keyPrefix}:${name}`,
-        storeClient: store.client,
-        // Fail over at once while the connection is down instead of queueing behind it (the library's advice).
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory(options),
-      });
-      break;
-  }
+  const limiter = buildLimiter(store, { points: perMinute, duration: 60, keyPrefix: name });
   return {
     async consume(key, points = 1) {
       let res: RateLimiterRes;
@@ -142,5 +123,48 @@ export function ipRateLimit(limiter: RateLimiter, bucket: string) {
       return;
     }
     next();
+  };
+}
+
+/** rate-limiter-flexible's limiter for `store` (see `createRateLimiter` for how each store fails). */
+function buildLimiter(store: RateStore, options: { points: number; duration: number; keyPrefix: string }): RateLimiterAbstract {
+  switch (store.kind) {
+    case 'memory':
+      return new RateLimiterMemory(options);
+    case 'postgres':
+      return new RateLimiterPostgres({ ...options, storeClient: store.pool, storeType: 'pool', tableName: store.table, tableCreated: true });
+    case 'redis':
+      return new RateLimiterRedis({
+        ...options,
+        keyPrefix: `${store.keyPrefix}:${options.keyPrefix}`,
+        storeClient: store.client,
+        // Fail over at once while the connection is down instead of queueing behind it (the library's advice).
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new RateLimiterMemory(options),
+      });
+  }
+}
+
+/**
+ * Failed attempts per key (an account, an address) over a longer window than a request budget: `failures` within
+ * `windowSeconds` block the key until the window that began with the first failure ends. Only failures count,
+ * so a person who types their password right is never held up by their own successes.
+ */
+export function createFailureThrottle(store: RateStore, options: { failures: number; windowSeconds: number; name: string }) {
+  const limiter = buildLimiter(store, { points: options.failures, duration: options.windowSeconds, keyPrefix: options.name });
+  return {
+    async blockedFor(key: string): Promise<number> {
+      const res = await limiter.get(key);
+      return res !== null && res.consumedPoints >= options.failures ? Math.max(1, res.msBeforeNext) : 0;
+    },
+    async fail(key: string): Promise<void> {
+      await limiter.consume(key).catch((err: unknown) => {
+        // Over the limit is an answer (a RateLimiterRes); anything else is the store failing.
+        if (!(err instanceof RateLimiterRes)) throw err;
+      });
+    },
+    async clear(key: string): Promise<void> {
+      await limiter.delete(key);
+    },
   };
 }

@@ -52,9 +52,14 @@ export function requestContext(logger: Logger, observe?: (route: string, method:
       const route = locals(res).route ?? (matched === undefined ? 'unmatched' : `${req.baseUrl}${matched}`);
       observe?.(route, req.method, res.statusCode, seconds);
       if (logger.isLevelEnabled('info')) {
-        logger.info({ request_id: requestId, method: req.method, path: req.path, status: res.statusCode, ms: seconds * 1000 }, 'request');
+        logger.info({ request_id: requestId, method: req.method, path: withoutLinkTokens(req.path), status: res.statusCode, ms: seconds * 1000 }, 'request');
       }
     });
     next();
   };
+}
+
+/** One-time links (password reset, invitation) carry their secret in the path: the log keeps the page, not the token. */
+export function withoutLinkTokens(path: string): string {
+  return path.replace(/^(\/dashboard\/(?:reset-password|join))\/[^/]+/, '$1/[redacted]');
 }

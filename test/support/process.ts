@@ -47,7 +47,7 @@ export async function runToEnd(entry: string, args: string[], env: Record<string
 
 /** Starts `src/main.ts` and resolves once it prints its listening address. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = runEntry('src/main.ts', [], { PORT: '0', LOG_LEVEL: 'warn', ...env });
+  const child = runEntry('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
   let out = '';
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));

@@ -138,7 +138,7 @@ export async function startTestServerOn(
 ): Promise<TestServer> {
   const mediaDir = mkdtempSync(join(tmpdir(), 'publisher-media-'));
   const config = parseConfig(
-    serviceEnv({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET_KEY, MEDIA_DIR: mediaDir }, overrides({ SANDBOX_DELAY: '0ms' }), env),
+    serviceEnv({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET_KEY, MEDIA_DIR: mediaDir }, overrides({ SANDBOX_DELAY: '0ms' }), env),
   );
   const service = await startService(config, options);
   return new TestServer(service, {
