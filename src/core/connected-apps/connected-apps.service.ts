@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
 import { findRegisteredClients, type IssuedRow, listIssuedToWorkspace } from '../../../db/repositories/oauth-grants.repo.js';
+import { type GrantAccessRow, listGrantAccessOfWorkspace } from '../../../db/repositories/oauth-grant-access.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
@@ -59,6 +60,8 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
         if (clientName !== undefined && iatMs > app.lastNamedAt) [app.name, app.lastNamedAt] = [clientName, iatMs];
         byClient.set(row.clientId, app);
       }
+      const approvals = new Map<string, GrantAccessRow[]>();
+      for (const row of await listGrantAccessOfWorkspace(db, workspaceId)) approvals.set(row.clientId, [...(approvals.get(row.clientId) ?? []), row]);
       const registered = new Map((await findRegisteredClients(db, [...byClient.keys()].filter((id) => !isMetadataDocumentClientId(id)))).map((c) => [c.id, c]));
       const data: ConnectedApp[] = [...byClient].map(([clientId, app]) => {
         const document = isMetadataDocumentClientId(clientId);
@@ -74,6 +77,14 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
           connected_at: toIso(Number.isFinite(app.first) ? app.first : app.last),
           last_authorized_at: toIso(app.last),
           active_tokens: app.tokens,
+          approvals: (approvals.get(clientId) ?? [])
+            .sort((a, b) => b.updatedAt - a.updatedAt || a.grantId.localeCompare(b.grantId))
+            .map((a) => ({
+              role: a.role,
+              brand_ids: a.brandIds,
+              approved_by: { type: a.approverType, id: a.approverId, label: a.approverLabel },
+              approved_at: toIso(a.updatedAt),
+            })),
         };
       });
       data.sort((a, b) => b.last_authorized_at.localeCompare(a.last_authorized_at) || a.client_id.localeCompare(b.client_id));
