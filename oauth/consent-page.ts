@@ -153,12 +153,12 @@ export function renderConsentPage(view: ConsentView): SafeHtml {
     <input type="hidden" name="csrf" value="${view.csrf}">
     <label for="api_key">Your API key</label>
     <input id="api_key" name="api_key" type="password" autocomplete="off" required placeholder="svc_live_…"${view.person === undefined ? html` autofocus` : ''}>
-    ${view.keyRoles === undefined ? '' : html`<label for="key_role">What the app may do</label>
+    ${view.keyRoles === undefined ? '' : html`<label for="key_role">What the app may do, at most what the key may</label>
     <select id="key_role" name="role">
       <option value="">As the key itself</option>
       ${view.keyRoles.map((r) => html`<option value="${r.value}"${r.selected ? html` selected` : ''}>${r.label}</option>`)}
     </select>
-    <p class="note">Never more than the key's own role.</p>`}
+`}
     <div class="actions">
       <button class="primary" type="submit">Approve</button>
       <button type="submit" formaction="${action('abort')}" formnovalidate>Deny</button>

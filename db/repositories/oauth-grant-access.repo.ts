@@ -100,10 +100,14 @@ export async function listGrantAccessOfWorkspace(db: Kysely<Database>, workspace
   return rows.map(toRow);
 }
 
-/** Rows whose grant was revoked, disconnected or has expired (the maintenance loop). */
-export async function deleteOrphanGrantAccess(db: Kysely<Database>): Promise<void> {
+/**
+ * Rows whose grant was revoked, disconnected or has expired (the maintenance loop). Only rows last written before
+ * `writtenBefore`: a row is written just before its grant is saved, and must not be taken for an orphan then.
+ */
+export async function deleteOrphanGrantAccess(db: Kysely<Database>, writtenBefore: number): Promise<void> {
   await db
     .deleteFrom('oauth_grant_access')
+    .where('updated_at', '<', writtenBefore)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('oauth_store').select('oauth_store.id').whereRef('oauth_store.id', '=', 'oauth_grant_access.grant_id').where('oauth_store.model', '=', 'Grant'))),
     )

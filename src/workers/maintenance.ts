@@ -19,8 +19,9 @@ export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; lo
       // OAuth rows expire on the wall clock: oidc-provider sets their expiry from Date.now, not from our Clock.
       // eslint-disable-next-line no-restricted-properties -- the provider's time, deliberately
       await deleteExpiredModels(deps.db, Date.now());
-      // What a grant carried goes once the grant has (revoked, disconnected or expired).
-      await deleteOrphanGrantAccess(deps.db);
+      // What a grant carried goes once the grant has (revoked, disconnected or expired); an hour's margin spares
+      // a row written just before its grant is saved.
+      await deleteOrphanGrantAccess(deps.db, deps.clock.now() - 3_600_000);
       await deps.sweepConnections();
       await deps.sweepSessions();
       await deps.sweepFiles();
