@@ -5,15 +5,15 @@ import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
 import { ServiceError } from '../src/core/errors.js';
 import { constantTimeEqual } from '../src/core/ids.js';
 import { deriveKey, sign } from '../src/core/secret-box.js';
-import { accountIdFor, CONSENT_SESSION_COOKIE, MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
-import { defaultPersonRole, GRANT_ROLE_LABELS, type GrantAccessService, grantableRoles } from '../src/core/connected-apps/grant-access.js';
+import { accountIdFor, MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
+import { GRANT_ROLE_LABELS, type GrantAccessService } from '../src/core/connected-apps/grant-access.js';
 import type { SessionsService } from '../src/core/sessions/sessions.service.js';
-import { type Role, ROLES } from '../src/core/permissions/roles.js';
-import type { Origin, Principal } from '../src/core/principal.js';
-import { locals } from '../src/web/request-context.js';
+import { ROLES } from '../src/core/permissions/roles.js';
+import type { Principal } from '../src/core/principal.js';
 import { setPageHeaders } from '../src/web/page-policy.js';
 import { isMetadataDocumentClientId } from '../src/core/connected-apps/connected-apps.service.js';
-import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH, type PersonView, renderConsentPage } from './consent-page.js';
+import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH, renderConsentPage } from './consent-page.js';
+import { originOf, personOf, type PersonPrincipal, personViewOf, type PostedChoice, postedList, postedRole } from './consent-person.js';
 import { oauthError, oauthErrorHandler } from './errors.js';
 import { authorizationServerMetadata, authorizationServerMetadataPaths, protectedResourceMetadata } from './metadata.js';
 import { canonicalResource, issuerOf, mcpResourceOf, OAUTH_MOUNT } from './provider.js';
@@ -162,38 +162,6 @@ export interface OAuthRouterDeps {
   grantAccess: Pick<GrantAccessService, 'personChoices' | 'approve'>;
 }
 
-/** Reads one cookie of the request (RFC 6265 `name=value; …`). */
-function cookieOf(req: Request, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq >= 0 && part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
-}
-
-/** A role named by a form, or undefined for "the default" (empty or absent); null for a name that is no role. */
-function postedRole(value: unknown): Role | undefined | null {
-  if (value === undefined || value === '') return undefined;
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value) ? (value as Role) : null;
-}
-
-function postedList(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string' && v !== '');
-  return typeof value === 'string' && value !== '' ? [value] : [];
-}
-
-function originOf(req: Request, res: Response): Origin {
-  return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null, requestId: locals(res).requestId ?? null, via: 'dashboard' };
-}
-
-type PersonPrincipal = Extract<Principal, { kind: 'user' }>;
-
 /** Everything under /api/oauth/mcp and the well-known documents, in front of and around oidc-provider. */
 export function oauthRouter(deps: OAuthRouterDeps): Router {
   const { provider, baseUrl } = deps;
@@ -228,30 +196,8 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
     res.type('css').send(CONSENT_STYLESHEET);
   });
 
-  /** The person whose session the consent page was handed, if it is still active. */
-  async function signedInPerson(req: Request): Promise<PersonPrincipal | undefined> {
-    const token = cookieOf(req, CONSENT_SESSION_COOKIE) ?? '';
-    if (token === '') return undefined;
-    const session = await deps.sessions.resolve(token);
-    return session.state === 'active' && session.principal.kind === 'user' ? session.principal : undefined;
-  }
-
-  /** What the person may grant in the workspace they chose (or their session's), for the page. */
-  async function personView(person: PersonPrincipal, wanted: unknown, posted?: { role: Role | undefined; brandIds: string[] }): Promise<PersonView | undefined> {
-    const choices = await deps.grantAccess.personChoices(person.userId);
-    if (!choices || choices.workspaces.length === 0) return undefined;
-    const chosen = choices.workspaces.find((w) => w.workspaceId === wanted) ?? choices.workspaces.find((w) => w.workspaceId === person.workspaceId) ?? choices.workspaces[0]!;
-    const selectedRole = posted?.role !== undefined && grantableRoles(chosen.role).includes(posted.role) ? posted.role : defaultPersonRole(chosen.role);
-    return {
-      email: choices.email,
-      workspaces: choices.workspaces.map((w) => ({ id: w.workspaceId, name: w.workspaceName, selected: w === chosen })),
-      workspaceId: chosen.workspaceId,
-      workspaceName: chosen.workspaceName,
-      role: chosen.role,
-      roles: grantableRoles(chosen.role).map((r) => ({ value: r, label: `${GRANT_ROLE_LABELS[r]} (${r})`, selected: r === selectedRole })),
-      brands: chosen.brands.map((b) => ({ id: b.id, name: b.name, checked: posted?.brandIds.includes(b.id) ?? false })),
-    };
-  }
+  const signedInPerson = (req: Request) => personOf(req, deps.sessions);
+  const personView = (person: PersonPrincipal, wanted: unknown, posted?: PostedChoice) => personViewOf(deps.grantAccess, person, wanted, posted);
 
   async function clientNameOf(clientId: string): Promise<string> {
     const client = await provider.Client.find(clientId);
@@ -259,7 +205,7 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
     return client?.clientName ?? host ?? clientId;
   }
 
-  async function showConsent(req: Request, res: Response, error: string | null, status = 200, posted?: { workspace: unknown; role: Role | undefined; brandIds: string[] }): Promise<void> {
+  async function showConsent(req: Request, res: Response, error: string | null, status = 200, posted?: PostedChoice): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     const clientId = String(details.params.client_id);
     const client = await provider.Client.find(clientId);
@@ -283,7 +229,7 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
         document,
         person: person && (await personView(person, wanted, posted)),
         signInHref: `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/authorize/${encodeURIComponent(details.uid)}`)}`,
-        keyRoles: ROLES.map((r) => ({ value: r, label: `${GRANT_ROLE_LABELS[r]} (${r})`, selected: false })),
+        keyRoles: ROLES.map((r) => ({ value: r, label: `${GRANT_ROLE_LABELS[r]} (${r})`, selected: r === posted?.role })),
       }).text,
     );
   }
