@@ -4,6 +4,7 @@ import { deleteOrphanGrantAccess } from '../../db/repositories/oauth-grant-acces
 import { insertUser } from '../../db/repositories/users.repo.js';
 import { newId } from '../../src/core/ids.js';
 import type { Role } from '../../src/core/permissions/roles.js';
+import { DashboardClient, textOf } from '../support/dashboard.js';
 import { pkcePair } from '../support/oauth-browser.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 import { randomLoopbackPort } from './support/document-host.js';
@@ -196,6 +197,9 @@ describeEachDb('the consent page for a signed-in person', (server) => {
     const apps = (await server().container.services.connectedApps.list(owner, ws.workspace_id)).data;
     expect(apps).toHaveLength(1);
     expect(apps[0]!.approvals).toEqual([expect.objectContaining({ role: 'contributor', brand_ids: null, approved_by: { type: 'user', id: alice.userId, label: alice.email } })]);
+    const dashboard = new DashboardClient(server().service.baseUrl);
+    await dashboard.signIn(ws.api_key);
+    expect(textOf((await dashboard.get('/dashboard/connected-apps')).html)).toContain(`contributor, by ${alice.email}`);
   });
 
   it('offers no role above the person’s own, and refuses one forged into the form', async () => {
@@ -341,5 +345,19 @@ describeEachDb('the consent page for a signed-in person', (server) => {
     expect(await roles()).toEqual(['editor', 'viewer']);
     await deleteOrphanGrantAccess(db, now + 1);
     expect(await roles()).toEqual(['editor']);
+  });
+
+  it('a dashboard session opened with an API key is not handed to the consent page, which keeps asking for the key', async () => {
+    const ws = await server().workspace();
+    const { token } = await server().container.services.sessions.signIn(ws.api_key);
+    const page = await openConsent(server(), null);
+    const base = server().service.baseUrl;
+    page.browser.set('svc_session', token, '/dashboard');
+    const back = await page.browser.follow(`${base}/dashboard/authorize/${page.uid}`, base);
+    expect(back.url).toBe(`${base}/api/oauth/mcp/interaction/${page.uid}`);
+    expect(page.browser.cookieNames(`/api/oauth/mcp/interaction/${page.uid}`)).not.toContain('svc_consent_session');
+    const html = await back.res.text();
+    expect(html).not.toContain('Approve as');
+    expect(html).toContain('Your API key');
   });
 });
