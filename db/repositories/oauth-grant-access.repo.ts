@@ -89,13 +89,14 @@ export async function findGrantAccess(db: Kysely<Database>, grantId: string): Pr
   return r && toRow(r);
 }
 
-/** What the live grants of a workspace carry (a row whose grant is gone is left out). */
-export async function listGrantAccessOfWorkspace(db: Kysely<Database>, workspaceId: string): Promise<GrantAccessRow[]> {
+/** What the live grants of a workspace carry (a row whose grant is gone or expired at `now` is left out). */
+export async function listGrantAccessOfWorkspace(db: Kysely<Database>, workspaceId: string, now: number): Promise<GrantAccessRow[]> {
   const rows = await db
     .selectFrom('oauth_grant_access as a')
     .innerJoin('oauth_store as g', (join) => join.onRef('g.id', '=', 'a.grant_id').on('g.model', '=', 'Grant'))
     .select(COLUMNS.map((c) => `a.${c}` as const))
     .where('a.workspace_id', '=', workspaceId)
+    .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)]))
     .execute();
   return rows.map(toRow);
 }

@@ -26,7 +26,7 @@ export const connectedAppSchema = z
           approved_at: z.iso.datetime(),
         }),
       )
-      .describe('What each live approval of the app gives it, newest first; empty for approvals given before grants carried a role (they act as the approving key).'),
+      .describe('What the live approvals of the app give it, newest first, one per approver, role and brands; empty for approvals given before grants carried a role (they act as the approving key).'),
   })
   .meta({ id: 'ConnectedApp' });
 

@@ -21,6 +21,9 @@ export const CLIENT_ID_PREFIX = 'mcp_client_';
 export const CONSENT_SESSION_COOKIE = 'svc_consent_session';
 export const CONSENT_COOKIE_PATH = `${OAUTH_MOUNT}/interaction`;
 
+/** People's ids start with this (an API key's never does). */
+const USER_ID_PREFIX = 'usr_';
+
 /**
  * The account id of a grant: the workspace and who approved it, an API key (`ws_…:key_…`, revoking the key
  * revokes it) or a person (`ws_…:usr_…`, removing them from the workspace ends it). What the grant may do (role,
@@ -36,9 +39,6 @@ export function parseAccountId(accountId: string): { workspaceId: string; approv
   if (!workspaceId || !id || extra !== undefined) return null;
   return { workspaceId, approver: id.startsWith(USER_ID_PREFIX) ? { kind: 'user', userId: id } : { kind: 'api_key', keyId: id } };
 }
-
-/** People's ids start with this (an API key's never does). */
-const USER_ID_PREFIX = 'usr_';
 
 /** The accounts of every grant approved with one of a workspace's API keys (not a person's), as a LIKE prefix. */
 export function keyAccountsPrefix(workspaceId: string): string {
