@@ -142,7 +142,7 @@ export function renderConsentPage(view: ConsentView): SafeHtml {
   ${view.document === undefined ? '' : documentClientLines(view.document)}
   <dl>
     ${view.document === undefined ? '' : html`<dt>App from</dt><dd>${view.document.clientHost}</dd>`}
-    <dt>Access</dt><dd>${view.scope} — publish content, read its status, manage webhooks</dd>
+    <dt>Access</dt><dd>${view.scope} — this service's tools (publish content, read its status, manage webhooks), as far as the role you give it below allows</dd>
     <dt>Returns to</dt><dd>${view.redirectHost}</dd>
   </dl>
   ${view.error === null ? '' : html`<p class="error" role="alert">${view.error}</p>`}
