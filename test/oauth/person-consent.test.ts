@@ -4,6 +4,8 @@ import { deleteOrphanGrantAccess } from '../../db/repositories/oauth-grant-acces
 import { insertUser } from '../../db/repositories/users.repo.js';
 import { newId } from '../../src/core/ids.js';
 import type { Role } from '../../src/core/permissions/roles.js';
+import { createProvider, mcpResourceOf } from '../../oauth/provider.js';
+import { createTokenVerifier } from '../../oauth/token-verifier.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { pkcePair } from '../support/oauth-browser.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
@@ -187,6 +189,11 @@ describeEachDb('the consent page for a signed-in person', (server) => {
     const refused = await listClients(server(), ws.workspace_id, token);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ error: 'forbidden', permission: 'oauth_clients.manage' });
+    // The principal behind the token, as the doors get it: the person who approved, no key, the granted role.
+    const { baseUrl } = server().service;
+    const provider = await createProvider(server().container.db.kysely, { baseUrl, secretKey: server().container.secretKey, accessTokenTtlSeconds: 3600, trustProxy: false });
+    const verify = createTokenVerifier({ provider, resource: mcpResourceOf(baseUrl), grantAccess: server().container.services.grantAccess, metadataDocumentClients: false });
+    expect(await verify(token)).toEqual({ kind: 'oauth', workspaceId: ws.workspace_id, clientId: page.clientId, keyId: null, userId: alice.userId, role: 'contributor', brandIds: null });
 
     const audit = await server().container.db.kysely.selectFrom('audit_events').selectAll().where('workspace_id', '=', ws.workspace_id).where('action', '=', 'oauth_grant.approved').execute();
     expect(audit).toHaveLength(1);
