@@ -66,6 +66,8 @@ interface Person {
   email: string;
   /** The dashboard cookie's value. */
   session: string;
+  /** Membership ids, in the order given. */
+  memberIds: string[];
 }
 
 async function person(server: TestServer, memberships: { workspaceId: string; role: Role; brandIds?: string[] | null }[]): Promise<Person> {
@@ -74,11 +76,13 @@ async function person(server: TestServer, memberships: { workspaceId: string; ro
   const userId = newId('usr_');
   const email = `${userId}@example.test`;
   await insertUser(db, { id: userId, email, name: null, passwordHash: null, emailVerifiedAt: now, createdAt: now, updatedAt: now });
+  const memberIds: string[] = [];
   for (const m of memberships) {
-    await insertMembership(db, { id: newId('mem_'), workspaceId: m.workspaceId, userId, role: m.role, brandIds: m.brandIds ?? null, createdAt: now, updatedAt: now });
+    memberIds.push(newId('mem_'));
+    await insertMembership(db, { id: memberIds.at(-1)!, workspaceId: m.workspaceId, userId, role: m.role, brandIds: m.brandIds ?? null, createdAt: now, updatedAt: now });
   }
   const { token } = await server.container.services.sessions.openForUser(userId, 'password', { ip: null, userAgent: null }, memberships[0]?.workspaceId);
-  return { userId, email, session: token };
+  return { userId, email, session: token, memberIds };
 }
 
 async function register(base: string): Promise<{ clientId: string; redirect: string }> {
@@ -366,5 +370,17 @@ describeEachDb('the consent page for a signed-in person', (server) => {
     const html = await back.res.text();
     expect(html).not.toContain('Approve as');
     expect(html).toContain('Your API key');
+  });
+
+  it('through the members API: an owner demotes the person and the token narrows, removes them and it ends', async () => {
+    const ws = await server().workspace();
+    const hal = await person(server(), [{ workspaceId: ws.workspace_id, role: 'admin' }]);
+    const token = tokenOf(await approve(server(), await openConsent(server(), hal), { as: 'person', workspace: ws.workspace_id, role: 'admin' }));
+    expect((await listClients(server(), ws.workspace_id, token)).status).toBe(200);
+    const member = `/api/v1/workspaces/${ws.workspace_id}/members/${hal.memberIds[0]}`;
+    expect((await server().request('PATCH', member, { key: ws.api_key, body: { role: 'contributor' } })).status).toBe(200);
+    expect((await listClients(server(), ws.workspace_id, token)).body).toMatchObject({ error: 'forbidden', permission: 'oauth_clients.manage' });
+    expect((await server().request('DELETE', member, { key: ws.api_key })).status).toBe(204);
+    expect((await server().request('GET', '/api/v1/me', { key: token })).status).toBe(401);
   });
 });
