@@ -222,6 +222,22 @@ export interface PasswordResetsTable {
   used_at: NullableMillis;
 }
 
+/** The role and brands an OAuth grant carries, and who approved it (keyed by oidc-provider's grant id). */
+export interface OAuthGrantAccessTable {
+  grant_id: string;
+  workspace_id: string;
+  client_id: string;
+  /** user or api_key */
+  approver_type: string;
+  approver_id: string;
+  approver_label: string | null;
+  role: string;
+  /** JSON array of brand ids; null for every brand. */
+  brand_ids: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface UserSessionsTable {
   id: string;
   /** hex SHA-256 of the cookie value. */
@@ -466,6 +482,7 @@ export interface Database {
   user_totp: UserTotpTable;
   recovery_codes: RecoveryCodesTable;
   password_resets: PasswordResetsTable;
+  oauth_grant_access: OAuthGrantAccessTable;
   rate_limits: RateLimitsTable;
   rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;

@@ -1,7 +1,9 @@
 import type { ErrorRequestHandler, Router } from 'express';
 import type { Db } from '../db/connect.js';
 import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
+import type { GrantAccessService } from '../src/core/connected-apps/grant-access.js';
 import type { Principal } from '../src/core/principal.js';
+import type { SessionsService } from '../src/core/sessions/sessions.service.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { RateLimiter } from '../src/web/rate-limit.js';
 import { type ClientMetadataDocumentSettings, createClientMetadataDocuments } from './client-metadata-documents.js';
@@ -25,7 +27,7 @@ export interface OAuthDeps {
   db: Db;
   secretKey: Buffer;
   logger: Logger;
-  services: { apiKeys: ApiKeysService };
+  services: { apiKeys: ApiKeysService; sessions: SessionsService; grantAccess: GrantAccessService };
   /** A named per-minute limiter on the store the container chose (memory, PostgreSQL or Redis). */
   rateLimiter(name: string, perMinute: number): RateLimiter;
   config: {
@@ -51,8 +53,8 @@ export async function createOAuth(container: OAuthDeps, baseUrl: string): Promis
     : undefined;
   const provider = await createProvider(db.kysely, { baseUrl, secretKey, accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds, trustProxy: config.trustProxy !== false, clientMetadataDocuments });
   return {
-    router: oauthHandlers({ provider, apiKeys: services.apiKeys, baseUrl, secretKey, clientMetadataDocuments: cimd.enabled }),
-    verifyToken: createTokenVerifier({ provider, resource: mcpResourceOf(baseUrl), apiKeys: services.apiKeys, metadataDocumentClients: cimd.enabled }),
+    router: oauthHandlers({ provider, apiKeys: services.apiKeys, sessions: services.sessions, grantAccess: services.grantAccess, baseUrl, secretKey, clientMetadataDocuments: cimd.enabled }),
+    verifyToken: createTokenVerifier({ provider, resource: mcpResourceOf(baseUrl), grantAccess: services.grantAccess, metadataDocumentClients: cimd.enabled }),
     resourceMetadataUrl: `${baseUrl}/.well-known/oauth-protected-resource/mcp`,
   };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
@@ -5,9 +6,14 @@ import { ServiceError } from '../src/core/errors.js';
 import { constantTimeEqual } from '../src/core/ids.js';
 import { deriveKey, sign } from '../src/core/secret-box.js';
 import { accountIdFor, MCP_SCOPE } from '../src/core/oauth-clients/oauth-clients.service.js';
+import { GRANT_ROLE_LABELS, type GrantAccessService } from '../src/core/connected-apps/grant-access.js';
+import type { SessionsService } from '../src/core/sessions/sessions.service.js';
+import { ROLES } from '../src/core/permissions/roles.js';
+import type { Principal } from '../src/core/principal.js';
 import { setPageHeaders } from '../src/web/page-policy.js';
 import { isMetadataDocumentClientId } from '../src/core/connected-apps/connected-apps.service.js';
 import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH, renderConsentPage } from './consent-page.js';
+import { originOf, personOf, type PersonPrincipal, personViewOf, type PostedChoice, postedList, postedRole } from './consent-person.js';
 import { oauthError, oauthErrorHandler } from './errors.js';
 import { authorizationServerMetadata, authorizationServerMetadataPaths, protectedResourceMetadata } from './metadata.js';
 import { canonicalResource, issuerOf, mcpResourceOf, OAUTH_MOUNT } from './provider.js';
@@ -150,6 +156,10 @@ export interface OAuthRouterDeps {
   secretKey: Buffer;
   /** Whether Client ID Metadata Documents are accepted (the metadata says so, the consent page shows their host). */
   clientMetadataDocuments: boolean;
+  /** Resolves the person's session the consent page was handed (CONSENT_SESSION_COOKIE). */
+  sessions: Pick<SessionsService, 'resolve'>;
+  /** Records and reads what a grant carries (role, brands, approver). */
+  grantAccess: Pick<GrantAccessService, 'personChoices' | 'approve'>;
 }
 
 /** Everything under /api/oauth/mcp and the well-known documents, in front of and around oidc-provider. */
@@ -186,7 +196,16 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
     res.type('css').send(CONSENT_STYLESHEET);
   });
 
-  async function showConsent(req: Request, res: Response, error: string | null, status = 200): Promise<void> {
+  const signedInPerson = (req: Request) => personOf(req, deps.sessions);
+  const personView = (person: PersonPrincipal, wanted: unknown, posted?: PostedChoice) => personViewOf(deps.grantAccess, person, wanted, posted);
+
+  async function clientNameOf(clientId: string): Promise<string> {
+    const client = await provider.Client.find(clientId);
+    const host = deps.clientMetadataDocuments && isMetadataDocumentClientId(clientId) ? new URL(clientId).host : undefined;
+    return client?.clientName ?? host ?? clientId;
+  }
+
+  async function showConsent(req: Request, res: Response, error: string | null, status = 200, posted?: PostedChoice): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     const clientId = String(details.params.client_id);
     const client = await provider.Client.find(clientId);
@@ -195,6 +214,8 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
     const document = deps.clientMetadataDocuments && isMetadataDocumentClientId(clientId)
       ? { clientHost: new URL(clientId).host, loopbackRedirect: redirect.protocol === 'http:' && LOOPBACK_HOSTS.includes(redirect.hostname) }
       : undefined;
+    const person = await signedInPerson(req);
+    const wanted = posted?.workspace ?? (typeof req.query.workspace === 'string' ? req.query.workspace : undefined);
     // form-action covers the redirects that follow the form post, up to the client's callback.
     setPageHeaders(res, { style: ["'self'"], formTargets: [target] });
     res.status(status).type('html').send(
@@ -206,6 +227,9 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
         csrf: csrfFor(details.uid),
         error,
         document,
+        person: person && (await personView(person, wanted, posted)),
+        signInHref: `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/authorize/${encodeURIComponent(details.uid)}`)}`,
+        keyRoles: ROLES.map((r) => ({ value: r, label: `${GRANT_ROLE_LABELS[r]} (${r})`, selected: r === posted?.role })),
       }).text,
     );
   }
@@ -220,18 +244,48 @@ export function oauthRouter(deps: OAuthRouterDeps): Router {
       oauthError(res, 403, 'access_denied', 'The form expired or did not come from this page. Start the authorization again.');
       return;
     }
-    let principal;
-    try {
-      principal = await deps.apiKeys.authenticate(String(body.api_key ?? '').trim());
-    } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
-      await showConsent(req, res, 'That API key is not valid. Paste an active key of the workspace to connect (svc_live_…).', 401);
+    const role = postedRole(body.role);
+    const brandIds = postedList(body.brand_ids);
+    const asPerson = body.as === 'person';
+    const posted = { workspace: body.workspace, role: role ?? undefined, brandIds };
+    if (role === null) {
+      await showConsent(req, res, 'Choose what the app may do from the list.', 400, posted);
       return;
     }
-    const accountId = accountIdFor(principal.workspaceId, principal.keyId);
+    let approver: Extract<Principal, { kind: 'api_key' | 'user' }>;
+    let workspaceId: string;
+    if (asPerson) {
+      const person = await signedInPerson(req);
+      if (!person) {
+        await showConsent(req, res, 'Your session ended. Sign in again, or approve with an API key.', 401, posted);
+        return;
+      }
+      approver = { ...person, origin: originOf(req, res) };
+      workspaceId = typeof body.workspace === 'string' ? body.workspace : '';
+    } else {
+      try {
+        approver = { ...(await deps.apiKeys.authenticate(String(body.api_key ?? '').trim())), origin: originOf(req, res) };
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        await showConsent(req, res, 'That API key is not valid. Paste an active key of the workspace to connect (svc_live_…).', 401, posted);
+        return;
+      }
+      workspaceId = approver.workspaceId;
+    }
+    const accountId = accountIdFor(workspaceId, approver.kind === 'user' ? { kind: 'user', userId: approver.userId } : { kind: 'api_key', keyId: approver.keyId });
     const clientId = String(details.params.client_id);
     const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
     const grant = existing && existing.accountId === accountId ? existing : new provider.Grant({ accountId, clientId });
+    // The grant's id is chosen here rather than at save, so what it carries is stored before the grant exists:
+    // there is never a grant a token could use without its role.
+    grant.jti ||= randomBytes(32).toString('base64url');
+    try {
+      await deps.grantAccess.approve(approver, { workspaceId, clientId, clientName: await clientNameOf(clientId), grantId: grant.jti, role, brandIds: asPerson ? brandIds : null });
+    } catch (err) {
+      if (!(err instanceof ServiceError) || (err.code !== 'validation_failed' && err.code !== 'forbidden')) throw err;
+      await showConsent(req, res, err.message, err.code === 'forbidden' ? 403 : 400, posted);
+      return;
+    }
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));

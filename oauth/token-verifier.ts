@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider';
-import type { ApiKeysService } from '../src/core/api-keys/api-keys.service.js';
+import type { GrantAccessService } from '../src/core/connected-apps/grant-access.js';
 import { ServiceError } from '../src/core/errors.js';
 import { MCP_SCOPE, parseAccountId } from '../src/core/oauth-clients/oauth-clients.service.js';
 import type { Principal } from '../src/core/principal.js';
@@ -15,10 +15,10 @@ function invalidToken(): ServiceError {
 /**
  * Turns an access token into a Principal, for /mcp and the REST API alike. The token must exist (revocation
  * deletes it), be unexpired, be bound to the MCP resource with the `mcp` scope, belong to a live grant and
- * client, and the API key that approved it must still be active; it must not be sender-constrained. Returns null for strings that are not tokens
+ * client, and whoever approved it (an API key, a person) must still hold a role that covers some of it; it must not be sender-constrained. Returns null for strings that are not tokens
  * of ours (the caller answers `invalid_api_key`).
  */
-export function createTokenVerifier(deps: { provider: Provider; resource: string; apiKeys: ApiKeysService; metadataDocumentClients: boolean }) {
+export function createTokenVerifier(deps: { provider: Provider; resource: string; grantAccess: Pick<GrantAccessService, 'accessFor'>; metadataDocumentClients: boolean }) {
   return async function verify(presented: string): Promise<Principal | null> {
     if (!OPAQUE_TOKEN.test(presented)) return null;
     const token = await deps.provider.AccessToken.find(presented);
@@ -36,14 +36,18 @@ export function createTokenVerifier(deps: { provider: Provider; resource: string
     // grants, which the grant check below sees. Looking it up would fetch its document from inside /mcp calls
     // whenever the cache has expired, and would make a call fail because the client's host is down.
     const documentClient = deps.metadataDocumentClients && isMetadataDocumentClientId(clientId);
-    const [grant, client] = await Promise.all([
+    // The grant, its client and what the grant may do now are read together: one round trip's wait, not three.
+    const [grant, client, access] = await Promise.all([
       token.grantId ? deps.provider.Grant.find(token.grantId) : undefined,
       documentClient ? { clientId } : deps.provider.Client.find(clientId),
+      // The role and brands the grant was given, narrowed to what its approver (a person or a key) holds now: a
+      // demotion narrows its tokens, a removal or a revoked key ends them.
+      token.grantId ? deps.grantAccess.accessFor(account.workspaceId, account.approver, token.grantId) : undefined,
     ]);
-    if (!grant || !client || grant.clientId !== clientId) throw invalidToken();
-    // The grant acts with the approving key's role and brands, read now, so narrowing the key narrows its tokens.
-    const access = await deps.apiKeys.accessOf(account.workspaceId, account.keyId);
-    if (!access) throw invalidToken();
-    return { kind: 'oauth', workspaceId: account.workspaceId, clientId: client.clientId, keyId: account.keyId, ...access };
+    if (!grant || !client || grant.clientId !== clientId || !access) throw invalidToken();
+    const approver = account.approver;
+    return approver.kind === 'user'
+      ? { kind: 'oauth', workspaceId: account.workspaceId, clientId: client.clientId, keyId: null, userId: approver.userId, ...access }
+      : { kind: 'oauth', workspaceId: account.workspaceId, clientId: client.clientId, keyId: approver.keyId, ...access };
   };
 }

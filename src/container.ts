@@ -31,6 +31,7 @@ import { createNetworkRegistry, type NetworkRegistry } from './networks/registry
 import { createNetworkConnectService, type NetworkConnectService } from './core/connections/network-connect.service.js';
 import { createConnectedAppsService } from './core/connected-apps/connected-apps.service.js';
 import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.service.js';
+import { createGrantAccessService, type GrantAccessService } from './core/connected-apps/grant-access.js';
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { createSessionsService, type SessionsService } from './core/sessions/sessions.service.js';
@@ -66,6 +67,7 @@ export interface Services {
   wallet: WalletService;
   networkConnect: NetworkConnectService;
   sessions: SessionsService;
+  grantAccess: GrantAccessService;
   members: MembersService;
   invitations: InvitationsService;
   accounts: AccountsService;
@@ -303,6 +305,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         media: createMediaService({ ...deps, meters, store: media.store, links: mediaLinks, fetcher: guardedMediaFetcher(net.policy, net.dispatcher) }),
         oauthClients: createOAuthClientsService({ ...deps, baseUrl: config.baseUrl ?? '' }),
         connectedApps: createConnectedAppsService(deps),
+        grantAccess: createGrantAccessService({ ...deps, apiKeys }),
         networkConnect,
         webhooks: createWebhooksService({ ...deps, meters, secretKey, checkUrl: (url) => publicUrlProblem(url, config.allowLocalUrls) }),
       },

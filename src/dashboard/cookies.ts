@@ -23,11 +23,13 @@ export interface CookieOptions {
   /** Seconds; omitted means a browser-session cookie. */
   maxAge?: number;
   sameSite?: 'Lax' | 'Strict';
+  /** Defaults to /dashboard. */
+  path?: string;
 }
 
-/** Sets an HttpOnly cookie scoped to the dashboard. */
+/** Sets an HttpOnly cookie scoped to the dashboard (or to `options.path`). */
 export function setCookie(res: Response, name: string, value: string, options: CookieOptions): void {
-  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/dashboard', 'HttpOnly', `SameSite=${options.sameSite ?? 'Lax'}`];
+  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${options.path ?? '/dashboard'}`, 'HttpOnly', `SameSite=${options.sameSite ?? 'Lax'}`];
   if (options.secure) parts.push('Secure');
   if (options.maxAge !== undefined) parts.push(`Max-Age=${options.maxAge}`);
   res.append('Set-Cookie', parts.join('; '));

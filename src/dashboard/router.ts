@@ -4,6 +4,7 @@ import { locals, requestLog } from '../web/request-context.js';
 import { assetRoutes } from './assets.js';
 import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProblemPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
+import { authorizeAppPages } from './pages/authorize-app.js';
 import { brandPages } from './pages/brands.js';
 import { calendarPages } from './pages/calendar.js';
 import { draftPages } from './pages/drafts.js';
@@ -53,6 +54,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   memberPages(pages);
   connectAssistantPages(pages);
   connectedAppPages(pages);
+  authorizeAppPages(pages);
   oauthClientPages(pages);
   walletPages(pages);
   accountPages(pages);

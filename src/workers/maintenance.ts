@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { deleteExpiredIdempotencyKeys } from '../../db/repositories/idempotency.repo.js';
 import { deleteExpiredModels } from '../../db/repositories/oauth.repo.js';
+import { deleteOrphanGrantAccess } from '../../db/repositories/oauth-grant-access.repo.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../observability/logger.js';
@@ -18,6 +19,9 @@ export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; lo
       // OAuth rows expire on the wall clock: oidc-provider sets their expiry from Date.now, not from our Clock.
       // eslint-disable-next-line no-restricted-properties -- the provider's time, deliberately
       await deleteExpiredModels(deps.db, Date.now());
+      // What a grant carried goes once the grant has (revoked, disconnected or expired); an hour's margin spares
+      // a row written just before its grant is saved.
+      await deleteOrphanGrantAccess(deps.db, deps.clock.now() - 3_600_000);
       await deps.sweepConnections();
       await deps.sweepSessions();
       await deps.sweepFiles();

@@ -10,6 +10,7 @@ import {
   type ApiKeyRow,
 } from '../../../db/repositories/api-keys.repo.js';
 import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
+import { keyAccountsPrefix } from '../oauth-clients/oauth-clients.service.js';
 import { lockWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
@@ -144,8 +145,9 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
         const now = clock.now();
         const { row, apiKey } = await mintApiKey(tx, workspaceId, input.name, now);
         const revoked = input.revoke_others === true ? await revokeOtherApiKeys(tx, workspaceId, row.id, now) : 0;
-        // OAuth grants approved with the revoked keys go with them (the new key has approved nothing yet).
-        if (revoked > 0) await destroyIssuedFor(tx, { accountPrefix: `${workspaceId}:` });
+        // OAuth grants approved with the revoked keys go with them (the new key has approved nothing yet); the
+        // grants people approved do not depend on any key and stay.
+        if (revoked > 0) await destroyIssuedFor(tx, { accountPrefix: keyAccountsPrefix(workspaceId) });
         return {
           id: row.id,
           api_key: apiKey,

@@ -11,6 +11,22 @@ export const connectedAppSchema = z
     connected_at: z.iso.datetime().describe('When the oldest live approval was given.'),
     last_authorized_at: z.iso.datetime().describe('When an approval was last given or a token last issued.'),
     active_tokens: z.number().int().describe('Unexpired access tokens.'),
+    approvals: z
+      .array(
+        z.object({
+          role: z.string().describe('The role the app acts with (narrowed at each call to what the approver still holds).'),
+          brand_ids: z.array(z.string()).nullable().describe('The brands it is limited to; null for every brand of the approver.'),
+          approved_by: z
+            .object({
+              type: z.enum(['user', 'api_key']).describe('A person (signed in on the consent page) or an API key (pasted there).'),
+              id: z.string().describe('usr_… or key_…'),
+              label: z.string().nullable().describe("The person's email or the key's name at the time of approval."),
+            })
+            .describe('Who approved.'),
+          approved_at: z.iso.datetime(),
+        }),
+      )
+      .describe('What the live approvals of the app give it, newest first, one per approver, role and brands; empty for approvals given before grants carried a role (they act as the approving key).'),
   })
   .meta({ id: 'ConnectedApp' });
 

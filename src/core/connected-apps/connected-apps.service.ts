@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
 import { findRegisteredClients, type IssuedRow, listIssuedToWorkspace } from '../../../db/repositories/oauth-grants.repo.js';
+import { type GrantAccessRow, listGrantAccessOfWorkspace } from '../../../db/repositories/oauth-grant-access.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
@@ -33,6 +34,22 @@ function parsePayload(row: IssuedRow): { iatMs: number; clientName: string | und
   };
 }
 
+/**
+ * Newest first, one per approver, role and brands: approving the same app again in another browser makes another
+ * grant with the same meaning, which would only repeat a line.
+ */
+function distinctApprovals(rows: GrantAccessRow[]): GrantAccessRow[] {
+  const seen = new Set<string>();
+  return [...rows]
+    .sort((a, b) => b.updatedAt - a.updatedAt || a.grantId.localeCompare(b.grantId))
+    .filter((a) => {
+      const key = JSON.stringify([a.approverType, a.approverId, a.role, a.brandIds]);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
 export type ConnectedAppsService = ReturnType<typeof createConnectedAppsService>;
 
 export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: Clock }) {
@@ -44,10 +61,11 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
      * a client the workspace made, a metadata document), most recently authorized first. Metadata-document
      * clients are in no table: they are found through their grants, and named by what their document said when
      * the grant was saved.
-     * @throws ServiceError `forbidden` for another workspace.
+     * Each app lists what its approvals give it (role, brands, approver), one line per distinct approval.
+     * @throws ServiceError `forbidden` for another workspace, or without `oauth_clients.manage`.
      */
     async list(principal: Principal, workspaceId: string): Promise<ConnectedAppList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       const rows = await listIssuedToWorkspace(db, workspaceId, clock.now());
       const byClient = new Map<string, { first: number; last: number; lastNamedAt: number; name: string | undefined; tokens: number }>();
       for (const row of rows) {
@@ -59,6 +77,8 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
         if (clientName !== undefined && iatMs > app.lastNamedAt) [app.name, app.lastNamedAt] = [clientName, iatMs];
         byClient.set(row.clientId, app);
       }
+      const approvals = new Map<string, GrantAccessRow[]>();
+      for (const row of await listGrantAccessOfWorkspace(db, workspaceId, clock.now())) approvals.set(row.clientId, [...(approvals.get(row.clientId) ?? []), row]);
       const registered = new Map((await findRegisteredClients(db, [...byClient.keys()].filter((id) => !isMetadataDocumentClientId(id)))).map((c) => [c.id, c]));
       const data: ConnectedApp[] = [...byClient].map(([clientId, app]) => {
         const document = isMetadataDocumentClientId(clientId);
@@ -74,6 +94,12 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
           connected_at: toIso(Number.isFinite(app.first) ? app.first : app.last),
           last_authorized_at: toIso(app.last),
           active_tokens: app.tokens,
+          approvals: distinctApprovals(approvals.get(clientId) ?? []).map((a) => ({
+            role: a.role,
+            brand_ids: a.brandIds,
+            approved_by: { type: a.approverType, id: a.approverId, label: a.approverLabel },
+            approved_at: toIso(a.updatedAt),
+          })),
         };
       });
       data.sort((a, b) => b.last_authorized_at.localeCompare(a.last_authorized_at) || a.client_id.localeCompare(b.client_id));
@@ -84,10 +110,11 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
      * Disconnects one app from the workspace: every grant, code and token it holds for any of the workspace's
      * keys is deleted in one statement (the path that revoking a key or deleting a client takes), so its next
      * call with a token it already has is refused. Other workspaces' approvals of the same client stay.
-     * @throws ServiceError `forbidden` for another workspace; `not_found` when the app holds nothing here.
+     * @throws ServiceError `forbidden` for another workspace or without `oauth_clients.manage`; `not_found` when
+     *   the app holds nothing here.
      */
     async revoke(principal: Principal, workspaceId: string, clientId: string): Promise<void> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       const rows = await listIssuedToWorkspace(db, workspaceId, clock.now());
       if (!rows.some((r) => r.clientId === clientId)) throw new ServiceError('not_found', 'This app is not connected to the workspace.');
       await destroyIssuedFor(db, { accountPrefix: `${workspaceId}:`, clientId });

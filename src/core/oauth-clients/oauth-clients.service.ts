@@ -5,6 +5,7 @@ import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId, newSecret, sha256Hex } from '../ids.js';
 import type { Principal } from '../principal.js';
+import type { GrantApprover } from '../connected-apps/grant-access.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import type { CreatedOAuthClient, CreateOAuthClientInput, OAuthClient, OAuthClientList, UpdateOAuthClientInput } from './oauth-clients.schema.js';
 
@@ -12,15 +13,36 @@ export const MCP_SCOPE = 'mcp';
 /** Where the authorization server lives under the base URL (spec 2.2: endpoints end with /api/oauth/mcp/…). */
 export const OAUTH_MOUNT = '/api/oauth/mcp';
 export const CLIENT_ID_PREFIX = 'mcp_client_';
+/**
+ * The dashboard's session cookie is scoped to /dashboard, so the consent page never sees it. A signed-in person
+ * reaches the consent page through /dashboard/authorize/{uid}, which copies their session into this cookie,
+ * scoped to the consent pages only; it resolves exactly like the dashboard's (sign-out ends both).
+ */
+export const CONSENT_SESSION_COOKIE = 'svc_consent_session';
+export const CONSENT_COOKIE_PATH = `${OAUTH_MOUNT}/interaction`;
 
-/** The account id of a grant: the workspace and the API key that approved it (revoking the key revokes it). */
-export function accountIdFor(workspaceId: string, keyId: string): string {
-  return `${workspaceId}:${keyId}`;
+/** People's ids start with this (an API key's never does). */
+const USER_ID_PREFIX = 'usr_';
+
+/**
+ * The account id of a grant: the workspace and who approved it, an API key (`ws_…:key_…`, revoking the key
+ * revokes it) or a person (`ws_…:usr_…`, removing them from the workspace ends it). What the grant may do (role,
+ * brands) is stored beside it, keyed by its grant id (`connected-apps/grant-access.ts`).
+ */
+export function accountIdFor(workspaceId: string, approver: GrantApprover): string {
+  return `${workspaceId}:${approver.kind === 'user' ? approver.userId : approver.keyId}`;
 }
 
-export function parseAccountId(accountId: string): { workspaceId: string; keyId: string } | null {
-  const [workspaceId, keyId, extra] = accountId.split(':');
-  return workspaceId && keyId && extra === undefined ? { workspaceId, keyId } : null;
+/** The workspace and approver of a grant's account id; null for anything else. */
+export function parseAccountId(accountId: string): { workspaceId: string; approver: GrantApprover } | null {
+  const [workspaceId, id, extra] = accountId.split(':');
+  if (!workspaceId || !id || extra !== undefined) return null;
+  return { workspaceId, approver: id.startsWith(USER_ID_PREFIX) ? { kind: 'user', userId: id } : { kind: 'api_key', keyId: id } };
+}
+
+/** The accounts of every grant approved with one of a workspace's API keys (not a person's), as a LIKE prefix. */
+export function keyAccountsPrefix(workspaceId: string): string {
+  return `${workspaceId}:key_`;
 }
 
 export type OAuthClientsService = ReturnType<typeof createOAuthClientsService>;
@@ -44,7 +66,7 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
   }
 
   async function own(principal: Principal, workspaceId: string, clientId: string): Promise<ClientRow> {
-    assertWorkspaceAccess(principal, workspaceId);
+    assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
     const row = await findClient(db, clientId);
     if (!row || row.workspaceId !== workspaceId) throw new ServiceError('not_found', `OAuth client ${clientId} was not found in this workspace.`);
     return row;
@@ -56,7 +78,7 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
      * and stored as a SHA-256 digest.
      */
     async create(principal: Principal, workspaceId: string, input: CreateOAuthClientInput): Promise<CreatedOAuthClient> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       const now = clock.now();
       const secret = newSecret('mcp_csec_', 24);
       const row: ClientRow = {
@@ -82,7 +104,7 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
 
     /** The workspace's confidential clients (never their secrets), in the list envelope every door sends (`{data}`). */
     async list(principal: Principal, workspaceId: string): Promise<OAuthClientList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       return { data: (await listClients(db, workspaceId)).map(render) };
     },
 

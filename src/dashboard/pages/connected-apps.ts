@@ -28,6 +28,7 @@ export function connectedAppPages(pages: PageRouter): void {
   <td>${isoDate(app.connected_at)}</td>
   <td>${isoDate(app.last_authorized_at)}</td>
   <td>${app.active_tokens}</td>
+  <td>${app.approvals.length === 0 ? 'As the approving key' : app.approvals.map((a, i) => html`${i > 0 ? html`<br>` : ''}${a.role}${a.brand_ids === null ? '' : ` (${a.brand_ids.length} brand${a.brand_ids.length === 1 ? '' : 's'})`}, by ${a.approved_by.label ?? a.approved_by.id}`)}</td>
   <td>${actionButton({
     action: `${CONNECTED_APPS}/revoke`,
     csrf: ctx.csrf,
@@ -43,10 +44,10 @@ export function connectedAppPages(pages: PageRouter): void {
       title: 'Connected apps',
       active: 'connected-apps',
       body: html`<h1>Connected apps</h1>
-<p>Apps that someone approved with an API key of this workspace: assistants and editors connected over MCP, and assistant builders using a client of this workspace. The name is the app's own; the host is where it comes from (for an app known by its metadata document, the host that publishes the document).</p>
+<p>Apps that a member or an API key of this workspace approved, each with the role it was given: assistants and editors connected over MCP, and assistant builders using a client of this workspace. The name is the app's own; the host is where it comes from (for an app known by its metadata document, the host that publishes the document).</p>
 <section class="card" aria-labelledby="apps-h">
   <h2 id="apps-h">Apps</h2>
-  ${table({ caption: 'Apps connected to this workspace', head: ['App', 'Host and client ID', 'Kind', 'Connected', 'Last authorized', 'Active tokens', 'Action'], rows, empty: 'No app is connected to this workspace.' })}
+  ${table({ caption: 'Apps connected to this workspace', head: ['App', 'Host and client ID', 'Kind', 'Connected', 'Last authorized', 'Active tokens', 'Role and approver', 'Action'], rows, empty: 'No app is connected to this workspace.' })}
   ${data.length === 0 ? html`<p><a href="${CONNECT_ASSISTANT}">Connect an assistant</a>: the address to give Claude, ChatGPT, VS Code or Cursor, and what to paste where.</p>` : ''}
   <p>Revoking an app ends its approvals and tokens for this workspace only; the app must be approved again to reconnect.</p>
 </section>`,
