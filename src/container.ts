@@ -45,6 +45,8 @@ import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { claimMetaFlag, readMeta } from '../db/repositories/service-meta.repo.js';
 import { createRateLimiter, type RateLimiter, type RateStore } from './web/rate-limit.js';
 import { Redis } from 'ioredis';
+import type { Mailer } from './core/mail/mailer.js';
+import { createSmtpMailer } from './mail/smtp-mailer.js';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
@@ -79,6 +81,8 @@ export interface Container {
   /** A further limiter of `perMinute` on the same store, its keys apart under `name`. */
   rateLimiter(name: string, perMinute: number): RateLimiter;
   networks: NetworkRegistry;
+  /** Outgoing mail over SMTP; null when SMTP_URL is unset (one-time links are shown instead). */
+  mailer: Mailer | null;
   metrics: Metrics;
   publisher: ReturnType<typeof createPublisher>;
   /** Starts scheduled contents when due (tests drive `tick` with a controlled clock). */
@@ -235,6 +239,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       onAttempt: (status) => metrics.deliveryAttempted(status),
     });
     const rates = await rateStore(config, db, logger, clock.now());
+    const mailer = config.mail === null ? null : createSmtpMailer(config.mail);
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
@@ -283,6 +288,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       ipLimiter: rateLimiter('ip', config.openRateLimitPerMinute),
       rateLimiter,
       networks,
+      mailer,
       metrics,
       publisher,
       scheduler,
@@ -301,6 +307,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         await net.dispatcher.close();
         media.close();
         await rates.close();
+        mailer?.close();
         await db.close();
       },
     };
