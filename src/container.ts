@@ -47,6 +47,7 @@ import { createRateLimiter, type RateLimiter, type RateStore } from './web/rate-
 import { Redis } from 'ioredis';
 import type { Mailer } from './core/mail/mailer.js';
 import { createSmtpMailer } from './mail/smtp-mailer.js';
+import { createPasskeysService, type PasskeysService } from './core/accounts/passkeys.service.js';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
@@ -64,6 +65,7 @@ export interface Services {
   wallet: WalletService;
   networkConnect: NetworkConnectService;
   sessions: SessionsService;
+  passkeys: PasskeysService;
 }
 
 /** Everything a process needs, wired once. */
@@ -243,13 +245,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
+    const passkeys = createPasskeysService({ ...deps, sessions, baseUrl: config.baseUrl ?? `http://localhost:${config.port}`, rpName: 'Multi-network publisher' });
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
       logger,
       everyMs: 10 * 60_000,
       sweepConnections: () => networkConnect.sweepExpiring(config.tokenExpiryWarningMs),
-      sweepSessions: () => sessions.sweep(),
+      sweepSessions: async () => (await sessions.sweep()) + (await passkeys.sweepChallenges()),
       sweepFiles: () => sweepStaleDownloads(downloadDir, 86_400_000),
     });
     return {
@@ -261,6 +264,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       services: {
         apiKeys,
         sessions,
+        passkeys,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,

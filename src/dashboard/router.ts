@@ -16,6 +16,7 @@ import { contentPages } from './pages/contents.js';
 import { mediaPages } from './pages/media.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
 import { overviewPage } from './pages/overview.js';
+import { passkeyPages } from './pages/passkeys.js';
 import { signInRoutes } from './pages/sign-in.js';
 import { walletPages } from './pages/wallet.js';
 import { webhookPages } from './pages/webhooks.js';
@@ -48,6 +49,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   connectedAppPages(pages);
   oauthClientPages(pages);
   walletPages(pages);
+  passkeyPages(pages);
 
   // Signed in, a missing page keeps the navigation, so a wrong address is never a dead end; signed out, it offers the overview.
   router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {

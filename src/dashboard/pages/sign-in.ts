@@ -4,12 +4,13 @@ import { ServiceError } from '../../core/errors.js';
 import { constantTimeEqual } from '../../core/ids.js';
 import { locals } from '../../web/request-context.js';
 import { clearCookie, readCookie, setCookie } from '../cookies.js';
-import { html } from '../../web/html.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { passkeySignInForm, passkeySignInRoutes } from './passkeys.js';
 import { describedBy, errorBanner, field } from '../layout.js';
 import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKIE, SIGN_IN_REASONS } from '../page-router.js';
 
 /** Before a session exists, CSRF is a double-submit: a random cookie that the form must repeat. */
-const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
+export const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
 
 /** Where sign-in leads when `next` is absent or refused. */
 const DEFAULT_NEXT = '/dashboard';
@@ -46,7 +47,7 @@ export function dashboardDestination(next: unknown): string {
   return `${url.pathname}${url.search}`;
 }
 
-function signInPage(options: { csrf: string; next: string; notice?: string | undefined; error?: string | undefined }) {
+function basePage(options: { csrf: string; next: string; notice?: string | undefined; error?: string | undefined; others?: SafeHtml }) {
   const error = options.error;
   return html`<section class="card narrow">
   <h1>Sign in to the dashboard</h1>
@@ -65,10 +66,18 @@ function signInPage(options: { csrf: string; next: string; notice?: string | und
     <button type="submit" class="primary">Sign in</button>
   </form>
   <p class="muted">No key yet? The first start of the service prints one; operators create more with <code>npm run cli -- workspace create</code>.</p>
-</section>`;
+</section>
+${options.others ?? ''}`;
 }
 
 export function signInRoutes(router: Router, deps: DashboardDeps): void {
+  // The other ways in (a passkey) sit under the API key form on every rendering of the page.
+  const signInPage = (options: Parameters<typeof basePage>[0]) => basePage({ ...options, others: passkeySignInForm(options.csrf, options.next) });
+  passkeySignInRoutes(router, deps, {
+    csrfCookieName: SIGN_IN_CSRF_COOKIE,
+    destination: dashboardDestination,
+    refuse: (req, res, status, message, next) => sendPlainPage(res, deps, status, 'Sign in', signInPage({ csrf: csrfCookie(req, res), next, error: message })),
+  });
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
 
   const csrfCookie = (req: Request, res: Response): string => {
