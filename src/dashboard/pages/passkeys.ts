@@ -86,9 +86,10 @@ ${SCRIPTS}`,
     };
   }
 
+  /** The signed-in person, with where the request came from for the audit log. */
   const person = (ctx: PageContext) => {
     if (ctx.principal.kind !== 'user') throw new ServiceError('forbidden', 'Passkeys belong to a person: sign in with your account, not an API key.');
-    return ctx.principal;
+    return { ...ctx.principal, origin: { ip: ctx.req.ip ?? null, userAgent: ctx.req.get('user-agent') ?? null, requestId: ctx.requestId, via: 'dashboard' as const } };
   };
 
   pages.page('/dashboard/account/passkeys', (ctx) => render(ctx));
