@@ -83,6 +83,7 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: false }));
   const openLimit = ipRateLimit(container.ipLimiter, 'open');
   app.post(['/api/v1/webhooks/verify', '/api/oauth/mcp/register', '/api/oauth/mcp/token', '/api/oauth/mcp/interaction/:uid/confirm', '/dashboard/sign-in', '/dashboard/sign-in/passkey/options', '/dashboard/sign-in/passkey'], openLimit);
+  app.get(['/dashboard/sso/start', '/dashboard/sso/callback'], openLimit);
 
   // Prometheus text; protected by METRICS_TOKEN when set (metrics reveal traffic, not data).
   app.get('/metrics', async (req, res) => {

@@ -48,6 +48,8 @@ import { Redis } from 'ioredis';
 import type { Mailer } from './core/mail/mailer.js';
 import { createSmtpMailer } from './mail/smtp-mailer.js';
 import { createPasskeysService, type PasskeysService } from './core/accounts/passkeys.service.js';
+import { createSsoService, type SsoService } from './core/accounts/sso.service.js';
+import { createOpenIdRelyingParty } from './sso/openid-relying-party.js';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
@@ -66,6 +68,8 @@ export interface Services {
   networkConnect: NetworkConnectService;
   sessions: SessionsService;
   passkeys: PasskeysService;
+  /** Single sign-on with the configured OpenID provider; null when SSO_ISSUER is unset. */
+  sso: SsoService | null;
 }
 
 /** Everything a process needs, wired once. */
@@ -245,6 +249,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
+    const sso =
+      config.sso === null
+        ? null
+        : createSsoService({
+            ...deps,
+            sessions,
+            label: config.sso.name,
+            policy: { allowedDomains: config.sso.allowedDomains, defaultWorkspaceId: config.sso.defaultWorkspaceId, defaultRole: config.sso.defaultRole },
+            provider: createOpenIdRelyingParty(
+              { ...config.sso, redirectUri: `${config.baseUrl ?? ''}/dashboard/sso/callback` },
+              (err, step) => logger.warn({ err }, `single sign-on: the provider's ${step} failed`),
+            ),
+          });
     const passkeys = createPasskeysService({ ...deps, sessions, baseUrl: config.baseUrl ?? `http://localhost:${config.port}`, rpName: 'Multi-network publisher' });
     const maintenance = createMaintenance({
       db: db.kysely,
@@ -265,6 +282,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         apiKeys,
         sessions,
         passkeys,
+        sso,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,

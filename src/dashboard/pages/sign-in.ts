@@ -6,6 +6,7 @@ import { locals } from '../../web/request-context.js';
 import { clearCookie, readCookie, setCookie } from '../cookies.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { passkeySignInForm, passkeySignInRoutes } from './passkeys.js';
+import { ssoRoutes, ssoSignInLink } from './sso.js';
 import { describedBy, errorBanner, field } from '../layout.js';
 import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKIE, SIGN_IN_REASONS } from '../page-router.js';
 
@@ -72,7 +73,8 @@ ${options.others ?? ''}`;
 
 export function signInRoutes(router: Router, deps: DashboardDeps): void {
   // The other ways in (a passkey) sit under the API key form on every rendering of the page.
-  const signInPage = (options: Parameters<typeof basePage>[0]) => basePage({ ...options, others: passkeySignInForm(options.csrf, options.next) });
+  const signInPage = (options: Parameters<typeof basePage>[0]) => basePage({ ...options, others: html`${ssoSignInLink(deps, options.next)}${passkeySignInForm(options.csrf, options.next)}` });
+  ssoRoutes(router, deps, dashboardDestination);
   passkeySignInRoutes(router, deps, {
     csrfCookieName: SIGN_IN_CSRF_COOKIE,
     destination: dashboardDestination,
