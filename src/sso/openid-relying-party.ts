@@ -55,10 +55,13 @@ export function createOpenIdRelyingParty(
         const tokens = await oidc.authorizationCodeGrant(config, url, { pkceCodeVerifier: expected.codeVerifier, expectedState: expected.state, expectedNonce: expected.nonce, idTokenExpected: true });
         const claims = tokens.claims();
         if (!claims) return { ok: false, reason: 'provider_error' };
+        // Providers may keep scope claims out of the ID token (OpenID Connect Core §5.4): the UserInfo endpoint
+        // has them then, checked to be about the same subject.
+        const source = typeof claims.email === 'string' ? claims : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
         const result: SsoClaims = {
           subject: claims.sub,
-          email: typeof claims.email === 'string' ? claims.email : null,
-          emailVerified: claims.email_verified === true,
+          email: typeof source.email === 'string' ? source.email : null,
+          emailVerified: source.email_verified === true,
         };
         return { ok: true, claims: result };
       } catch (err) {

@@ -72,7 +72,7 @@ describe.runIf(chromiumPresent())('passkeys through a virtual authenticator', ()
       }
     });
     await auditPage(page, problems, 'sign-in-with-passkey', artifacts);
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.waitForURL(`${base}/dashboard`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).waitFor({ state: 'attached' });
@@ -117,7 +117,7 @@ describe.runIf(chromiumPresent())('passkeys through a virtual authenticator', ()
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/dashboard\/sign-in/);
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.getByRole('alert').filter({ hasText: 'not registered here' }).waitFor();
   }, 60_000);
 

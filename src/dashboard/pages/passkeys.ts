@@ -142,7 +142,7 @@ export function passkeySignInForm(csrf: string, next: string): SafeHtml {
     <input type="hidden" name="next" value="${next}">
     <input type="hidden" name="assertion" value="">
     <p class="hint" data-passkey-status role="status"></p>
-    <button type="submit">Sign in with a passkey</button>
+    <button type="submit">Use a passkey</button>
   </form>
 </section>
 ${SCRIPTS}`;
