@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
 import { newId, sha256Hex } from '../../src/core/ids.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { freePort } from '../support/person.js';
@@ -192,3 +193,28 @@ for (const kind of testDatabaseKinds()) {
     });
   });
 }
+
+describe('single sign-on settings', () => {
+  const base = { SSO_ISSUER: 'https://id.example.com', SSO_CLIENT_ID: 'publisher', SSO_CLIENT_SECRET: 'secret' };
+
+  it('are off without SSO_ISSUER, and each variable that needs another names it', () => {
+    expect(parseConfig({}).sso).toBeNull();
+    expect(() => parseConfig({ SSO_CLIENT_ID: 'x' })).toThrow(/SSO_ISSUER is required with SSO_CLIENT_ID/);
+    expect(() => parseConfig({ SSO_ISSUER: 'https://id.example.com' })).toThrow(/SSO_CLIENT_ID is required with SSO_ISSUER/);
+    expect(() => parseConfig({ ...base, SSO_ALLOWED_DOMAINS: 'example.com' })).toThrow(/SSO_DEFAULT_WORKSPACE is required with SSO_ALLOWED_DOMAINS/);
+    expect(() => parseConfig({ ...base, SSO_DEFAULT_ROLE: 'owner' })).toThrow(/SSO_DEFAULT_ROLE must be admin, editor, contributor, viewer or client/);
+    expect(() => parseConfig({ ...base, SSO_ALLOWED_DOMAINS: 'not a domain' })).toThrow(/SSO_ALLOWED_DOMAINS must be a comma-separated list of domains/);
+  });
+
+  it('read domains lowercased, the role defaulting to viewer', () => {
+    expect(parseConfig({ ...base, SSO_ALLOWED_DOMAINS: 'Example.com, example.org', SSO_DEFAULT_WORKSPACE: 'ws_abc' }).sso).toEqual({
+      issuer: 'https://id.example.com',
+      clientId: 'publisher',
+      clientSecret: 'secret',
+      allowedDomains: ['example.com', 'example.org'],
+      defaultWorkspaceId: 'ws_abc',
+      defaultRole: 'viewer',
+      name: 'single sign-on',
+    });
+  });
+});
