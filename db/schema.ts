@@ -450,6 +450,41 @@ export interface BrandQueuesTable {
   updated_at: Millis;
 }
 
+/** A person's WebAuthn credential (public half only). */
+export interface PasskeysTable {
+  id: string;
+  credential_id: string;
+  user_id: string;
+  public_key: string;
+  counter: ColumnType<number | string, number, number>;
+  transports: string | null;
+  name: string;
+  created_at: Millis;
+  last_used_at: NullableMillis;
+}
+
+/** One-time values between the two requests of a sign-in ceremony (WebAuthn challenge, OpenID state). */
+export interface AuthChallengesTable {
+  id: string;
+  purpose: string;
+  challenge: string;
+  payload: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
+/** An OpenID provider's account (issuer, subject) linked to a person. */
+export interface SsoIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  email: string | null;
+  created_at: Millis;
+  last_used_at: NullableMillis;
+}
+
 export interface Database {
   brand_queues: BrandQueuesTable;
   dashboard_sessions: DashboardSessionsTable;
@@ -483,6 +518,9 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   password_resets: PasswordResetsTable;
   oauth_grant_access: OAuthGrantAccessTable;
+  passkeys: PasskeysTable;
+  auth_challenges: AuthChallengesTable;
+  sso_identities: SsoIdentitiesTable;
   rate_limits: RateLimitsTable;
   rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;

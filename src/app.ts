@@ -84,7 +84,8 @@ export async function buildApp(container: Container, baseUrl: string): Promise<E
   // Security headers on every answer; HTML pages (the consent page) set their own stricter CSP.
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: false }));
   const openLimit = ipRateLimit(container.ipLimiter, 'open');
-  app.post(['/api/v1/webhooks/verify', '/api/oauth/mcp/register', '/api/oauth/mcp/token', '/api/oauth/mcp/interaction/:uid/confirm', '/dashboard/sign-in', '/dashboard/sign-in/code', '/dashboard/forgot-password', '/dashboard/reset-password/:token'], openLimit);
+  app.post(['/api/v1/webhooks/verify', '/api/oauth/mcp/register', '/api/oauth/mcp/token', '/api/oauth/mcp/interaction/:uid/confirm', '/dashboard/sign-in', '/dashboard/sign-in/code', '/dashboard/forgot-password', '/dashboard/reset-password/:token', '/dashboard/sign-in/passkey/options', '/dashboard/sign-in/passkey'], openLimit);
+  app.get(['/dashboard/sso/start', '/dashboard/sso/callback'], openLimit);
 
   // Prometheus text; protected by METRICS_TOKEN when set (metrics reveal traffic, not data).
   app.get('/metrics', async (req, res) => {

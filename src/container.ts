@@ -50,6 +50,10 @@ import { createWebhookDispatcher } from './workers/webhook-dispatcher.js';
 import { claimMetaFlag, readMeta } from '../db/repositories/service-meta.repo.js';
 import { createFailureThrottle, createRateLimiter, type RateLimiter, type RateStore } from './web/rate-limit.js';
 import { Redis } from 'ioredis';
+import { createSmtpMailer } from './mail/smtp-mailer.js';
+import { createPasskeysService, type PasskeysService } from './core/accounts/passkeys.service.js';
+import { createSsoService, type SsoService } from './core/accounts/sso.service.js';
+import { createOpenIdRelyingParty } from './sso/openid-relying-party.js';
 
 export interface Services {
   apiKeys: ReturnType<typeof createApiKeysService>;
@@ -71,6 +75,9 @@ export interface Services {
   members: MembersService;
   invitations: InvitationsService;
   accounts: AccountsService;
+  passkeys: PasskeysService;
+  /** Single sign-on with the configured OpenID provider; null when SSO_ISSUER is unset. */
+  sso: SsoService | null;
 }
 
 /** Everything a process needs, wired once. */
@@ -248,10 +255,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
       onAttempt: (status) => metrics.deliveryAttempted(status),
     });
     const rates = await rateStore(config, db, logger, clock.now());
+    const smtp = options.mailer !== undefined || config.mail === null ? null : createSmtpMailer(config.mail);
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
-    const mailer: Mailer | null = options.mailer ?? null;
+    // Outgoing mail over SMTP when SMTP_URL is set; tests pass their own to capture it.
+    const mailer: Mailer | null = options.mailer ?? smtp;
     // Password guessing: by default 5 failures per account and 20 per client address within 15 minutes (OWASP's
     // authentication cheat sheet), counted on the rate store the processes share.
     const accounts = createAccountsService({
@@ -263,13 +272,27 @@ export async function createContainer(config: Config, options: ContainerOptions 
       perAccount: createFailureThrottle(rates.store, { failures: config.signInFailures.perAccount, windowSeconds: 15 * 60, name: 'signin-account' }),
       perAddress: createFailureThrottle(rates.store, { failures: config.signInFailures.perAddress, windowSeconds: 15 * 60, name: 'signin-address' }),
     });
+    const sso =
+      config.sso === null
+        ? null
+        : createSsoService({
+            ...deps,
+            sessions,
+            label: config.sso.name,
+            policy: { allowedDomains: config.sso.allowedDomains, defaultWorkspaceId: config.sso.defaultWorkspaceId, defaultRole: config.sso.defaultRole },
+            provider: createOpenIdRelyingParty(
+              { ...config.sso, redirectUri: `${config.baseUrl ?? ''}/dashboard/sso/callback` },
+              (err, step) => logger.warn({ err }, `single sign-on: the provider's ${step} failed`),
+            ),
+          });
+    const passkeys = createPasskeysService({ ...deps, sessions, baseUrl: config.baseUrl ?? `http://localhost:${config.port}`, rpName: 'Multi-network publisher' });
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
       logger,
       everyMs: 10 * 60_000,
       sweepConnections: () => networkConnect.sweepExpiring(config.tokenExpiryWarningMs),
-      sweepSessions: () => sessions.sweep(),
+      sweepSessions: async () => (await sessions.sweep()) + (await passkeys.sweepChallenges()),
       sweepFiles: () => sweepStaleDownloads(downloadDir, 86_400_000),
     });
     return {
@@ -285,6 +308,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
         members: createMembersService(deps),
         invitations: createInvitationsService({ ...deps, baseUrl: config.baseUrl ?? '', mailer }),
         accounts,
+        passkeys,
+        sso,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,
@@ -331,6 +356,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         await net.dispatcher.close();
         media.close();
         await rates.close();
+        smtp?.close();
         await db.close();
       },
     };

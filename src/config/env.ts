@@ -158,7 +158,33 @@ const networks = z.object({
   LINKEDIN_API_VERSION: z.string().regex(/^\d{6}(\.\d{2})?$/, { message: 'must be a version such as 202610 (YYYYMM)' }).optional(),
 });
 
-const GROUPS = { server, database, security, workers, media, oauth, billing, networks } as const;
+/** Optional outgoing mail: invitations, verifications and password resets are mailed when set. */
+const mail = z.object({
+  /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465` (TLS from the start). */
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, { message: 'must be an smtp:// or smtps:// URL' }).optional(),
+  /** The sender of every message (`Publisher <no-reply@example.com>`); required with SMTP_URL. */
+  MAIL_FROM: z.string().min(3, { message: 'must be an address such as Publisher <no-reply@example.com>' }).optional(),
+});
+
+/** Optional single sign-on with an OpenID Connect provider (the dashboard's "Sign in with …" button). */
+const sso = z.object({
+  /** The provider's issuer URL; its `/.well-known/openid-configuration` is read at start. */
+  SSO_ISSUER: httpUrl().optional(),
+  SSO_CLIENT_ID: z.string().min(1).optional(),
+  SSO_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Comma list of email domains whose people may join by signing in (`example.com,example.org`). */
+  SSO_ALLOWED_DOMAINS: z
+    .string()
+    .regex(/^\s*[a-z0-9.-]+\.[a-z]{2,}\s*(,\s*[a-z0-9.-]+\.[a-z]{2,}\s*)*$/i, { message: 'must be a comma-separated list of domains such as example.com,example.org' })
+    .optional(),
+  /** The workspace people of an allowed domain join, and as what. */
+  SSO_DEFAULT_WORKSPACE: z.string().regex(/^ws_[A-Za-z0-9]+$/, { message: 'must be a workspace id (ws_…)' }).optional(),
+  SSO_DEFAULT_ROLE: z.enum(['admin', 'editor', 'contributor', 'viewer', 'client'], { message: 'must be admin, editor, contributor, viewer or client' }).default('viewer'),
+  /** The button's label: "Sign in with <SSO_NAME>". */
+  SSO_NAME: z.string().min(1).max(60, { message: 'must be at most 60 characters' }).default('single sign-on'),
+});
+
+const GROUPS = { server, database, security, workers, media, oauth, billing, networks, mail, sso } as const;
 
 export type Env = { [G in keyof typeof GROUPS]: z.output<(typeof GROUPS)[G]> };
 

@@ -6,7 +6,7 @@ import { type Env, parseTrustProxy, readEnv } from './env.js';
 import { ConfigError } from './errors.js';
 import { networkSettings } from './networks.js';
 import { type TestKnobs, type TestOverrides, testKnobs } from './test-overrides.js';
-import type { Config, MediaStoreSettings } from './types.js';
+import type { Config, MailSettings, MediaStoreSettings, SsoSettings } from './types.js';
 
 /**
  * The service configuration. This folder is the only reader of `process.env`: everything else receives a
@@ -18,7 +18,7 @@ export { ConfigError } from './errors.js';
 export type { TrustProxy } from './env.js';
 export { parseDuration } from './durations.js';
 export type { TestOverrides } from './test-overrides.js';
-export type { ClientMetadataDocumentLimits, Config, MediaStoreSettings } from './types.js';
+export type { ClientMetadataDocumentLimits, Config, MailSettings, MediaStoreSettings, SsoSettings } from './types.js';
 export { TEST_OVERRIDES_VARIABLE } from './test-overrides.js';
 
 /**
@@ -44,6 +44,44 @@ function mediaStoreSettings(m: Env['media']): MediaStoreSettings {
         ? { accessKeyId: m.AWS_ACCESS_KEY_ID, secretAccessKey: m.AWS_SECRET_ACCESS_KEY, sessionToken: m.AWS_SESSION_TOKEN }
         : undefined,
     urlTtlSeconds: Math.floor(m.S3_URL_TTL / 1_000),
+  };
+}
+
+/**
+ * Outgoing mail: null without SMTP_URL (one-time links are then shown instead of mailed).
+ * @throws ConfigError naming MAIL_FROM when SMTP_URL is set without it.
+ */
+function mailSettings(m: Env['mail']): MailSettings | null {
+  if (m.SMTP_URL === undefined) return null;
+  if (m.MAIL_FROM === undefined) throw new ConfigError('MAIL_FROM', 'MAIL_FROM is required with SMTP_URL (the sender of every message, e.g. Publisher <no-reply@example.com>)');
+  return { smtpUrl: m.SMTP_URL, from: m.MAIL_FROM };
+}
+
+/**
+ * Single sign-on: null without SSO_ISSUER. The client id and secret come with it; a default role needs a default
+ * workspace to apply to.
+ * @throws ConfigError naming the missing variable.
+ */
+function ssoSettings(o: Env['sso']): SsoSettings | null {
+  if (o.SSO_ISSUER === undefined) {
+    const stray = (['SSO_CLIENT_ID', 'SSO_CLIENT_SECRET', 'SSO_ALLOWED_DOMAINS', 'SSO_DEFAULT_WORKSPACE'] as const).find((k) => o[k] !== undefined);
+    if (stray !== undefined) throw new ConfigError('SSO_ISSUER', `SSO_ISSUER is required with ${stray}`);
+    return null;
+  }
+  if (o.SSO_CLIENT_ID === undefined) throw new ConfigError('SSO_CLIENT_ID', 'SSO_CLIENT_ID is required with SSO_ISSUER');
+  if (o.SSO_CLIENT_SECRET === undefined) throw new ConfigError('SSO_CLIENT_SECRET', 'SSO_CLIENT_SECRET is required with SSO_ISSUER');
+  const domains = (o.SSO_ALLOWED_DOMAINS ?? '').split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '');
+  if (domains.length > 0 && o.SSO_DEFAULT_WORKSPACE === undefined) {
+    throw new ConfigError('SSO_DEFAULT_WORKSPACE', 'SSO_DEFAULT_WORKSPACE is required with SSO_ALLOWED_DOMAINS (the workspace people of those domains join)');
+  }
+  return {
+    issuer: o.SSO_ISSUER,
+    clientId: o.SSO_CLIENT_ID,
+    clientSecret: o.SSO_CLIENT_SECRET,
+    allowedDomains: domains,
+    defaultWorkspaceId: o.SSO_DEFAULT_WORKSPACE ?? null,
+    defaultRole: o.SSO_DEFAULT_ROLE,
+    name: o.SSO_NAME,
   };
 }
 
@@ -127,7 +165,7 @@ function checkIdempotencyLease(leaseMs: number): number {
 export function parseConfig(raw: Record<string, string | undefined>, overrides: TestOverrides = {}): Config {
   const { env, legacyKnobs, testOverrides, deprecated } = readEnv(raw);
   const knobs = testKnobs(legacyKnobs, testOverrides, overrides);
-  const { server: s, database: d, security: sec, workers: w, media: m, oauth: o, billing: b, networks: n } = env;
+  const { server: s, database: d, security: sec, workers: w, media: m, oauth: o, billing: b, networks: n, mail, sso } = env;
   const database = parseDatabaseUrl(d, knobs);
   if (database.dialect === 'postgres' && sec.SECRET_KEY === undefined) {
     throw new ConfigError('SECRET_KEY', 'SECRET_KEY is required when DATABASE_URL selects PostgreSQL');
@@ -203,6 +241,8 @@ export function parseConfig(raw: Record<string, string | undefined>, overrides: 
     role: s.SERVICE_ROLE,
     dashboardSession: { idleMs: sec.DASHBOARD_SESSION_IDLE, maxMs: sec.DASHBOARD_SESSION_MAX },
     trustProxy: parseTrustProxy(s.TRUST_PROXY) ?? false,
+    mail: mailSettings(mail),
+    sso: ssoSettings(sso),
     deprecatedSettings: deprecated,
   };
 }

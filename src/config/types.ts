@@ -78,6 +78,10 @@ export interface Config {
    * provider's `proxy` flag): false (the default) trusts none; a hop count; or proxy addresses and subnets.
    */
   trustProxy: TrustProxy;
+  /** Outgoing mail over SMTP (SMTP_URL, MAIL_FROM); null: one-time links are shown instead of mailed. */
+  mail: MailSettings | null;
+  /** Single sign-on with an OpenID Connect provider (SSO_*); null when SSO_ISSUER is unset. */
+  sso: SsoSettings | null;
   /** Names of the previous release found in the environment, each with what replaced it; `main` logs them on one line. */
   deprecatedSettings: string[];
 }
@@ -110,4 +114,22 @@ export interface ClientMetadataDocumentLimits {
   cacheMaxSeconds: number;
   /** How long a document that failed (unreachable, refused, malformed) is not fetched again. */
   failureCacheSeconds: number;
+}
+
+export interface MailSettings {
+  smtpUrl: string;
+  from: string;
+}
+
+export interface SsoSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Lowercased email domains whose people may join `defaultWorkspaceId` by signing in; empty: members and invited people only. */
+  allowedDomains: string[];
+  defaultWorkspaceId: string | null;
+  /** The role people joining by domain get (never owner). */
+  defaultRole: 'admin' | 'editor' | 'contributor' | 'viewer' | 'client';
+  /** The button's label after "Sign in with". */
+  name: string;
 }

@@ -23,6 +23,8 @@ const TYPES: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'text-length.js': 'text/javascript; charset=utf-8',
+  'passkeys.js': 'text/javascript; charset=utf-8',
+  'webauthn.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
   'icon.png': 'image/png',
 };
@@ -40,11 +42,20 @@ function textLengthModule(): Buffer {
   return Buffer.from(ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
 }
 
+/**
+ * The browser half of WebAuthn, `@simplewebauthn/browser`'s own bundle as published (it defines the global
+ * `SimpleWebAuthnBrowser`), served from here: the pages' CSP allows scripts from our origin only.
+ */
+function webauthnBundle(): Buffer {
+  const entry = createRequire(import.meta.url).resolve('@simplewebauthn/browser');
+  return Buffer.from(readFileSync(join(dirname(entry), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'));
+}
+
 export function assetRoutes(router: Router): void {
   const dir = assetsDir();
   const files = new Map(
     Object.keys(TYPES).map((name) => {
-      const body = name === 'text-length.js' ? textLengthModule() : readFileSync(join(dir, name));
+      const body = name === 'text-length.js' ? textLengthModule() : name === 'webauthn.js' ? webauthnBundle() : readFileSync(join(dir, name));
       return [name, { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` }] as const;
     }),
   );

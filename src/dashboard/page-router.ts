@@ -15,6 +15,8 @@ import type { MetersService } from '../core/meters/meters.service.js';
 import type { OAuthClientsService } from '../core/oauth-clients/oauth-clients.service.js';
 import type { QueueService } from '../core/scheduling/queue.service.js';
 import type { SessionsService } from '../core/sessions/sessions.service.js';
+import type { PasskeysService } from '../core/accounts/passkeys.service.js';
+import type { SsoService } from '../core/accounts/sso.service.js';
 import type { WalletService } from '../core/wallet/wallet.service.js';
 import type { WebhooksService } from '../core/webhooks/webhooks.service.js';
 import type { WorkspacesService } from '../core/workspaces/workspaces.service.js';
@@ -52,6 +54,8 @@ export interface DashboardServices {
   wallet: WalletService;
   webhooks: WebhooksService;
   workspaces: WorkspacesService;
+  passkeys: PasskeysService;
+  sso: SsoService | null;
 }
 
 export interface DashboardDeps {

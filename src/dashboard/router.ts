@@ -19,6 +19,8 @@ import { mediaPages } from './pages/media.js';
 import { memberPages } from './pages/members.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
 import { overviewPage } from './pages/overview.js';
+import { html } from '../web/html.js';
+import { passkeyPages } from './pages/passkeys.js';
 import { signInRoutes } from './pages/sign-in.js';
 import { accountPages } from './pages/account/index.js';
 import { resetPasswordRoutes } from './pages/reset-password.js';
@@ -57,7 +59,9 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   authorizeAppPages(pages);
   oauthClientPages(pages);
   walletPages(pages);
-  accountPages(pages);
+  // Passkeys are managed on their own page; the account page points to it.
+  accountPages(pages, [async () => html`<section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2><p>Sign in with your device's screen lock instead of a password.</p><p><a href="/dashboard/account/passkeys">Manage passkeys</a></p></section>`]);
+  passkeyPages(pages);
 
   // Signed in, a missing page keeps the navigation, so a wrong address is never a dead end; signed out, it offers the overview.
   router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {

@@ -4,14 +4,15 @@ import { ServiceError } from '../../core/errors.js';
 import { constantTimeEqual } from '../../core/ids.js';
 import { locals } from '../../web/request-context.js';
 import { clearCookie, readCookie, setCookie } from '../cookies.js';
-import { html } from '../../web/html.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { passkeySignInForm, passkeySignInRoutes } from './passkeys.js';
+import { ssoRoutes, ssoSignInLink } from './sso.js';
 import { describedBy, errorBanner, field } from '../layout.js';
 import type { Origin } from '../../core/principal.js';
-import type { SafeHtml } from '../../web/html.js';
 import { csrfKeys, type DashboardDeps, problemPage, sendPlainPage, SESSION_COOKIE, SIGN_IN_REASONS } from '../page-router.js';
 
 /** Before a session exists, CSRF is a double-submit: a random cookie that the form must repeat. */
-const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
+export const SIGN_IN_CSRF_COOKIE = 'svc_signin_csrf';
 
 /** The double-submit token of the signed-out forms (sign-in, password reset): read from its cookie or set anew. */
 export function signedOutCsrf(req: Request, res: Response, deps: Pick<DashboardDeps, 'secure'>): string {
@@ -71,7 +72,7 @@ type SignInForm = 'password' | 'api_key';
  * "Sign in" (scripts and tests written for the key-only page find it by that name) (spec: the dashboard accepts a key,
  * and the session acts as that key). Other ways in (passkeys, single sign-on) add their own section to `extraMethods`.
  */
-function signInPage(options: { csrf: string; next: string; notice?: string | undefined; error?: string | undefined; form?: SignInForm; email?: string; extraMethods?: SafeHtml }) {
+function basePage(options: { csrf: string; next: string; notice?: string | undefined; error?: string | undefined; form?: SignInForm; email?: string; extraMethods?: SafeHtml }) {
   const error = options.error;
   const passwordError = options.form === 'password' ? error : undefined;
   const keyError = options.form === 'password' ? undefined : error;
@@ -157,6 +158,14 @@ function throttledMessage(ms: number): string {
 const PENDING_COOKIE = 'svc_signin_pending';
 
 export function signInRoutes(router: Router, deps: DashboardDeps): void {
+  // The other ways in (a passkey) sit under the API key form on every rendering of the page.
+  const signInPage = (options: Parameters<typeof basePage>[0]) => basePage({ ...options, extraMethods: html`${ssoSignInLink(deps, options.next)}${passkeySignInForm(options.csrf, options.next)}` });
+  ssoRoutes(router, deps, dashboardDestination);
+  passkeySignInRoutes(router, deps, {
+    csrfCookieName: SIGN_IN_CSRF_COOKIE,
+    destination: dashboardDestination,
+    refuse: (req, res, status, message, next) => sendPlainPage(res, deps, status, 'Sign in', signInPage({ csrf: csrfCookie(req, res), next, error: message })),
+  });
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
 
   const csrfCookie = (req: Request, res: Response): string => signedOutCsrf(req, res, deps);
