@@ -138,7 +138,7 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
      *   caller's key was revoked while the request waited.
      */
     async create(principal: Principal, workspaceId: string, input: CreateApiKeyInput): Promise<CreatedApiKey> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'api_keys.manage');
       return keyChange(db, principal, workspaceId, async (tx) => {
         // Read under the lock: the row's times then follow the order in which keys were really created.
         const now = clock.now();
@@ -160,7 +160,7 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
 
     /** Lists the workspace's keys, newest first, never with their plaintext, in the list envelope every door sends (`{data}`). */
     async list(principal: Principal, workspaceId: string): Promise<ApiKeyList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'api_keys.manage');
       return { data: (await listApiKeys(db, workspaceId)).map(render) };
     },
 
@@ -172,7 +172,7 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
      *   `invalid_token` when the caller's own key was revoked while the request waited.
      */
     async revoke(principal: Principal, workspaceId: string, keyId: string): Promise<void> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'api_keys.manage');
       await keyChange(db, principal, workspaceId, async (tx) => {
         const existing = await findApiKey(tx, workspaceId, keyId);
         if (!existing) throw new ServiceError('not_found', `API key ${keyId} was not found in this workspace.`);

@@ -47,7 +47,7 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
      * @throws ServiceError `forbidden` for another workspace.
      */
     async list(principal: Principal, workspaceId: string): Promise<ConnectedAppList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       const rows = await listIssuedToWorkspace(db, workspaceId, clock.now());
       const byClient = new Map<string, { first: number; last: number; lastNamedAt: number; name: string | undefined; tokens: number }>();
       for (const row of rows) {
@@ -87,7 +87,7 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
      * @throws ServiceError `forbidden` for another workspace; `not_found` when the app holds nothing here.
      */
     async revoke(principal: Principal, workspaceId: string, clientId: string): Promise<void> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       const rows = await listIssuedToWorkspace(db, workspaceId, clock.now());
       if (!rows.some((r) => r.clientId === clientId)) throw new ServiceError('not_found', 'This app is not connected to the workspace.');
       await destroyIssuedFor(db, { accountPrefix: `${workspaceId}:`, clientId });

@@ -44,7 +44,7 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
   }
 
   async function own(principal: Principal, workspaceId: string, clientId: string): Promise<ClientRow> {
-    assertWorkspaceAccess(principal, workspaceId);
+    assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
     const row = await findClient(db, clientId);
     if (!row || row.workspaceId !== workspaceId) throw new ServiceError('not_found', `OAuth client ${clientId} was not found in this workspace.`);
     return row;
@@ -56,7 +56,7 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
      * and stored as a SHA-256 digest.
      */
     async create(principal: Principal, workspaceId: string, input: CreateOAuthClientInput): Promise<CreatedOAuthClient> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       const now = clock.now();
       const secret = newSecret('mcp_csec_', 24);
       const row: ClientRow = {
@@ -82,7 +82,7 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
 
     /** The workspace's confidential clients (never their secrets), in the list envelope every door sends (`{data}`). */
     async list(principal: Principal, workspaceId: string): Promise<OAuthClientList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
       return { data: (await listClients(db, workspaceId)).map(render) };
     },
 
