@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { validationError } from '../core/errors.js';
+import { allows, authorize } from '../core/permissions/authorize.js';
 import { tools as registry } from '../../tools/index.js';
 import type { Principal } from '../core/principal.js';
 import type { Logger } from '../observability/logger.js';
@@ -109,6 +110,8 @@ async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: Mcp
   const started = performance.now();
   try {
     const principal = await scope.principal();
+    // The core's one decision, before the handler: a refusal names the permission the role lacks.
+    authorize(principal, principal.workspaceId, tool.permission);
     // The handler's return type is its output schema's type, and the tests call every tool through SDK clients
     // that check `structuredContent` against the listed schema, so it is not parsed again on every call.
     const value = await tool.handle(input, { principal, services: scope.services });
@@ -149,12 +152,18 @@ export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = regi
   const server = new Server(serverInfo(scope.baseUrl), {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
-    // The list changes only with a deployment; clients of 2026-07-28 may keep it a few minutes, for any caller.
-    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
+    // The list changes only with a deployment and the caller's role; clients of 2026-07-28 may keep it a few
+    // minutes, for this caller only.
+    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' } },
   });
   const listed = toolListing(tools);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  // Tools the caller's role cannot use at all are left out; a brand-limited credential still sees a tool it may
+  // use on its own brands (`allows` without a brand).
+  server.setRequestHandler('tools/list', async () => {
+    const principal = await scope.principal();
+    return { tools: listed.filter((_, i) => allows(principal, tools[i]!.permission)) };
+  });
   server.setRequestHandler('tools/call', async (request, _ctx: ServerContext) => {
     const tool = byName.get(request.params.name);
     if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
