@@ -23,7 +23,15 @@ export interface ShellOptions {
   title: string;
   body: SafeHtml;
   /** The signed-in part: navigation and sign-out. Absent on the sign-in and error pages of a signed-out visitor. */
-  session?: { workspaceId: string; csrf: string; active?: SectionId | undefined; /** Shown instead of the id when known. */ workspaceName?: string | undefined };
+  session?: {
+    workspaceId: string;
+    csrf: string;
+    active?: SectionId | undefined;
+    /** Shown instead of the id when known. */
+    workspaceName?: string | undefined;
+    /** The sections the credential's role may use (`sectionsFor`); absent: every section. */
+    sections?: readonly SectionId[] | undefined;
+  };
   flash?: string | null | undefined;
 }
 
@@ -50,7 +58,7 @@ export function shell(options: ShellOptions): SafeHtml {
   <summary>Menu</summary>
   <div class="menu-body">
   <nav aria-label="Dashboard">
-    <ul>${SECTIONS.map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
+    <ul>${SECTIONS.filter((s) => session.sections?.includes(s.id) ?? true).map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
   </nav>
   <form method="post" action="/dashboard/sign-out" class="sign-out">
     <input type="hidden" name="csrf" value="${session.csrf}">
