@@ -27,6 +27,14 @@ describeEachDb(
       expect(overview.html).not.toContain('id="wallet-h"');
       expect(overview.html).not.toContain('href="/dashboard/compose"');
 
+      const brands = await viewer.get('/dashboard/brands');
+      expect(brands.status).toBe(200);
+      expect(brands.html).toContain('Acme');
+      for (const form of ['id="create-brand-h"', 'Add a sandbox connection', `/dashboard/brands/${brandId}/rename`, 'Deactivate']) expect(brands.html).not.toContain(form);
+      const media = await viewer.get('/dashboard/media');
+      expect(media.status).toBe(200);
+      expect(media.html).not.toContain('id="upload-h"');
+
       const keys = await viewer.get('/dashboard/api-keys');
       expect(keys.status).toBe(403);
       expect(textOf(keys.html)).toContain('Not allowed');
