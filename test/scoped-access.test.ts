@@ -148,6 +148,23 @@ describeEachDb(
       ]);
     });
 
+    it('parallel revocations of one key record one api_key.revoked; parallel creations one api_key.created each', async () => {
+      const target = await make(ws.api_key, { name: 'revoked in parallel', role: 'viewer' });
+      const id = String(target.body.id);
+      const revokes = await Promise.all(Array.from({ length: 8 }, () => server().request('DELETE', `${base}/api-keys/${id}`, { key: ws.api_key })));
+      expect(revokes.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 204));
+      const made = await Promise.all(Array.from({ length: 6 }, (_, i) => make(ws.api_key, { name: `parallel ${i}`, role: 'editor' })));
+      expect(made.map((r) => r.status)).toEqual(Array.from({ length: 6 }, () => 201));
+      const entries = await server()
+        .container.db.kysely.selectFrom('audit_events')
+        .select(['action', 'target_id'])
+        .where('workspace_id', '=', ws.workspace_id)
+        .where('target_id', 'in', [id, ...made.map((r) => String(r.body.id))])
+        .execute();
+      expect(entries.filter((e) => e.action === 'api_key.revoked').map((e) => e.target_id)).toEqual([id]);
+      expect(entries.filter((e) => e.action === 'api_key.created').map((e) => e.target_id).sort()).toEqual([id, ...made.map((r) => String(r.body.id))].sort());
+    });
+
     it('/me shows the role and brands behind a key and behind an OAuth token, and the approving key', async () => {
       const made = await make(ws.api_key, { name: 'me', role: 'client', brand_ids: [brandB] });
       const key = made.body.api_key as string;
