@@ -27,7 +27,8 @@ const INSTRUCTIONS =
   'every job is published or failed. To post later, give publish_content a local publish_at with the user\'s IANA ' +
   'time_zone (or queue: true for the brand\'s next queue slot, or draft: true); list_contents with status scheduled ' +
   'and from/to is the calendar; update_content, cancel_content and publish_content_now change a waiting post. Errors come back as isError results whose text is JSON with `error` (a stable code), ' +
-  '`message` and `request_id`.';
+  '`message` and `request_id`. Only the tools the credential\'s role may use are listed; a call its role or brands refuse ' +
+  'answers `forbidden` with `permission` naming what is missing: ask the person to do it, or to grant a role that may.';
 
 /**
  * The server's icons, served by the dashboard's asset route: a PNG first because some clients draw only raster
