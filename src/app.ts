@@ -20,6 +20,7 @@ import { contentRoutes } from './http/routes/contents.routes.js';
 import { deliveryRoutes } from './http/routes/deliveries.routes.js';
 import { mediaRoutes } from './http/routes/media.routes.js';
 import { meRoutes } from './http/routes/me.routes.js';
+import { memberRoutes } from './http/routes/members.routes.js';
 import { oauthClientRoutes } from './http/routes/oauth-clients.routes.js';
 import { platformRoutes } from './http/routes/platforms.routes.js';
 import { queueRoutes } from './http/routes/queue.routes.js';
@@ -42,6 +43,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...systemRoutes(services.health),
     ...meRoutes(services.workspaces),
     ...apiKeyRoutes(services.apiKeys),
+    ...memberRoutes(services.members, services.invitations),
     ...brandRoutes(services.brands),
     ...queueRoutes(services.queue),
     ...connectionRoutes(services.connections, services.networkConnect),

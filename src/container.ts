@@ -34,6 +34,9 @@ import { createOAuthClientsService } from './core/oauth-clients/oauth-clients.se
 import { createWalletService, type WalletHooks, type WalletService } from './core/wallet/wallet.service.js';
 import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { createSessionsService, type SessionsService } from './core/sessions/sessions.service.js';
+import { createMembersService, type MembersService } from './core/members/members.service.js';
+import { createInvitationsService, type InvitationsService } from './core/members/invitations.service.js';
+import type { Mailer } from './core/mail/mailer.js';
 import { publicUrlProblem } from './outbound/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
 import { createPublisher } from './workers/publisher.js';
@@ -62,6 +65,8 @@ export interface Services {
   wallet: WalletService;
   networkConnect: NetworkConnectService;
   sessions: SessionsService;
+  members: MembersService;
+  invitations: InvitationsService;
 }
 
 /** Everything a process needs, wired once. */
@@ -71,6 +76,8 @@ export interface Container {
   clock: Clock;
   logger: Logger;
   secretKey: Buffer;
+  /** Sends mail when SMTP is configured; null otherwise (one-time links are then shown to whoever asked). */
+  mailer: Mailer | null;
   services: Services;
   /** Spec 8's per-workspace budget, shared by REST, MCP and the dashboard. */
   limiter: RateLimiter;
@@ -95,6 +102,8 @@ export interface ContainerOptions {
   walletHooks?: WalletHooks;
   /** Idempotency claim and wait durations (tests shorten them). */
   idempotency?: Partial<IdempotencySettings>;
+  /** Where mail goes instead of the configured server (tests capture it). */
+  mailer?: Mailer;
 }
 
 /** The outbound policy for media and webhooks: public HTTPS only, unless local URLs are allowed for testing. */
@@ -238,6 +247,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
+    const mailer: Mailer | null = options.mailer ?? null;
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
@@ -253,9 +263,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
       logger,
       secretKey,
+      mailer,
       services: {
         apiKeys,
         sessions,
+        members: createMembersService(deps),
+        invitations: createInvitationsService({ ...deps, baseUrl: config.baseUrl ?? '', mailer }),
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,

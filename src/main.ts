@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ServingLockHeld } from '../db/serving-lock.js';
 import { ConfigError, loadConfig } from './config.js';
+import { JOIN_PATH } from './core/members/invitations.service.js';
 import { firstKeyFile, writeFirstKeyFile } from './first-key-file.js';
 import { linkedinVersionWarning } from './networks/linkedin/version.js';
 import type { startService } from './server.js';
@@ -90,6 +91,13 @@ async function main(): Promise<void> {
       `  export KEY=${first.api_key} WS=${first.workspace_id} BASE=${base}`,
       `  curl -s -H "Authorization: Bearer $KEY" $BASE/api/v1/me`,
     );
+    if (first.owner_invitation_token !== undefined) {
+      lines.push(
+        '',
+        'Create the owner account (a person with a password, who invites the others) by opening this one-time link within 7 days:',
+        `  ${base}${JOIN_PATH}${first.owner_invitation_token}`,
+      );
+    }
   } else {
     if (existsSync(keyFile.path)) lines.push('', `The first API key is in ${keyFile.display}: load it into your shell with  . ${keyFile.display}`);
     else lines.push('');

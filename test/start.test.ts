@@ -82,6 +82,55 @@ describe('first start, later starts and shutdown (embedded SQLite default)', () 
   }, 60_000);
 });
 
+describe('the first owner link, printed on first start', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'publisher-owner-'));
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'data', 'service.db')}` };
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('opens a page where the first person sets their email and password and becomes the owner; it works once and is not printed again', async () => {
+    const first = await startServiceProcess(env);
+    try {
+      const out = first.stdout();
+      const link = /(http:\/\/\S+\/dashboard\/join\/[A-Za-z0-9_-]+)/.exec(out)?.[1];
+      expect(link, out).toBeDefined();
+      expect(out).toContain('Create the owner account');
+      const key = /(svc_live_[0-9a-f]{32})/.exec(out)![1]!;
+      const ws = /workspace (ws_[0-9a-z]{20})/.exec(out)![1]!;
+      const path = new URL(link!).pathname;
+
+      const page = await fetch(`${first.url}${path}`);
+      const html = await page.text();
+      expect(page.status).toBe(200);
+      expect(html).toContain('<strong>owner</strong>');
+      expect(html).toContain('name="email"');
+      const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+      const cookie = /svc_join_csrf=([^;]+)/.exec(page.headers.get('set-cookie') ?? '')![1]!;
+      const post = (email: string) =>
+        fetch(`${first.url}${path}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie: `svc_join_csrf=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf, as: 'new', email, password: 'the owner password', name: 'Owner' }).toString(),
+        });
+      const joined = await post('Owner@Example.com');
+      expect(joined.status).toBe(303);
+      expect(joined.headers.get('set-cookie')).toMatch(/svc_session=u\./);
+      expect((await post('other@example.com')).status).toBe(410);
+
+      const members = (await (await fetch(`${first.url}/api/v1/workspaces/${ws}/members`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { email: string; role: string }[] };
+      expect(members.data.map((m) => [m.email, m.role])).toEqual([['owner@example.com', 'owner']]);
+    } finally {
+      expect(await first.stop('SIGTERM')).toBe(0);
+    }
+    const second = await startServiceProcess(env);
+    try {
+      expect(second.stdout()).not.toContain('/dashboard/join/');
+    } finally {
+      expect(await second.stop('SIGTERM')).toBe(0);
+    }
+  }, 60_000);
+});
+
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = parseConfig({});

@@ -98,6 +98,11 @@ export const errorCatalogue = {
         .describe('The contents that still need the file.'),
     }),
   },
+  last_owner: {
+    status: 409,
+    description: 'The change would leave the workspace without an owner: make another member owner first.',
+    extra: none,
+  },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.', extra: none },
   connections_required: {
     status: 422,

@@ -11,6 +11,7 @@ export const SECTIONS = [
   { id: 'brands', href: '/dashboard/brands', label: 'Brands & connections' },
   { id: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { id: 'api-keys', href: '/dashboard/api-keys', label: 'API keys' },
+  { id: 'members', href: '/dashboard/members', label: 'Members' },
   { id: 'connect-assistant', href: '/dashboard/connect-assistant', label: 'Connect an assistant' },
   { id: 'connected-apps', href: '/dashboard/connected-apps', label: 'Connected apps' },
   { id: 'oauth-clients', href: '/dashboard/oauth-clients', label: 'OAuth clients' },

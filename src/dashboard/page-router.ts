@@ -8,6 +8,8 @@ import type { ConnectionsService } from '../core/connections/connections.service
 import type { NetworkConnectService } from '../core/connections/network-connect.service.js';
 import type { ContentsService } from '../core/contents/contents.service.js';
 import type { MediaService } from '../core/media/media.service.js';
+import type { InvitationsService } from '../core/members/invitations.service.js';
+import type { MembersService } from '../core/members/members.service.js';
 import type { MetersService } from '../core/meters/meters.service.js';
 import type { OAuthClientsService } from '../core/oauth-clients/oauth-clients.service.js';
 import type { QueueService } from '../core/scheduling/queue.service.js';
@@ -38,7 +40,9 @@ export interface DashboardServices {
   connectedApps: ConnectedAppsService;
   connections: ConnectionsService;
   contents: ContentsService;
+  invitations: InvitationsService;
   media: MediaService;
+  members: MembersService;
   meters: MetersService;
   networkConnect: NetworkConnectService;
   oauthClients: OAuthClientsService;

@@ -13,7 +13,9 @@ import { connectAssistantPages } from './pages/connect-assistant.js';
 import { connectedAppPages } from './pages/connected-apps.js';
 import { connectionBoardPages } from './pages/connection-board.js';
 import { contentPages } from './pages/contents.js';
+import { joinRoutes } from './pages/join.js';
 import { mediaPages } from './pages/media.js';
+import { memberPages } from './pages/members.js';
 import { oauthClientPages } from './pages/oauth-clients.js';
 import { overviewPage } from './pages/overview.js';
 import { signInRoutes } from './pages/sign-in.js';
@@ -28,6 +30,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   const router = Router();
   assetRoutes(router);
   signInRoutes(router, deps);
+  joinRoutes(router, deps);
   // The sandbox checkout's first address: links given out before it moved under /dashboard still arrive.
   router.get('/pay', (req: Request, res: Response) => {
     res.redirect(303, `/dashboard/pay${req.originalUrl.slice('/pay'.length)}`);
@@ -44,6 +47,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   queuePages(pages);
   webhookPages(pages);
   apiKeyPages(pages);
+  memberPages(pages);
   connectAssistantPages(pages);
   connectedAppPages(pages);
   oauthClientPages(pages);

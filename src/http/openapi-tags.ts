@@ -37,6 +37,11 @@ export const TAGS = [
     description: 'Keys of the workspace (`svc_live_…`): create one (its secret is shown once), list, revoke. A key acts only on its own workspace.',
   },
   {
+    name: 'Members',
+    description:
+      'People of the workspace with a role (owner, admin, editor, contributor, viewer, client) and optionally some brands; invitations carry a one-time link. A workspace always keeps an owner.',
+  },
+  {
     name: 'OAuth clients',
     description: 'Confidential clients this workspace registers for the MCP authorization server, with their redirect URIs and secrets.',
   },
@@ -67,7 +72,7 @@ export type TagName = (typeof TAGS)[number]['name'];
 export const TAG_GROUPS: { name: string; tags: TagName[] }[] = [
   { name: 'Publishing', tags: ['Brands', 'Connections', 'Contents', 'Media', 'Platforms'] },
   { name: 'Notifications', tags: ['Webhooks'] },
-  { name: 'Access', tags: ['API keys', 'OAuth clients', 'OAuth', 'MCP'] },
+  { name: 'Access', tags: ['API keys', 'Members', 'OAuth clients', 'OAuth', 'MCP'] },
   { name: 'Billing', tags: ['Wallet', 'Usage'] },
   { name: 'Service', tags: ['Operations'] },
 ];

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Browser, pkcePair } from './oauth-browser.js';
 import { documentOperations, parseOpenApi } from './openapi.js';
 import type { TestServer } from './server.js';
+import { findUserByEmail, insertUser } from '../../db/repositories/users.repo.js';
 
 /**
  * The pieces of the authorization matrix (OWASP API1 object level, API2 authentication, API5 function level):
@@ -61,7 +62,7 @@ export function operationsOf(yamlText: string): { operations: Operation[]; probl
  * The objects a request can name. `idemKey` is an Idempotency-Key already used by its workspace; `spareWhId` is a
  * second webhook for the tool that really deletes one (the REST control, which runs later, still needs `whId`).
  */
-export const OBJECT_KEYS = ['brandId', 'connId', 'contentId', 'whId', 'spareWhId', 'delId', 'keyId', 'clientId', 'mediaId', 'idemKey'] as const;
+export const OBJECT_KEYS = ['brandId', 'connId', 'contentId', 'whId', 'spareWhId', 'delId', 'keyId', 'clientId', 'mediaId', 'idemKey', 'memberId', 'invitationId'] as const;
 export type ObjectKey = (typeof OBJECT_KEYS)[number];
 export type Ids = { wsId: string } & Record<ObjectKey, string>;
 
@@ -76,6 +77,8 @@ export const PATH_PARAMS: Record<string, keyof Ids> = {
   mediaId: 'mediaId',
   keyId: 'keyId',
   clientId: 'clientId',
+  memberId: 'memberId',
+  invitationId: 'invitationId',
 };
 
 /** An id of the same shape as `id` that names nothing. */
@@ -93,6 +96,9 @@ export function missingIds(like: Ids): Ids {
   for (const key of OBJECT_KEYS) out[key] = key === 'idemKey' ? freshIdempotencyKey() : missingId(like[key]);
   return out;
 }
+
+/** A person with an account of the installation, in no workspace until a request adds them. */
+const MATRIX_PERSON = 'matrix-person@example.com';
 
 const JPEG = Buffer.from('\xff\xd8\xff matrix jpeg bytes '.repeat(64), 'latin1');
 const REDIRECT = 'https://chat.openai.com/aip/g-matrix/oauth/callback';
@@ -151,6 +157,10 @@ export const REQUESTS: Record<string, (ids: Ids) => RequestParts> = {
   reconnectAppPassword: () => ({ json: { app_password: 'matrix-app-password' } }),
   chooseConnectionTarget: () => ({ json: { target_id: '1234567890' } }),
   getWalletPrice: () => ({ query: { operacao: 'publicacao' } }),
+  // A person is not a workspace's object: anyone with an account here can be added (seeded once, see seedTenant).
+  addMember: () => ({ json: { email: MATRIX_PERSON, role: 'viewer' } }),
+  updateMember: () => ({ json: { role: 'editor' } }),
+  createInvitation: () => ({ json: { email: 'matrix-invitee@example.com', role: 'viewer' } }),
   mcp: () => ({ json: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }),
 };
 
@@ -425,6 +435,14 @@ export async function seedTenant(server: TestServer, label: string): Promise<Ten
   const spareHook = await created(server, ws.api_key, json('/webhooks', { url: 'http://127.0.0.1:9/spare', description: `${mark} spare webhook`, enabled_events: ['content.failed'] }));
   const key = await created(server, ws.api_key, json('/api-keys', { name: `${mark} key` }));
   const client = await created(server, ws.api_key, json('/oauth-clients', { client_name: `${mark} client`, redirect_uris: [REDIRECT] }));
+  const memberEmail = `${mark}-member@example.com`;
+  for (const email of [memberEmail, MATRIX_PERSON]) {
+    const now = Date.now();
+    if ((await findUserByEmail(server.container.db.kysely, email)) !== undefined) continue;
+    await insertUser(server.container.db.kysely, { id: `usr_${randomBytes(10).toString('hex')}`, email, name: null, passwordHash: null, emailVerifiedAt: null, createdAt: now, updatedAt: now });
+  }
+  const member = await created(server, ws.api_key, json('/members', { email: memberEmail, role: 'viewer' }));
+  const invitation = await created(server, ws.api_key, json('/invitations', { email: `${mark}-invitee@example.com`, role: 'viewer' }));
   const ids: Ids = {
     wsId: ws.workspace_id,
     brandId: String(brand.id),
@@ -435,13 +453,15 @@ export async function seedTenant(server: TestServer, label: string): Promise<Ten
     keyId: String(key.id),
     clientId: String(client.client_id),
     idemKey: `${mark}-idempotency-key`,
+    memberId: String(member.id),
+    invitationId: String(invitation.id),
     contentId: '',
     delId: '',
   };
   const content = await created(server, ws.api_key, json('/contents', contentBody(ids), { 'idempotency-key': ids.idemKey }));
   ids.contentId = String(content.content_id);
   const jobs = (content.jobs as { job_id: string }[]).map((j) => j.job_id);
-  const secrets = [ws.workspace_id, ws.key_id, ws.api_key, mark, String(hook.secret), String(spareHook.secret), String(key.api_key), String(client.client_secret), ...jobs];
+  const secrets = [ws.workspace_id, ws.key_id, ws.api_key, mark, String(hook.secret), String(spareHook.secret), String(key.api_key), String(client.client_secret), String(invitation.token), String(member.user_id), memberEmail, ...jobs];
   for (const key of OBJECT_KEYS) if (ids[key] !== '') secrets.push(ids[key]);
   return { apiKey: ws.api_key, ids, secrets };
 }

@@ -3,6 +3,7 @@ import { claimMetaFlag } from '../../../db/repositories/service-meta.repo.js';
 import { findWorkspace, insertWorkspace, listWorkspaces, lockWorkspace, setWorkspacePlan } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { mintApiKey } from '../api-keys/api-keys.service.js';
+import { mintOwnerInvitation } from '../members/invitations.service.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -16,6 +17,8 @@ export interface NewWorkspace {
   key_id: string;
   /** Plaintext of the first key; shown once. */
   api_key: string;
+  /** On the first start only: the one-time token of the link that creates the owner's account; shown once. */
+  owner_invitation_token?: string;
 }
 
 export type WorkspacesService = ReturnType<typeof createWorkspacesService>;
@@ -91,7 +94,10 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
     async bootstrapOnce(): Promise<NewWorkspace | null> {
       return db.transaction().execute(async (tx) => {
         const first = await claimMetaFlag(tx, 'bootstrapped', 'default workspace created', clock.now());
-        return first ? createIn(tx, 'Default workspace') : null;
+        if (!first) return null;
+        const created = await createIn(tx, 'Default workspace');
+        const owner = await mintOwnerInvitation(tx, created.workspace_id, clock.now());
+        return { ...created, owner_invitation_token: owner.token };
       });
     },
   };
