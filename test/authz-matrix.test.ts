@@ -115,6 +115,13 @@ const OPERATION_PERMISSIONS: Record<string, readonly Permission[]> = {
   cancelContent: ['contents.publish'],
   publishContentNow: ['contents.publish'],
   retryContent: ['contents.publish'],
+  listMembers: ['members.read'],
+  addMember: ['members.manage'],
+  updateMember: ['members.manage'],
+  removeMember: ['members.manage'],
+  listInvitations: ['members.read'],
+  createInvitation: ['members.manage'],
+  revokeInvitation: ['members.manage'],
   mcp: [],
 };
 

@@ -17,6 +17,7 @@ const SECTION_PERMISSIONS: Record<SectionId, Permission> = {
   brands: 'brands.read',
   webhooks: 'webhooks.read',
   'api-keys': 'api_keys.manage',
+  members: 'members.read',
   'connect-assistant': 'workspace.read',
   'connected-apps': 'oauth_clients.manage',
   'oauth-clients': 'oauth_clients.manage',
