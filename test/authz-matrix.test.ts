@@ -32,6 +32,8 @@ import {
   toolOutcome,
 } from './support/matrix.js';
 import { describeEachDb, startTestServer, type TestServer } from './support/server.js';
+import { type Permission, type Role, ROLES, roleCan } from '../src/core/permissions/roles.js';
+import { tools } from '../tools/index.js';
 
 /**
  * OWASP API1 (object level), API2 (authentication) and API5 (function level) as one table: every protected
@@ -55,6 +57,83 @@ const FILTERS = new Set(['listConnections brandId', 'list_connections brandId'])
 
 /** Answers that mean authorization refused the caller or did not find the object. */
 const REFUSED = [401, 403, 404];
+
+/**
+ * What each REST operation needs, in order: a role without one of them is refused with `forbidden` naming the
+ * first it lacks. Empty: every role may (the credential's own `/me`, the public catalogue, `tools/list`). The
+ * matrix's content is published at once, so creating it needs `contents.publish` beside `contents.draft`.
+ */
+const OPERATION_PERMISSIONS: Record<string, readonly Permission[]> = {
+  createApiKey: ['api_keys.manage'],
+  listApiKeys: ['api_keys.manage'],
+  revokeApiKey: ['api_keys.manage'],
+  uploadMedia: ['media.upload'],
+  listMedia: ['media.read'],
+  deleteMedia: ['media.delete'],
+  getWalletPrice: ['wallet.read'],
+  getWallet: ['wallet.read'],
+  listWalletOffers: ['wallet.pay'],
+  getUsage: ['wallet.read'],
+  listDeliveries: ['webhooks.read'],
+  getDelivery: ['webhooks.read'],
+  redeliver: ['webhooks.manage'],
+  getMe: [],
+  createSandboxConnection: ['connections.manage'],
+  listConnections: ['connections.read'],
+  getConnection: ['connections.read'],
+  deactivateConnection: ['connections.manage'],
+  startOAuthConnection: ['connections.manage'],
+  connectAppPassword: ['connections.manage'],
+  reconnectAppPassword: ['connections.manage'],
+  reconnectOAuthConnection: ['connections.manage'],
+  listConnectionTargets: ['connections.read'],
+  chooseConnectionTarget: ['connections.manage'],
+  setBrandQueue: ['brands.manage'],
+  getBrandQueue: ['brands.read'],
+  listPlatforms: [],
+  createBrand: ['brands.manage'],
+  listBrands: ['brands.read'],
+  getBrand: ['brands.read'],
+  updateBrand: ['brands.manage'],
+  deleteBrand: ['brands.manage'],
+  createWebhook: ['webhooks.manage'],
+  listWebhooks: ['webhooks.read'],
+  getWebhook: ['webhooks.read'],
+  updateWebhook: ['webhooks.manage'],
+  deleteWebhook: ['webhooks.manage'],
+  sendWebhookTestEvent: ['webhooks.manage'],
+  verifyWebhookSignature: [],
+  createOAuthClient: ['oauth_clients.manage'],
+  listOAuthClients: ['oauth_clients.manage'],
+  getOAuthClient: ['oauth_clients.manage'],
+  updateOAuthClient: ['oauth_clients.manage'],
+  deleteOAuthClient: ['oauth_clients.manage'],
+  createContent: ['contents.draft', 'contents.publish'],
+  listContents: ['contents.read'],
+  getContent: ['contents.read'],
+  updateContent: ['contents.draft'],
+  cancelContent: ['contents.publish'],
+  publishContentNow: ['contents.publish'],
+  retryContent: ['contents.publish'],
+  listMembers: ['members.read'],
+  addMember: ['members.manage'],
+  updateMember: ['members.manage'],
+  removeMember: ['members.manage'],
+  listInvitations: ['members.read'],
+  createInvitation: ['members.manage'],
+  revokeInvitation: ['members.manage'],
+  mcp: [],
+};
+
+/** A tool needs its declared permission; `publish_content` with a time (not a draft) needs publishing too. */
+const TOOL_PERMISSIONS: Record<string, readonly Permission[]> = Object.fromEntries(
+  tools.map((t) => [t.name, t.name === 'publish_content' ? [t.permission, 'contents.publish'] : [t.permission]]),
+);
+
+/** The permission a role is refused for, or undefined when it may. */
+function lacking(role: Role, needs: readonly Permission[]): Permission | undefined {
+  return needs.find((p) => !roleCan(role, p));
+}
 
 function refusal(answer: Answer, status: number, codes: readonly string[]): string[] {
   if (answer.status !== status) return [`status ${answer.status}, expected ${status} ${codes.join('|')}: ${answer.text.slice(0, 300)}`];
@@ -331,6 +410,57 @@ describeEachDb(
         }
       }
       expect(findings.failures).toEqual([]);
+    });
+
+    it('roles: every REST operation and MCP tool, called with a key of each role, is allowed or refused with 403 naming the permission, as the role matrix says', async () => {
+      const s = server();
+      const tenant = await seedTenant(s, 'roles');
+      await s.settle();
+      await s.container.dispatcher.drain();
+      await finishTenant(s, tenant);
+      const keys = new Map<Role, string>([['owner', tenant.apiKey]]);
+      for (const role of ROLES.filter((r) => r !== 'owner')) {
+        const made = await send(s, { label: `make ${role} key`, method: 'POST', path: `/api/v1/workspaces/${tenant.ids.wsId}/api-keys`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `${role} key`, role }) }, `Bearer ${tenant.apiKey}`);
+        if (made.status !== 201) throw new Error(`making a ${role} key: ${made.status} ${made.text}`);
+        keys.set(role, (made.json as { api_key: string }).api_key);
+      }
+      expect(protectedOps().filter((op) => OPERATION_PERMISSIONS[op.operationId] === undefined).map((op) => op.key)).toEqual([]);
+      const findings = new Findings();
+      const outcome = (label: string, refused: boolean, forbidden: boolean, permission: unknown, missing: Permission | undefined, text: string) =>
+        findings.record(
+          label,
+          missing === undefined
+            ? forbidden || refused
+              ? [`refused: ${text.slice(0, 300)}`]
+              : []
+            : forbidden && permission === missing
+              ? []
+              : [`expected 403 forbidden naming ${missing}: ${text.slice(0, 300)}`],
+        );
+      // The refused roles first: an allowed role's delete must not turn another role's refusal into a 404.
+      const byRefusal = (needs: readonly Permission[]) => [...ROLES].sort((a, b) => Number(lacking(b, needs) !== undefined) - Number(lacking(a, needs) !== undefined));
+      for (const op of protectedOps()) {
+        const needs = OPERATION_PERMISSIONS[op.operationId]!;
+        for (const role of byRefusal(needs)) {
+          const answer = await send(s, restCall(op, { ...tenant.ids, idemKey: freshIdempotencyKey() }), `Bearer ${keys.get(role)!}`);
+          const body = answer.json as { error?: unknown; permission?: unknown } | undefined;
+          findings.record(`${role} → ${op.key} conformance`, answer.conformance);
+          outcome(`${role} → ${op.key}`, answer.status === 401 || answer.status >= 500, answer.status === 403 && body?.error === 'forbidden', body?.permission, lacking(role, needs), `${answer.status} ${answer.text}`);
+        }
+      }
+      for (const [name, builders] of Object.entries(TOOL_ARGS)) {
+        const needs = TOOL_PERMISSIONS[name]!;
+        for (const role of byRefusal(needs)) {
+          for (const [i, args] of builders.entries()) {
+            const answer = await send(s, toolCall(name, args({ ...tenant.ids, idemKey: freshIdempotencyKey() }), i), `Bearer ${keys.get(role)!}`);
+            const { isError, body } = toolOutcome(answer);
+            const error = (body as { error?: unknown } | undefined)?.error;
+            outcome(`${role} → MCP ${name}#${i + 1}`, answer.status !== 200 || (isError && ['invalid_api_key', 'invalid_token', 'server_error'].includes(String(error))), isError && error === 'forbidden', (body as { permission?: unknown } | undefined)?.permission, lacking(role, needs), answer.text);
+          }
+        }
+      }
+      expect(findings.failures).toEqual([]);
+      expect(findings.cases).toBeGreaterThan(ROLES.length * 80);
     });
 
     it("control, REST: every operation on the attacker's own path and objects passes authorization and shows nothing of the victim (destructive last)", async () => {

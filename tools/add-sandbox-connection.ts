@@ -10,6 +10,7 @@ export const addSandboxConnectionTool = defineTool({
     'so it is the way to try publish_content end to end. Live accounts are connected with start_connection_oauth instead. Each call adds a new connection. ' +
     'Returns at once with the connection id. Spends 1 on the connections stock meter while the connection is active (get_usage). ' +
     'Errors: not_found (brand_id unknown in this workspace), limit_reached (connections meter full), validation_failed.',
+  permission: 'connections.manage',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   inputSchema: createSandboxConnectionInputSchema.extend({ brand_id: brandIdSchema.describe('Brand id (brand_…), from list_brands.') }),
   outputSchema: connectionSchema,

@@ -13,6 +13,7 @@ export const cancelContentTool = defineTool({
     'Errors: content_not_editable (with the content\'s status) once publishing has started or finished, since a post already sent cannot be called back; not_found for an unknown content_id; validation_failed.',
   // Destructive: a canceled content can never be edited, rescheduled or published again (the core refuses it);
   // only a new content brings the post back. Idempotent: canceling a canceled content answers it unchanged.
+  permission: 'contents.publish',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({
     content_id: contentIdSchema,

@@ -12,6 +12,7 @@ export const choosePublishTargetTool = defineTool({
   // Destructive: the new place overwrites the connection's current one, for its jobs not yet published too.
   // Idempotent: the same choice twice leaves the connection as the first left it. Open world: the board is
   // checked with the network, with the user's connection.
+  permission: 'connections.manage',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   inputSchema: z.strictObject({ connection_id: connectionIdSchema, ...chooseTargetInputSchema.shape }),
   outputSchema: connectionSchema,

@@ -10,6 +10,7 @@ export const createWebhookTool = defineTool({
     'Each call creates a new endpoint, so check list_webhooks first to avoid duplicates. Returns at once with the endpoint id; test it with send_webhook_test. Spends 1 on the webhooks stock meter while the endpoint exists. ' +
     'Errors: validation_failed (the url is not public HTTPS, or an event type is unknown), limit_reached (webhooks meter full).',
   // Open world: it points the workspace's events at an outside receiver.
+  permission: 'webhooks.manage',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema: createWebhookInputSchema,
   outputSchema: createdWebhookSchema,

@@ -5,6 +5,7 @@ import type { NetworkConnectService } from '../src/core/connections/network-conn
 import type { ContentsService } from '../src/core/contents/contents.service.js';
 import type { MediaService } from '../src/core/media/media.service.js';
 import type { MetersService } from '../src/core/meters/meters.service.js';
+import type { Permission } from '../src/core/permissions/roles.js';
 import type { Principal } from '../src/core/principal.js';
 import type { QueueService } from '../src/core/scheduling/queue.service.js';
 import type { WalletService } from '../src/core/wallet/wallet.service.js';
@@ -83,6 +84,12 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   /** Written for a model: what it does, when to use it, what it costs on meters, the errors that matter. */
   description: string;
   annotations: ToolHints;
+  /**
+   * What the caller's role must allow for the tool to be of any use: `tools/list` leaves out tools the role
+   * cannot use, and a call is refused before the handler. The core still decides each call (a brand the
+   * credential does not see, or `contents.publish` for a `publish_content` that is not a draft).
+   */
+  permission: Permission;
   inputSchema: I;
   outputSchema: O;
   /**

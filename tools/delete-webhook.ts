@@ -10,6 +10,7 @@ export const deleteWebhookTool = defineTool({
     '(a new endpoint gets a new secret). To stop deliveries for a while instead, use update_webhook with active: false. Confirm with the user first. ' +
     'Frees its slot on the webhooks meter. Free: nothing is spent. Errors: not_found (unknown in this workspace, or already deleted).',
   // A second call changes nothing more (it answers not_found), so it is idempotent as HTTP's DELETE is.
+  permission: 'webhooks.manage',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({ webhook_id: webhookIdSchema.describe('Webhook endpoint id (wh_…), from list_webhooks.') }),
   outputSchema: z.object({ webhook_id: z.string().describe('The endpoint deleted (wh_…).'), deleted: z.literal(true) }),

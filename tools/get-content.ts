@@ -9,6 +9,7 @@ export const getContentTool = defineTool({
     'Reads one content with the state of each platform job: scheduled (waiting for publish_at), queued, publishing, confirming, published (with external_post_url) or failed (with error_code and error_message). ' +
     'The content status is draft or scheduled while it waits (publish_at, time_zone and local_publish_at say when), canceled if canceled, publishing until every job is final, then published, partial or failed. Use it after publish_content or retry_failed_targets to follow progress; ' +
     'jobs usually settle within seconds to minutes. Free: no meter is used. Errors: not_found when the id is unknown in this workspace.',
+  permission: 'contents.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({ content_id: contentIdSchema }),
   outputSchema: contentSchema,

@@ -9,6 +9,7 @@ export const getQueueTool = defineTool({
     '(at is RFC 3339 with the zone\'s offset; local_date and local_time are in the queue\'s zone). Slot times are local to the queue\'s IANA zone, not UTC: ' +
     'across a daylight-saving change the offset in at changes. A brand whose queue was never set answers an empty queue in UTC. ' +
     'brand_id comes from list_brands; an unknown one answers not_found. Free: no meter is used.',
+  permission: 'brands.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: queueBrandParamsSchema,
   outputSchema: queueSchema,

@@ -9,6 +9,7 @@ export const getUsageTool = defineTool({
     'Shows the workspace\'s plan and every meter with its limit and use: stock meters (brands, connections, media_storage in bytes, webhooks, inspiration_library) ' +
     'count what exists; cycle meters (criacao_de_conteudos: contents created, publicacoes: platform posts) reset at cycle_end. ' +
     'Use it before a large publication, or after a limit_reached error to explain which meter is full. Free: no meter is used.',
+  permission: 'wallet.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: usageSchema,

@@ -8,6 +8,7 @@ export const getWalletPriceTool = defineTool({
     'Returns the credit price of an operation (publicacao: one platform post; criacao_de_conteudo: one content) for a quantity, what it would cost, ' +
     'the balance available, and whether the plan still covers it this cycle. Consult it before publishing with modo creditos or automatico. ' +
     'An operation without a published price answers operacao_sem_preco (never free by omission). Free: nothing is spent.',
+  permission: 'wallet.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: priceQuerySchema,
   outputSchema: priceSchema,

@@ -7,6 +7,7 @@ export const getWalletTool = defineTool({
   description:
     'Shows the credit balance (saldo), the credit batches (lotes) with their expiry, and the ledger of grants, spends, refunds and expiries, newest first. ' +
     'Use it to explain a saldo_insuficiente or saldo_fragmentado error, or before publishing with modo creditos or automatico. Free: nothing is spent.',
+  permission: 'wallet.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: statementQuerySchema,
   outputSchema: statementSchema,

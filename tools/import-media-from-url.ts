@@ -20,6 +20,7 @@ export const importMediaFromUrlTool = defineTool({
     'limit_reached (the file does not fit media_storage).',
   // Not destructive: it only adds a media item. Not idempotent: each call stores another copy. Closed world: the
   // one outside read is an anonymous download of the public address the user named; nobody is acted on.
+  permission: 'media.upload',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   inputSchema: importMediaInputSchema,
   outputSchema: mediaItemSchema,

@@ -9,6 +9,7 @@ export const listBrandsTool = defineTool({
     'Lists the workspace\'s brands (id and name), oldest first. A brand groups the network connections content is published through: ' +
     'publish_content and preview_content need a brand_id from here. Use list_connections to see which platforms a brand can publish to. ' +
     'Free: no meter is used.',
+  permission: 'brands.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: brandListSchema,

@@ -9,6 +9,7 @@ export const listConnectionsTool = defineTool({
     'Only active connections publish; expired ones must be reconnected (their jobs fail with token_expired), inactive ones were switched off. ' +
     'mode sandbox means posts go to the built-in simulated network, not the real one. Use it to choose target_connections when a brand has several accounts on a platform ' +
     '(publish_content then fails with connections_required). Free: no meter is used.',
+  permission: 'connections.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: connectionListQuerySchema,
   outputSchema: connectionListSchema,

@@ -10,6 +10,7 @@ export const listContentsTool = defineTool({
     'e.g. status scheduled with from and to lists what will publish in that window. from and to are RFC 3339 with an offset; each content shows publish_at (UTC) with time_zone and local_publish_at. ' +
     'Up to limit items (default 20, max 100); pass next_cursor back as cursor with the same filters, null means the last page. ' +
     'Free: no meter is used. Errors: validation_failed (bad status, cursor or date; to not after from).',
+  permission: 'contents.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: contentListQuerySchema,
   outputSchema: contentListSchema,

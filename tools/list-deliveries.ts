@@ -13,6 +13,7 @@ export const listDeliveriesTool = defineTool({
     'status "failed" returns every delivery that will not be retried automatically (stopped by a 4xx, or dead after 6 attempts). ' +
     'Use it to diagnose a receiver, then redeliver_delivery once it is fixed. Paginated like list_contents (limit, cursor, next_cursor). ' +
     'Free: no meter is used. Errors: not_found (webhook), validation_failed (bad cursor).',
+  permission: 'webhooks.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema,
   outputSchema: deliveryListSchema,

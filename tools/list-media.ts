@@ -8,6 +8,7 @@ export const listMediaTool = defineTool({
     'Lists the workspace\'s uploads (the media library), newest first: id, type, size, creation time, a signed address of the file valid for 24 hours, and the contents that use each one (used_by). ' +
     'Reuse an upload in publish_content with media: [{media_id}] instead of uploading it again. Add a file from a public address with import_media_from_url (sending the bytes is REST only: POST …/media). ' +
     'Paginated like list_contents (limit, cursor, next_cursor). Free: no meter is used. Errors: validation_failed (bad cursor).',
+  permission: 'media.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: mediaListQuerySchema,
   outputSchema: mediaListSchema,

@@ -10,6 +10,7 @@ export const listPlatformsTool = defineTool({
     `Lists the supported platforms (${PLATFORM_SLUGS.join(', ')}) with the content types each accepts, text, title, thread and media limits (and how each network counts text), ` +
     'whether a title is required and whether live connections exist in this installation. Use it before writing a post to respect each platform\'s limits ' +
     '(e.g. threads allows 500 characters per post, bluesky 300 graphemes, x 280 weighted characters). Free: no meter is used; it cannot fail except with server_error.',
+  permission: 'workspace.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: platformListSchema,

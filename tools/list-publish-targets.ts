@@ -11,6 +11,7 @@ export const listPublishTargetsTool = defineTool({
     'Errors: not_found (connection_id from list_connections), platform_not_supported (a network that publishes to the account itself, or a sandbox connection), ' +
     'and the network\'s own refusals (token_expired: reconnect with start_connection_oauth). Free: no meter is used.',
   // Open world: the list is read from the network at each call, with the user's connection.
+  permission: 'connections.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   inputSchema: z.strictObject({ connection_id: connectionIdSchema }),
   outputSchema: publishTargetListSchema,

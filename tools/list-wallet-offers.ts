@@ -8,6 +8,7 @@ export const listWalletOffersTool = defineTool({
   description:
     'Lists the credit packages on sale, each with its credits, price, currency and a ready payment link for this workspace. ' +
     'Offer the link to the user when the balance does not cover what they want to publish; paying adds a credit batch. Free: nothing is spent.',
+  permission: 'wallet.pay',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: offerListSchema,

@@ -8,6 +8,7 @@ export const listWebhooksTool = defineTool({
   description:
     'Lists the workspace\'s webhook endpoints with their url, subscribed events and whether they are active; secrets are never shown again. ' +
     'Use it to find a webhook_id for list_deliveries, or before create_webhook to avoid registering the same address twice. Free: no meter is used.',
+  permission: 'webhooks.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: z.strictObject({}),
   outputSchema: webhookListSchema,

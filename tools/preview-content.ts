@@ -11,6 +11,7 @@ export const previewContentTool = defineTool({
     'Errors are those of publish_content: caption_too_long, platform_not_supported, media_too_large, media_unsupported_format, connections_required, not_found, limit_reached (a meter would be exceeded), validation_failed.',
   // Read-only: it stores, charges and publishes nothing. Closed world: the only outside reads are anonymous checks
   // of the media addresses the post names (size and type, never the body); no network or receiver is reached.
+  permission: 'contents.draft',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: createContentInputSchema,
   outputSchema: previewSchema,

@@ -15,6 +15,7 @@ export const publishContentNowTool = defineTool({
   // Destructive: the time the content was scheduled for (or its draft state) is given up for now, and a post
   // that went out cannot be called back. Idempotent: it publishes once whatever the repeats. Open world: it
   // publishes to the networks.
+  permission: 'contents.publish',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   inputSchema: z.strictObject({
     content_id: contentIdSchema,

@@ -21,6 +21,7 @@ export const publishContentTool = defineTool({
     'Use preview_content when unsure the post fits, and pass an idempotency_key so a retry cannot post twice. Returns at once with content_id (for get_content, update_content, cancel_content, publish_content_now), without waiting for the networks. ' +
     'Spends 1 on criacao_de_conteudos and 1 per platform on publicacoes (get_usage), or credits with modo creditos, charged when publishing starts, never for a draft or canceled post; a scheduled post that cannot be paid then fails its jobs. ' +
     'Errors: caption_too_long, platform_not_supported, media_too_large, media_unsupported_format (a photo type the network refuses, e.g. PNG on Instagram), connections_required, not_found, limit_reached, idempotency_conflict, validation_failed (also queue: true on a brand without a queue).',
+  permission: 'contents.draft',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema,
   outputSchema: createdContentSchema,

@@ -9,6 +9,7 @@ export const redeliverDeliveryTool = defineTool({
     'Queues a new attempt now for one delivery, whatever its status (above all a dead or failed one, after the receiver was fixed), keeping the same delivery id ' +
     'so the receiver can de-duplicate. The attempt itself happens within seconds; call list_deliveries to see its result. Each call sends the event again. ' +
     'Free: no meter is used. Errors: not_found when the delivery is unknown in this workspace.',
+  permission: 'webhooks.manage',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema: z.strictObject({ delivery_id: deliveryIdSchema.describe('Delivery id (del_…), from list_deliveries.') }),
   outputSchema: deliverySchema,

@@ -15,6 +15,7 @@ export const retryFailedTargetsTool = defineTool({
     'Jobs whose connection is expired or inactive are never re-queued (they would fail again at once): they come back in skipped, to reconnect first. ' +
     'Returns at once with the re-queued jobs (possibly none) and the skipped ones; follow with get_content. ' +
     'Spends 1 on the publicacoes meter per re-queued job, nothing for skipped ones. Errors: not_found (content), limit_reached (publicacoes is full).',
+  permission: 'contents.publish',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema,
   outputSchema: retryResultSchema,

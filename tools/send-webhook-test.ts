@@ -9,6 +9,7 @@ export const sendWebhookTestTool = defineTool({
     'The body has the shape of event_type (default: the endpoint\'s first enabled type), carries "test": true and placeholder ids (test_…) that name nothing real. ' +
     'Returns at once with the queued delivery (test: true); the attempt follows within seconds: read its result with list_deliveries. Each call sends a new event. ' +
     'Use it to check a receiver and its signature check. Free: nothing is counted on the plan. Errors: not_found (webhook unknown in this workspace), validation_failed (unknown event_type).',
+  permission: 'webhooks.manage',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema: sendTestEventInputSchema.extend({ webhook_id: webhookIdSchema.describe('Webhook endpoint id (wh_…), from list_webhooks.') }),
   outputSchema: deliverySchema,

@@ -11,6 +11,7 @@ export const setQueueTool = defineTool({
     'Answers the stored queue with its next 10 free slots, so the model can check the instants. Errors: validation_failed names the field ' +
     '(time_zone, slots[i].time, slots[i].days); not_found for an unknown brand_id (from list_brands). Free: no meter is used.',
   // Destructive: it replaces the whole queue, so slots the call does not repeat are gone (nothing keeps them).
+  permission: 'brands.manage',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   inputSchema: queueBrandParamsSchema.extend(queueInputSchema.shape),
   outputSchema: queueSchema,

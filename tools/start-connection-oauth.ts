@@ -16,6 +16,7 @@ export const startConnectionOauthTool = defineTool({
     'Spends 1 on the connections stock meter once the person finishes and the connection exists (a reconnection spends nothing more); this call itself spends nothing. ' +
     'Errors: not_found (brand or connection), platform_not_supported (this installation has no app for that network), validation_failed (a sandbox connection_id, neither brand_id with platform_slug nor connection_id, instance missing for Mastodon or given for another network).',
   // Open world: the connection it begins is with the network itself (its consent page, then our code exchange).
+  permission: 'connections.manage',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   inputSchema: z.strictObject({
     brand_id: brandIdSchema.optional().describe('Brand to connect a new account to (with platform_slug).'),

@@ -9,6 +9,7 @@ export const updateBrandTool = defineTool({
     'Free: no meter is used. Errors: not_found (brand_id unknown in this workspace), validation_failed (name empty or over 100 characters).',
   // Destructive: the new name overwrites the one stored. Idempotent: the same name twice is one rename. Closed
   // world: nothing outside the service is told.
+  permission: 'brands.manage',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   inputSchema: brandInputSchema.extend({ brand_id: brandIdSchema.describe('Brand id (brand_…), from list_brands.') }),
   outputSchema: brandSchema,

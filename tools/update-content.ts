@@ -23,6 +23,7 @@ export const updateContentTool = defineTool({
   // Destructive: the fields sent overwrite the stored ones (null clears one). Not idempotent: queue: true takes the
   // next free slot after the one the content holds. Open world: a draft given a time (or the queue) will be
   // published to the networks at it.
+  permission: 'contents.draft',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   inputSchema,
   outputSchema: updatedContentSchema,

@@ -11,6 +11,7 @@ export const updateWebhookTool = defineTool({
   // Destructive: the fields sent overwrite the stored ones (a new url leaves the old receiver without events).
   // Idempotent: the same fields twice are one change. Open world: its url points the workspace's events at an
   // outside receiver, as create_webhook does.
+  permission: 'webhooks.manage',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   inputSchema: updateWebhookInputSchema.extend({ webhook_id: webhookIdSchema.describe('Webhook endpoint id (wh_…), from list_webhooks.') }),
   outputSchema: webhookSchema,

@@ -8,6 +8,7 @@ export const verifyWebhookSignatureTool = defineTool({
     'Checks a webhook signature the way a receiver should: payload is the signed string "{Service-Timestamp}.{raw body}", signature_header the Service-Signature value ' +
     '(sha256=<hex>), secret the endpoint\'s whsec_ secret; the timestamp must be within tolerance_seconds of the service clock. ' +
     'Answers which check failed (format, timestamp, HMAC). Use it to debug a receiver that rejects our events. Free: touches no workspace data and uses no meter.',
+  permission: 'workspace.read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   inputSchema: verifyInputSchema,
   outputSchema: verifyResultSchema,

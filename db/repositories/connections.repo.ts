@@ -71,6 +71,8 @@ export async function findConnectionsByIds(db: Kysely<Database>, ids: readonly s
 
 export interface ConnectionFilter {
   brandId?: string | undefined;
+  /** Only connections of these brands (null or absent: every brand). */
+  brandIds?: readonly string[] | null | undefined;
   platformSlug?: string | undefined;
   status?: string | undefined;
   statuses?: string[] | undefined;
@@ -79,6 +81,10 @@ export interface ConnectionFilter {
 export async function listConnections(db: Kysely<Database>, workspaceId: string, filter: ConnectionFilter = {}): Promise<ConnectionRow[]> {
   let q = db.selectFrom('connections').select(COLUMNS).where('workspace_id', '=', workspaceId);
   if (filter.brandId !== undefined) q = q.where('brand_id', '=', filter.brandId);
+  if (filter.brandIds !== undefined && filter.brandIds !== null) {
+    if (filter.brandIds.length === 0) return [];
+    q = q.where('brand_id', 'in', filter.brandIds);
+  }
   if (filter.platformSlug !== undefined) q = q.where('platform_slug', '=', filter.platformSlug);
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
   if (filter.statuses !== undefined) q = q.where('status', 'in', filter.statuses);

@@ -95,6 +95,8 @@ export async function findContentsByIds(db: Kysely<Database>, ids: readonly stri
 
 export interface ContentPageQuery {
   status?: string | undefined;
+  /** Only contents of these brands (null or absent: every brand). */
+  brandIds?: readonly string[] | null | undefined;
   createdAfter?: number | undefined;
   createdBefore?: number | undefined;
   /** Keyset position: rows strictly after (created_at, id) in descending order. */
@@ -106,6 +108,10 @@ export interface ContentPageQuery {
 export async function listContents(db: Kysely<Database>, workspaceId: string, q: ContentPageQuery): Promise<ContentRow[]> {
   let query = db.selectFrom('contents').selectAll().where('workspace_id', '=', workspaceId);
   if (q.status !== undefined) query = query.where('status', '=', q.status);
+  if (q.brandIds !== undefined && q.brandIds !== null) {
+    if (q.brandIds.length === 0) return [];
+    query = query.where('brand_id', 'in', q.brandIds);
+  }
   if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
   if (q.createdBefore !== undefined) query = query.where('created_at', '<', q.createdBefore);
   const after = q.after;
@@ -193,6 +199,8 @@ export async function transitionContent(
 
 export interface WindowPageQuery {
   status?: string | undefined;
+  /** Only contents of these brands (null or absent: every brand). */
+  brandIds?: readonly string[] | null | undefined;
   from?: number | undefined;
   to?: number | undefined;
   /** Keyset position: rows strictly after (publish_at, id) in ascending order. */
@@ -204,6 +212,10 @@ export interface WindowPageQuery {
 export async function listContentsByPublishAt(db: Kysely<Database>, workspaceId: string, q: WindowPageQuery): Promise<ContentRow[]> {
   let query = db.selectFrom('contents').selectAll().where('workspace_id', '=', workspaceId).where('publish_at', 'is not', null);
   if (q.status !== undefined) query = query.where('status', '=', q.status);
+  if (q.brandIds !== undefined && q.brandIds !== null) {
+    if (q.brandIds.length === 0) return [];
+    query = query.where('brand_id', 'in', q.brandIds);
+  }
   if (q.from !== undefined) query = query.where('publish_at', '>=', q.from);
   if (q.to !== undefined) query = query.where('publish_at', '<', q.to);
   const after = q.after;

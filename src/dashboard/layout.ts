@@ -28,9 +28,12 @@ export interface ShellOptions {
     workspaceId: string;
     csrf: string;
     active?: SectionId | undefined;
-    /** Shown instead of the id when known. */ workspaceName?: string | undefined;
+    /** Shown instead of the id when known. */
+    workspaceName?: string | undefined;
     /** A person signed in (not an API key): who, with which role here, and their other workspaces. */
     person?: PersonHeader | undefined;
+    /** The sections the credential's role may use (`sectionsFor`); absent: every section. */
+    sections?: readonly SectionId[] | undefined;
   };
   flash?: string | null | undefined;
 }
@@ -84,7 +87,7 @@ export function shell(options: ShellOptions): SafeHtml {
   <summary>Menu</summary>
   <div class="menu-body">
   <nav aria-label="Dashboard">
-    <ul>${SECTIONS.map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
+    <ul>${SECTIONS.filter((s) => session.sections?.includes(s.id) ?? true).map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
   </nav>
   ${personPart(session)}
   <form method="post" action="/dashboard/sign-out" class="sign-out">

@@ -30,6 +30,7 @@ import { applyRateLimitHeaders, type RateLimiter } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { setPageHeaders } from '../web/page-policy.js';
+import { sectionsFor } from './section-access.js';
 import { type PersonHeader, type SectionId, shell, type ShellOptions } from './layout.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -300,7 +301,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       return;
     }
     htmlHeaders(res, deps);
-    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active, person: ctx.person ?? undefined } });
+    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active, person: ctx.person ?? undefined, sections: sectionsFor(ctx.principal) } });
     res.status(result.status ?? 200).type('html').send(page.text);
   }
 

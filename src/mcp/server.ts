@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { validationError } from '../core/errors.js';
+import { allows, authorize } from '../core/permissions/authorize.js';
 import { tools as registry } from '../../tools/index.js';
 import type { Principal } from '../core/principal.js';
 import type { Logger } from '../observability/logger.js';
@@ -26,7 +27,8 @@ const INSTRUCTIONS =
   'every job is published or failed. To post later, give publish_content a local publish_at with the user\'s IANA ' +
   'time_zone (or queue: true for the brand\'s next queue slot, or draft: true); list_contents with status scheduled ' +
   'and from/to is the calendar; update_content, cancel_content and publish_content_now change a waiting post. Errors come back as isError results whose text is JSON with `error` (a stable code), ' +
-  '`message` and `request_id`.';
+  '`message` and `request_id`. Only the tools the credential\'s role may use are listed; a call its role or brands refuse ' +
+  'answers `forbidden` with `permission` naming what is missing: ask the person to do it, or to grant a role that may.';
 
 /**
  * The server's icons, served by the dashboard's asset route: a PNG first because some clients draw only raster
@@ -109,6 +111,8 @@ async function runTool(tool: AnyTool, input: Record<string, unknown>, scope: Mcp
   const started = performance.now();
   try {
     const principal = await scope.principal();
+    // The core's one decision, before the handler: a refusal names the permission the role lacks.
+    authorize(principal, principal.workspaceId, tool.permission);
     // The handler's return type is its output schema's type, and the tests call every tool through SDK clients
     // that check `structuredContent` against the listed schema, so it is not parsed again on every call.
     const value = await tool.handle(input, { principal, services: scope.services });
@@ -149,12 +153,18 @@ export function buildMcpServer(scope: McpScope, tools: readonly AnyTool[] = regi
   const server = new Server(serverInfo(scope.baseUrl), {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
-    // The list changes only with a deployment; clients of 2026-07-28 may keep it a few minutes, for any caller.
-    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
+    // The list changes only with a deployment and the caller's role; clients of 2026-07-28 may keep it a few
+    // minutes, for this caller only.
+    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' } },
   });
   const listed = toolListing(tools);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  // Tools the caller's role cannot use at all are left out; a brand-limited credential still sees a tool it may
+  // use on its own brands (`allows` without a brand).
+  server.setRequestHandler('tools/list', async () => {
+    const principal = await scope.principal();
+    return { tools: listed.filter((_, i) => allows(principal, tools[i]!.permission)) };
+  });
   server.setRequestHandler('tools/call', async (request, _ctx: ServerContext) => {
     const tool = byName.get(request.params.name);
     if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);

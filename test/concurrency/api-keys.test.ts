@@ -27,7 +27,7 @@ describeCluster('concurrent API key creation, rotation and revocation', (cluster
 
   it('20 parallel revoke_others rotations: exactly one key stays active, and it is a key a rotation returned', async () => {
     const ws = await cluster().workspace();
-    await create(ws, ws.api_key, { name: 'extra' })(cluster().doors[0]!);
+    const extra = await create(ws, ws.api_key, { name: 'extra' })(cluster().doors[0]!);
     const results = await cluster().split(20, (door, i) => create(ws, ws.api_key, { name: `rotation ${i}`, revoke_others: true })(door));
 
     // A rotation that finds its caller's key already revoked by a concurrent one is refused like any revoked key.
@@ -47,6 +47,15 @@ describeCluster('concurrent API key creation, rotation and revocation', (cluster
     for (const k of [...rotated.filter((k) => k !== survivor), { id: ws.key_id, key: ws.api_key }]) {
       expect(await works(cluster(), ws, k.key), `key ${k.id} after the rotations`).toEqual(cluster().doors.map(() => false));
     }
+
+    // The audit entry commits with its key: one api_key.created per key that exists, none for a refused rotation.
+    const audited = await cluster()
+      .server.container.db.kysely.selectFrom('audit_events')
+      .select('target_id')
+      .where('workspace_id', '=', ws.workspace_id)
+      .where('action', '=', 'api_key.created')
+      .execute();
+    expect(audited.map((e) => e.target_id).sort()).toEqual([extra.body.id as string, ...rotated.map((k) => k.id)].sort());
   });
 
   it('a leaked key minting 40 keys while the owner rotates with revoke_others: only the rotated key survives, no key minted with the leaked key does', async () => {

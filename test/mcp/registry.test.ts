@@ -226,10 +226,10 @@ interface JsonSchemaNode {
   allOf?: JsonSchemaNode[];
 }
 
-/** The tools as a client sees them: tools/list over an in-memory connection to the real server. */
+/** The tools as a client sees them: tools/list over an in-memory connection to the real server, for an owner (who sees every tool). */
 async function listedTools() {
   const server = buildMcpServer({
-    principal: () => Promise.reject(new Error('listing needs no principal')),
+    principal: () => Promise.resolve({ kind: 'api_key', workspaceId: 'ws_registry', keyId: 'key_registry', role: 'owner', brandIds: null }),
     services: {} as ToolServices,
     log: createLogger('silent'),
     requestId: () => 'req_test',

@@ -64,6 +64,8 @@ describeEachDb('GET /api/v1/me', (server) => {
     expect(me.body).toEqual({
       workspace: { id: ws.workspace_id, name: 'Agency', plan: 'default', created_at: expect.any(String) },
       credential: { kind: 'oauth', client_id: clientId, client_name: 'Claude for Acme', key_id: ws.key_id },
+      // The token acts with its approving key's role and brands: the first key of a workspace is its owner.
+      actor: { role: 'owner', brand_ids: null, key_id: ws.key_id, user_id: null, email: null },
     });
   });
 

@@ -16,7 +16,9 @@ import type { Database } from '../../../db/schema.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { API_KEY_PATTERN, newApiKey, newId, sha256Hex } from '../ids.js';
-import { type Role, ROLES } from '../permissions/roles.js';
+import { listBrands } from '../../../db/repositories/brands.repo.js';
+import { recordAudit } from '../audit/record.js';
+import { brandsWithin, type Role, ROLES, roleWithin } from '../permissions/roles.js';
 import type { Access, Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import type { ApiKey, ApiKeyList, CreateApiKeyInput, CreatedApiKey } from './api-keys.schema.js';
@@ -49,7 +51,41 @@ function render(row: ApiKeyRow): ApiKey {
     created_at: toIso(row.createdAt),
     last_used_at: row.lastUsedAt === null ? null : toIso(row.lastUsedAt),
     revoked_at: row.revokedAt === null ? null : toIso(row.revokedAt),
+    role: roleOf(row.role),
+    brand_ids: row.brandIds === null ? null : [...row.brandIds],
+    created_by: row.createdBy,
   };
+}
+
+/** Who is recorded as a key's maker: the person behind the call when there is one, else the key. */
+function makerOf(principal: Principal): string | null {
+  if (principal.kind === 'user') return principal.userId;
+  return principal.userId ?? principal.keyId;
+}
+
+/**
+ * The access a new key gets: the role asked (default admin) and brands asked (default every brand), never above
+ * the maker's own (`roleWithin`, `brandsWithin`), and only brands of this workspace.
+ * @throws ServiceError `forbidden` (role or brands above the maker's, with `permission`), `validation_failed`
+ *   (`brand_ids`: a brand that does not exist).
+ */
+async function accessFor(db: Kysely<Database>, principal: Principal, workspaceId: string, input: CreateApiKeyInput): Promise<Access> {
+  const role: Role = input.role ?? 'admin';
+  if (!roleWithin(role, principal.role)) {
+    throw new ServiceError('forbidden', `A ${principal.role} cannot create a key with the role ${role}: a key is never above the role of the credential that makes it.`, { permission: 'api_keys.manage' });
+  }
+  const brandIds = input.brand_ids === undefined ? null : [...new Set(input.brand_ids)];
+  if (!brandsWithin(brandIds, principal.brandIds)) {
+    throw new ServiceError('forbidden', 'brand_ids: a key is never limited to more brands than the credential that makes it.', { permission: 'api_keys.manage' });
+  }
+  if (brandIds !== null) {
+    const known = new Set((await listBrands(db, workspaceId)).map((b) => b.id));
+    const missing = brandIds.filter((id) => !known.has(id));
+    if (missing.length > 0) {
+      throw new ServiceError('validation_failed', `brand_ids: no brand ${missing.join(', ')} in this workspace`, { fields: [{ path: 'brand_ids', message: `unknown brand ${missing.join(', ')}` }] });
+    }
+  }
+  return { role, brandIds };
 }
 
 /**
@@ -143,11 +179,17 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       return keyChange(db, principal, workspaceId, async (tx) => {
         // Read under the lock: the row's times then follow the order in which keys were really created.
         const now = clock.now();
-        const { row, apiKey } = await mintApiKey(tx, workspaceId, input.name, now);
+        const access = await accessFor(tx, principal, workspaceId, input);
+        const { row, apiKey } = await mintApiKey(tx, workspaceId, input.name, now, { ...access, createdBy: makerOf(principal) });
         const revoked = input.revoke_others === true ? await revokeOtherApiKeys(tx, workspaceId, row.id, now) : 0;
         // OAuth grants approved with the revoked keys go with them (the new key has approved nothing yet); the
         // grants people approved do not depend on any key and stay.
         if (revoked > 0) await destroyIssuedFor(tx, { accountPrefix: keyAccountsPrefix(workspaceId) });
+        await recordAudit(tx, principal, 'api_key.created', { type: 'api_key', id: row.id, label: row.name }, now, {
+          role: row.role,
+          brand_ids: row.brandIds,
+          revoked_other_keys: revoked,
+        });
         return {
           id: row.id,
           api_key: apiKey,
@@ -156,13 +198,16 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
           starts_with: row.prefix,
           created_at: toIso(row.createdAt),
           revoked_other_keys: revoked,
+          role: access.role,
+          brand_ids: row.brandIds,
+          created_by: row.createdBy,
         };
       });
     },
 
     /** Lists the workspace's keys, newest first, never with their plaintext, in the list envelope every door sends (`{data}`). */
     async list(principal: Principal, workspaceId: string): Promise<ApiKeyList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'api_keys.manage');
       return { data: (await listApiKeys(db, workspaceId)).map(render) };
     },
 
@@ -178,7 +223,11 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       await keyChange(db, principal, workspaceId, async (tx) => {
         const existing = await findApiKey(tx, workspaceId, keyId);
         if (!existing) throw new ServiceError('not_found', `API key ${keyId} was not found in this workspace.`);
-        await revokeApiKey(tx, workspaceId, keyId, clock.now());
+        const now = clock.now();
+        // Revoking a revoked key changes nothing, so it records nothing either.
+        if (await revokeApiKey(tx, workspaceId, keyId, now)) {
+          await recordAudit(tx, principal, 'api_key.revoked', { type: 'api_key', id: keyId, label: existing.name }, now);
+        }
         // Tokens approved with this key die with it (spec 5; ARCHITECTURE 9).
         await destroyIssuedFor(tx, { accountId: `${workspaceId}:${keyId}` });
       });

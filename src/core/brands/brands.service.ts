@@ -8,6 +8,8 @@ import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
+import { seesBrand } from '../permissions/authorize.js';
+import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import type { Brand, BrandInput, BrandList } from './brands.schema.js';
@@ -25,9 +27,10 @@ export type BrandsService = ReturnType<typeof createBrandsService>;
 export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService }) {
   const { db, clock, meters } = deps;
 
-  async function get(principal: Principal, workspaceId: string, brandId: string): Promise<Brand> {
-    assertWorkspaceAccess(principal, workspaceId);
-    const row = await findBrand(db, workspaceId, brandId);
+  async function get(principal: Principal, workspaceId: string, brandId: string, permission: Permission = 'brands.read'): Promise<Brand> {
+    assertWorkspaceAccess(principal, workspaceId, permission);
+    // A credential limited to other brands learns nothing of this one: the same 404 as a brand of another workspace.
+    const row = seesBrand(principal, brandId) ? await findBrand(db, workspaceId, brandId) : undefined;
     if (!row) throw brandNotFound(brandId);
     return renderBrand(row);
   }
@@ -38,7 +41,7 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
      * @throws ServiceError `limit_reached` (resolve `desativar_outra`).
      */
     async create(principal: Principal, workspaceId: string, input: BrandInput): Promise<Brand> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'brands.manage');
       const now = clock.now();
       const row: BrandRow = { id: newId('brand_'), workspaceId, name: input.name, createdAt: now, updatedAt: now };
       await db.transaction().execute(async (tx) => {
@@ -50,16 +53,16 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
 
     /** Every brand of the workspace, in the list envelope every door sends (`{data}`). */
     async list(principal: Principal, workspaceId: string): Promise<BrandList> {
-      assertWorkspaceAccess(principal, workspaceId);
-      return { data: (await listBrands(db, workspaceId)).map(renderBrand) };
+      assertWorkspaceAccess(principal, workspaceId, 'brands.read');
+      return { data: (await listBrands(db, workspaceId)).filter((b) => seesBrand(principal, b.id)).map(renderBrand) };
     },
 
     /** @throws ServiceError `not_found`. */
-    get,
+    get: (principal: Principal, workspaceId: string, brandId: string) => get(principal, workspaceId, brandId),
 
     /** @throws ServiceError `not_found`. */
     async update(principal: Principal, workspaceId: string, brandId: string, input: BrandInput): Promise<Brand> {
-      await get(principal, workspaceId, brandId);
+      await get(principal, workspaceId, brandId, 'brands.manage');
       await renameBrand(db, workspaceId, brandId, input.name, clock.now());
       return get(principal, workspaceId, brandId);
     },
@@ -70,7 +73,7 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
      * @throws ServiceError `not_found`.
      */
     async remove(principal: Principal, workspaceId: string, brandId: string): Promise<void> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'brands.manage');
       const now = clock.now();
       await db.transaction().execute(async (tx) => {
         if (!(await deleteBrand(tx, workspaceId, brandId, now))) throw brandNotFound(brandId);

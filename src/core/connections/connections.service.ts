@@ -13,6 +13,7 @@ import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
+import { brandScope, seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import type { Connection, ConnectionList, ConnectionListQuery, CreateSandboxConnectionInput } from './connections.schema.js';
@@ -46,7 +47,8 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
      * @throws ServiceError `not_found` (brand), `limit_reached`.
      */
     async createSandbox(principal: Principal, workspaceId: string, brandId: string, input: CreateSandboxConnectionInput): Promise<Connection> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'connections.manage');
+      if (!seesBrand(principal, brandId)) throw brandNotFound(brandId);
       const now = clock.now();
       const row: ConnectionRow = {
         id: newId('conn_'),
@@ -70,16 +72,16 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
 
     /** The workspace's connections matching `query`, in the list envelope every door sends (`{data}`). */
     async list(principal: Principal, workspaceId: string, query: ConnectionListQuery): Promise<ConnectionList> {
-      assertWorkspaceAccess(principal, workspaceId);
-      const rows = await listConnections(db, workspaceId, { brandId: query.brand_id, platformSlug: query.platform_slug, status: query.status });
+      assertWorkspaceAccess(principal, workspaceId, 'connections.read');
+      const rows = await listConnections(db, workspaceId, { brandId: query.brand_id, brandIds: brandScope(principal), platformSlug: query.platform_slug, status: query.status });
       return { data: rows.map(renderConnection) };
     },
 
     /** @throws ServiceError `not_found`. */
     async get(principal: Principal, workspaceId: string, connectionId: string): Promise<Connection> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'connections.read');
       const row = await findConnection(db, workspaceId, connectionId);
-      if (!row) throw connectionNotFound(connectionId);
+      if (!row || !seesBrand(principal, row.brandId)) throw connectionNotFound(connectionId);
       return renderConnection(row);
     },
 
@@ -91,11 +93,11 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
      *   network, or an inactive one, which was given up).
      */
     async reconnectSandbox(principal: Principal, workspaceId: string, connectionId: string): Promise<Connection> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'connections.manage');
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
         const row = await findConnection(tx, workspaceId, connectionId);
-        if (!row) throw connectionNotFound(connectionId);
+        if (!row || !seesBrand(principal, row.brandId)) throw connectionNotFound(connectionId);
         if (row.mode !== 'sandbox') throw new ServiceError('validation_failed', 'connection: a live connection reconnects through its network', { fields: [{ path: 'connection', message: 'is live' }] });
         if (row.status === 'inactive') throw new ServiceError('validation_failed', 'connection: it was deactivated; add a new connection instead', { fields: [{ path: 'connection', message: 'is inactive' }] });
         await transitionConnection(tx, connectionId, ['expired'], 'active', null, now);
@@ -109,11 +111,11 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
      * @throws ServiceError `not_found`.
      */
     async deactivate(principal: Principal, workspaceId: string, connectionId: string): Promise<Connection> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'connections.manage');
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
         const row = await findConnection(tx, workspaceId, connectionId);
-        if (!row) throw connectionNotFound(connectionId);
+        if (!row || !seesBrand(principal, row.brandId)) throw connectionNotFound(connectionId);
         if (await transitionConnection(tx, connectionId, ['active', 'expired'], 'inactive', 'deactivated', now)) {
           await meters.release(tx, workspaceId, 'connections', 1);
         }

@@ -29,6 +29,8 @@ import { ServiceError } from '../errors.js';
 import { recordConnectionExpired } from '../events/events.js';
 import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
+import { seesBrand } from '../permissions/authorize.js';
+import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { listPlatforms, type PlatformList } from '../platforms.js';
 import { open, seal } from '../secret-box.js';
@@ -183,10 +185,10 @@ export function createNetworkConnectService(deps: {
    * reason, in this order: the network has no places at all (its static description says so, configured or
    * not); a sandbox connection has none to list; live connections to the network are not configured here.
    */
-  async function targetable(principal: Principal, workspaceId: string, connectionId: string) {
-    assertWorkspaceAccess(principal, workspaceId);
+  async function targetable(principal: Principal, workspaceId: string, connectionId: string, permission: Permission) {
+    assertWorkspaceAccess(principal, workspaceId, permission);
     const conn = await findConnection(db, workspaceId, connectionId);
-    if (!conn) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
+    if (!conn || !seesBrand(principal, conn.brandId)) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
     const platform = conn.platformSlug as PlatformSlug;
     const { name, places } = PLATFORMS[platform];
     if (places === null) throw new ServiceError('platform_not_supported', `${name} publishes to the account itself: there is no place to choose.`, { platform_slug: platform });
@@ -216,8 +218,8 @@ export function createNetworkConnectService(deps: {
      * @throws ServiceError `not_found` (brand), `platform_not_supported` (network not configured).
      */
     async start(principal: Principal, workspaceId: string, brandId: string, platform: PlatformSlug, options: { instance?: string | undefined } = {}): Promise<StartedOAuth> {
-      assertWorkspaceAccess(principal, workspaceId);
-      if (!(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
+      assertWorkspaceAccess(principal, workspaceId, 'connections.manage');
+      if (!seesBrand(principal, brandId) || !(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
       if (PLATFORMS[platform].connect === 'app_password') {
         throw new ServiceError('platform_not_supported', `${PLATFORMS[platform].name} connects with an app password, not OAuth: POST /api/v1/workspaces/${workspaceId}/brands/${brandId}/connections/app-password.`, {
           platform_slug: platform,
@@ -231,9 +233,9 @@ export function createNetworkConnectService(deps: {
      * @throws ServiceError `not_found`, `validation_failed` (a sandbox connection), `platform_not_supported`.
      */
     async startReconnect(principal: Principal, workspaceId: string, connectionId: string): Promise<StartedOAuth> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'connections.manage');
       const conn = await findConnection(db, workspaceId, connectionId);
-      if (!conn) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
+      if (!conn || !seesBrand(principal, conn.brandId)) throw new ServiceError('not_found', `Connection ${connectionId} was not found in this workspace.`);
       if (conn.mode !== 'live') throw new ServiceError('validation_failed', 'connection: sandbox connections have no network authorization to renew');
       const platform = conn.platformSlug as PlatformSlug;
       if (PLATFORMS[platform].connect === 'app_password') {
@@ -251,19 +253,19 @@ export function createNetworkConnectService(deps: {
      * @throws ServiceError `not_found`, `validation_failed` (refused sign-in), `platform_not_supported`, `limit_reached`.
      */
     async signIn(principal: Principal, workspaceId: string, target: { brandId: string; platform: PlatformSlug } | { connectionId: string }, input: AppPasswordSignIn): Promise<Connection> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'connections.manage');
       let brandId: string;
       let platform: PlatformSlug;
       let connectionId: string | null = null;
       let identifier = input.identifier;
       if ('connectionId' in target) {
         const conn = await findConnection(db, workspaceId, target.connectionId);
-        if (!conn) throw new ServiceError('not_found', `Connection ${target.connectionId} was not found in this workspace.`);
+        if (!conn || !seesBrand(principal, conn.brandId)) throw new ServiceError('not_found', `Connection ${target.connectionId} was not found in this workspace.`);
         if (conn.mode !== 'live') throw invalid('connection', 'sandbox connections have no network sign-in to renew');
         [brandId, platform, connectionId] = [conn.brandId, conn.platformSlug as PlatformSlug, conn.id];
         identifier ??= conn.name;
       } else {
-        if (!(await findBrand(db, workspaceId, target.brandId))) throw brandNotFound(target.brandId);
+        if (!seesBrand(principal, target.brandId) || !(await findBrand(db, workspaceId, target.brandId))) throw brandNotFound(target.brandId);
         [brandId, platform] = [target.brandId, target.platform];
       }
       if (identifier === undefined) throw invalid('identifier', 'is required: the handle or e-mail of the account');
@@ -314,7 +316,7 @@ export function createNetworkConnectService(deps: {
      *   connections to it are not configured here), `validation_failed` (a sandbox connection).
      */
     async targets(principal: Principal, workspaceId: string, connectionId: string): Promise<PublishTargetList> {
-      const { conn, listTargets, tokens } = await targetable(principal, workspaceId, connectionId);
+      const { conn, listTargets, tokens } = await targetable(principal, workspaceId, connectionId, 'connections.read');
       const listed = await listTargets(tokens);
       if (!listed.ok) throw invalid('connection', `${PLATFORMS[conn.platformSlug as PlatformSlug].name} did not list the places it can publish to: ${listed.message}`);
       return { data: listed.targets.map((t) => ({ id: t.id, name: t.name, current: t.id === tokens.accountId })) };
@@ -327,7 +329,7 @@ export function createNetworkConnectService(deps: {
      *   connection, or not one of the places).
      */
     async chooseTarget(principal: Principal, workspaceId: string, connectionId: string, targetId: string): Promise<Connection> {
-      const { conn, retarget, tokens, sealed } = await targetable(principal, workspaceId, connectionId);
+      const { conn, retarget, tokens, sealed } = await targetable(principal, workspaceId, connectionId, 'connections.manage');
       const moved = await retarget(tokens, targetId);
       if (!moved.ok) throw invalid('target_id', moved.message);
       const now = clock.now();

@@ -8,6 +8,8 @@ import { type IdempotentResult, requestHash } from '../idempotency/idempotency.s
 import { parseIdempotencyKey } from '../idempotency/idempotency.schema.js';
 import { storeRequest } from '../jobs/stored-request.js';
 import { type Timing, timingOf } from '../scheduling/publish-time.js';
+import { brandNotFound } from '../brands/brands.service.js';
+import { seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
@@ -17,6 +19,17 @@ import type { ContentFields, CreateContentInput, CreatedContent } from './conten
 import { fieldsOf } from './fields.js';
 import { renderWhen } from './render.js';
 import { type ContentsDeps, jobRowsFor, type Placement, type RecordOutcome, takeQueueSlot, zoneOf } from './steps.js';
+
+/**
+ * Who may create what: a draft needs `contents.draft` on the content's brand; anything that schedules or
+ * publishes needs `contents.publish` too. A brand the credential does not see is not found, as at creation.
+ * @throws ServiceError `forbidden` naming the permission, `not_found` (brand).
+ */
+function authorizeCreation(principal: Principal, workspaceId: string, input: CreateContentInput): void {
+  assertWorkspaceAccess(principal, workspaceId, 'contents.draft');
+  if (!seesBrand(principal, input.brand_id)) throw brandNotFound(input.brand_id);
+  if (input.draft !== true) assertWorkspaceAccess(principal, workspaceId, 'contents.publish', input.brand_id);
+}
 
 /** Creating a content: `create`. */
 export function contentCreation(deps: ContentsDeps) {
@@ -75,7 +88,7 @@ export function contentCreation(deps: ContentsDeps) {
      *   `replayed: true`.
      */
     async create(principal: Principal, workspaceId: string, input: CreateContentInput, idempotencyKey?: string): Promise<IdempotentResult<CreatedContent>> {
-      assertWorkspaceAccess(principal, workspaceId);
+      authorizeCreation(principal, workspaceId, input);
       // One rule for every door; a door that names the key otherwise (the REST header) checks it first.
       parseIdempotencyKey(idempotencyKey, 'idempotency_key');
       const run = async (record?: RecordOutcome<CreatedContent>) => {

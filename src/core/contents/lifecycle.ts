@@ -5,6 +5,7 @@ import type { IdempotentResult } from '../idempotency/idempotency.service.js';
 import { refreshContentOutcome } from '../jobs/outcome.js';
 import { storeRequest } from '../jobs/stored-request.js';
 import { CYCLE_METER } from '../meters/plans.js';
+import { seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
@@ -16,6 +17,7 @@ import type { Content, ContentStatus, Job } from './contents.schema.js';
 import { storedFields } from './fields.js';
 import { renderContent, skippedJob } from './render.js';
 import { type ContentsDeps, editable, jobRowsFor, once, withVersionRetry } from './steps.js';
+import { assertSeesContent } from './visibility.js';
 
 /** A stored content's life after creation: `cancel`, `publishNow`, `retry`. */
 export function contentLifecycle(deps: ContentsDeps) {
@@ -28,7 +30,8 @@ export function contentLifecycle(deps: ContentsDeps) {
      * @throws ServiceError `not_found`, `content_not_editable` (publishing started or finished).
      */
     async cancel(principal: Principal, workspaceId: string, contentId: string, idempotencyKey?: string): Promise<IdempotentResult<Content>> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'contents.publish');
+      await assertSeesContent(db, principal, workspaceId, contentId);
       return once<Content>(idempotency, workspaceId, idempotencyKey, { op: 'cancel_content', contentId }, (record) => {
         const now = clock.now();
         return db.transaction().execute(async (tx) => {
@@ -63,10 +66,11 @@ export function contentLifecycle(deps: ContentsDeps) {
      *   credit errors (nothing changes then).
      */
     async publishNow(principal: Principal, workspaceId: string, contentId: string, idempotencyKey?: string): Promise<IdempotentResult<Content>> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'contents.publish');
       return once<Content>(idempotency, workspaceId, idempotencyKey, { op: 'publish_content_now', contentId }, (record) =>
         withVersionRetry(async () => {
           const row = await editable(db, workspaceId, contentId);
+          if (!seesBrand(principal, row.brandId)) throw contentNotFound(contentId);
           const fields = storedFields(row);
           // A draft's connections and media may have changed since it was saved: it is checked again.
           const plan = row.status === 'draft' ? await planContent(db, workspaceId, fields, deps.probeMedia) : null;
@@ -109,7 +113,8 @@ export function contentLifecycle(deps: ContentsDeps) {
      * @throws ServiceError `not_found`, `limit_reached` (then nothing is requeued).
      */
     async retry(principal: Principal, workspaceId: string, contentId: string, options: { force?: boolean | undefined }) {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'contents.publish');
+      await assertSeesContent(db, principal, workspaceId, contentId);
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
         // Requeue first, then charge what was requeued: the conditional update decides, not an earlier read.

@@ -1,6 +1,8 @@
 import { ServiceError } from '../errors.js';
 import { CYCLE_METER } from '../meters/plans.js';
 import { timingOf } from '../scheduling/publish-time.js';
+import { brandNotFound } from '../brands/brands.service.js';
+import { seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
@@ -18,7 +20,8 @@ export function contentPreview(deps: ContentsDeps) {
      * @throws the same errors as `create`, including `limit_reached` when a meter would not suffice.
      */
     async preview(principal: Principal, workspaceId: string, input: CreateContentInput): Promise<Preview> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'contents.draft');
+      if (!seesBrand(principal, input.brand_id)) throw brandNotFound(input.brand_id);
       // The timing is checked as creation checks it (a past publish_at is refused here too).
       timingOf(input, input.publish_at !== undefined && input.time_zone === undefined ? await zoneOf(db, workspaceId, input.brand_id) : 'UTC', clock.now());
       const plan = await planContent(db, workspaceId, fieldsOf(input), deps.probeMedia);

@@ -1,6 +1,7 @@
 import { findContentWithJobs, listContents, listContentsByPublishAt } from '../../../db/repositories/contents.repo.js';
 import { listJobsForContents } from '../../../db/repositories/jobs.repo.js';
 import { decodeCursor, decodeWindowCursor, encodeCursor, encodeWindowCursor } from '../cursor.js';
+import { brandScope, seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { contentNotFound, invalid } from './content-errors.js';
@@ -14,9 +15,9 @@ export function contentReads(deps: ContentsDeps) {
   return {
     /** @throws ServiceError `not_found`. */
     async get(principal: Principal, workspaceId: string, contentId: string): Promise<Content> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'contents.read');
       const found = await findContentWithJobs(db, workspaceId, contentId);
-      if (!found) throw contentNotFound(contentId);
+      if (!found || !seesBrand(principal, found.content.brandId)) throw contentNotFound(contentId);
       return renderContent(found.content, found.jobs);
     },
 
@@ -25,13 +26,15 @@ export function contentReads(deps: ContentsDeps) {
      * feed: contents whose publish_at is in the window, earliest first.
      */
     async list(principal: Principal, workspaceId: string, query: ContentListQuery): Promise<{ data: Content[]; next_cursor: string | null }> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'contents.read');
+      const brandIds = brandScope(principal);
       if (query.from !== undefined || query.to !== undefined) {
         const from = query.from === undefined ? undefined : Date.parse(query.from);
         const to = query.to === undefined ? undefined : Date.parse(query.to);
         if (from !== undefined && to !== undefined && to <= from) throw invalid('to', 'must be after from');
         const rows = await listContentsByPublishAt(db, workspaceId, {
           status: query.status,
+          brandIds,
           from,
           to,
           after: query.cursor === undefined ? undefined : decodeWindowCursor(query.cursor),
@@ -47,6 +50,7 @@ export function contentReads(deps: ContentsDeps) {
       }
       const rows = await listContents(db, workspaceId, {
         status: query.status,
+        brandIds,
         createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
         createdBefore: query.created_before === undefined ? undefined : Date.parse(query.created_before),
         after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),

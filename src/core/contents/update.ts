@@ -3,7 +3,9 @@ import { deleteScheduledJobs, insertJobs, listJobsForContent } from '../../../db
 import type { IdempotentResult } from '../idempotency/idempotency.service.js';
 import { storeRequest } from '../jobs/stored-request.js';
 import { timingOf } from '../scheduling/publish-time.js';
+import { seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
+import { contentNotFound } from './content-errors.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { planContent } from './content-plan.js';
 import type { UpdateContentInput, UpdatedContent } from './contents.schema.js';
@@ -25,16 +27,19 @@ export function contentUpdate(deps: ContentsDeps) {
      * @throws ServiceError `not_found`, `content_not_editable`, and the checks' errors as `create`.
      */
     async update(principal: Principal, workspaceId: string, contentId: string, patch: UpdateContentInput, idempotencyKey?: string): Promise<IdempotentResult<UpdatedContent>> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'contents.draft');
       return once<UpdatedContent>(idempotency, workspaceId, idempotencyKey, { op: 'update_content', contentId, patch }, (record) =>
         withVersionRetry(async () => {
           const row = await editable(db, workspaceId, contentId);
+          if (!seesBrand(principal, row.brandId)) throw contentNotFound(contentId);
           const stored = storedFields(row);
           const fields = mergeFields(stored, patch);
           const now = clock.now();
           // A new local time without a zone is read in the content's zone, else the brand's.
           const zone = patch.publish_at !== undefined && patch.time_zone === undefined ? (row.timeZone ?? (await zoneOf(db, workspaceId, row.brandId))) : 'UTC';
           const timing = timingOf(patch, zone, now);
+          // Editing what is scheduled, or scheduling a draft, decides when it goes out: that is publishing.
+          if (row.status === 'scheduled' || (timing.kind !== 'draft' && timing.kind !== 'now')) assertWorkspaceAccess(principal, workspaceId, 'contents.publish', row.brandId);
           const plan = await planContent(db, workspaceId, { ...fields, brand_id: row.brandId }, deps.probeMedia);
           return db.transaction().execute(async (tx) => {
             const current: Placement = {

@@ -111,7 +111,7 @@ export function createMediaService(deps: {
      * @throws ServiceError `validation_failed` (cursor).
      */
     async list(principal: Principal, workspaceId: string, query: MediaListQuery): Promise<MediaList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'media.read');
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const rows = await listMedia(db, workspaceId, { after, limit: query.limit + 1 });
       const page = rows.slice(0, query.limit);
@@ -125,7 +125,7 @@ export function createMediaService(deps: {
      * Deleted uploads are left out; contents of other workspaces name none.
      */
     async ofContents(principal: Principal, workspaceId: string, contentIds: readonly string[]): Promise<Map<string, Pick<MediaItem, 'id' | 'content_type' | 'url'>[]>> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'media.read');
       const sources = await contentMediaSources(db, workspaceId, contentIds);
       const named = new Map(sources.map((c) => [c.id, [...new Set([...mediaIdsOf(c.input), ...mediaIdsOf(c.request)])]]));
       const rows = new Map((await findMediaMany(db, workspaceId, [...new Set([...named.values()].flat())])).map((r) => [r.id, r]));
@@ -144,7 +144,7 @@ export function createMediaService(deps: {
 
     /** One upload as the list shows it. @throws ServiceError `not_found`. */
     async get(principal: Principal, workspaceId: string, mediaId: string): Promise<MediaItem> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'media.read');
       const row = await findMedia(db, workspaceId, mediaId);
       if (!row) throw new ServiceError('not_found', `Media ${mediaId} was not found in this workspace.`);
       return item(row, (await usedBy(workspaceId, [row.id])).get(row.id) ?? []);
@@ -159,7 +159,7 @@ export function createMediaService(deps: {
      * @throws ServiceError `not_found`, `media_in_use` (with the contents that need it).
      */
     async remove(principal: Principal, workspaceId: string, mediaId: string): Promise<void> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'media.delete');
       const gone = () => new ServiceError('not_found', `Media ${mediaId} was not found in this workspace.`);
       const deleted = await db.transaction().execute(async (tx) => {
         const row = await findMedia(tx, workspaceId, mediaId);
@@ -187,7 +187,7 @@ export function createMediaService(deps: {
      *   (media_storage).
      */
     async upload(principal: Principal, workspaceId: string, contentType: string, body: Readable): Promise<UploadedMedia> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'media.upload');
       const type = uploadTypeOf(contentType);
       if (type === undefined) {
         body.resume();
@@ -220,7 +220,7 @@ export function createMediaService(deps: {
      *   error, too slow, not one of the upload types, an empty file), `limit_reached` (media_storage).
      */
     async importFromUrl(principal: Principal, workspaceId: string, url: string): Promise<MediaItem> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'media.upload');
       const refused = (why: string) => new ServiceError('validation_failed', `url: the address ${why}`, { fields: [{ path: 'url', message: why }] });
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(), importDeadlineMs);

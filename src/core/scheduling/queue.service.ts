@@ -5,6 +5,8 @@ import { findBrand } from '../../../db/repositories/brands.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { brandNotFound } from '../brands/brands.service.js';
 import type { Clock } from '../clock.js';
+import { seesBrand } from '../permissions/authorize.js';
+import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { nextSlots, type QueueDefinition } from './queue-slots.js';
@@ -51,9 +53,9 @@ function renderQueue(brandId: string, queue: QueueDefinition, now: number, held:
 export function createQueueService(deps: { db: Kysely<Database>; clock: Clock }) {
   const { db, clock } = deps;
 
-  async function requireBrand(principal: Principal, workspaceId: string, brandId: string): Promise<void> {
-    assertWorkspaceAccess(principal, workspaceId);
-    if (!(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
+  async function requireBrand(principal: Principal, workspaceId: string, brandId: string, permission: Permission): Promise<void> {
+    assertWorkspaceAccess(principal, workspaceId, permission);
+    if (!seesBrand(principal, brandId) || !(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
   }
 
   return {
@@ -63,7 +65,7 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
      * @throws ServiceError `forbidden` (another workspace), `not_found` (brand), `validation_failed` (zone, time, day).
      */
     async setQueue(principal: Principal, workspaceId: string, brandId: string, input: QueueInput): Promise<Queue> {
-      await requireBrand(principal, workspaceId, brandId);
+      await requireBrand(principal, workspaceId, brandId, 'brands.manage');
       const queue: QueueDefinition = { time_zone: canonicalTimeZone(input.time_zone), slots: input.slots };
       const now = clock.now();
       // Computing the next slots first checks every time and day again with the core's own rules.
@@ -78,8 +80,9 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
      * @throws ServiceError `forbidden` (another workspace).
      */
     async timeZones(principal: Principal, workspaceId: string, brandIds: readonly string[]): Promise<Record<string, string>> {
-      assertWorkspaceAccess(principal, workspaceId);
-      const zones = await brandQueueZones(db, workspaceId, brandIds);
+      assertWorkspaceAccess(principal, workspaceId, 'brands.read');
+      // Brands the credential does not see answer as brands without a queue.
+      const zones = await brandQueueZones(db, workspaceId, brandIds.filter((id) => seesBrand(principal, id)));
       return Object.fromEntries(brandIds.map((id) => [id, zones.get(id) ?? DEFAULT_TIME_ZONE]));
     },
 
@@ -90,11 +93,11 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
      * @throws ServiceError `forbidden` (another workspace).
      */
     async suggestedTimes(principal: Principal, workspaceId: string, brandIds: readonly string[]): Promise<Record<string, SuggestedTime>> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'brands.read');
       const now = clock.now();
       const entries = await Promise.all(
         brandIds.map(async (brandId): Promise<[string, SuggestedTime]> => {
-          const row = await findBrandQueue(db, workspaceId, brandId);
+          const row = seesBrand(principal, brandId) ? await findBrandQueue(db, workspaceId, brandId) : undefined;
           if (row) {
             const [slot] = nextSlots(storedQueue(row), now, 1, await heldQueueSlots(db, brandId, now));
             if (slot !== undefined) {
@@ -114,7 +117,7 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
      * @throws ServiceError `forbidden` (another workspace), `not_found` (brand).
      */
     async getQueue(principal: Principal, workspaceId: string, brandId: string): Promise<Queue> {
-      await requireBrand(principal, workspaceId, brandId);
+      await requireBrand(principal, workspaceId, brandId, 'brands.read');
       const row = await findBrandQueue(db, workspaceId, brandId);
       const queue: QueueDefinition = row ? storedQueue(row) : { time_zone: DEFAULT_TIME_ZONE, slots: [] };
       const now = clock.now();

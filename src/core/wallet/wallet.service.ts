@@ -260,7 +260,7 @@ export function createWalletService(deps: WalletDeps) {
 
     /** GET …/wallet/preco. @throws ServiceError `operacao_sem_preco`. */
     async price(principal: Principal, workspaceId: string, query: PriceQuery): Promise<Price> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'wallet.read');
       const unit = await unitPrice(db, workspaceId, query.operacao);
       await db.transaction().execute((tx) => expireDue(tx, workspaceId));
       const meter = OPERATION_METER[query.operacao];
@@ -278,7 +278,7 @@ export function createWalletService(deps: WalletDeps) {
 
     /** GET …/wallet: balance, batches and the ledger, newest first. */
     async statement(principal: Principal, workspaceId: string, query: StatementQuery): Promise<Statement> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'wallet.read');
       await db.transaction().execute((tx) => expireDue(tx, workspaceId));
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const rows = await listLedger(db, workspaceId, { after, limit: query.limit + 1 });
@@ -312,7 +312,7 @@ export function createWalletService(deps: WalletDeps) {
 
     /** GET …/wallet/offers: packages with a payment link for this workspace. */
     offers(principal: Principal, workspaceId: string) {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'wallet.pay');
       return {
         data: deps.offers.map((o) => ({
           id: o.id,

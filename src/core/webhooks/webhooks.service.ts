@@ -15,6 +15,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ServiceError } from '../errors.js';
 import { newId, newSecret, newTimeOrderedId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
+import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
@@ -105,8 +106,8 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
     if (problem !== null) throw new ServiceError('validation_failed', `url: ${problem}`, { fields: [{ path: 'url', message: problem }] });
   }
 
-  async function get(principal: Principal, workspaceId: string, id: string): Promise<WebhookRow> {
-    assertWorkspaceAccess(principal, workspaceId);
+  async function get(principal: Principal, workspaceId: string, id: string, permission: Permission = 'webhooks.read'): Promise<WebhookRow> {
+    assertWorkspaceAccess(principal, workspaceId, permission);
     const row = await findWebhook(db, workspaceId, id);
     if (!row) throw webhookNotFound(id);
     return row;
@@ -129,7 +130,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
      * @throws ServiceError `validation_failed` (url), `limit_reached`.
      */
     async create(principal: Principal, workspaceId: string, input: CreateWebhookInput): Promise<CreatedWebhook> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'webhooks.manage');
       assertUrl(input.url);
       const now = clock.now();
       const secret = newSecret('whsec_', 24);
@@ -153,7 +154,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
 
     /** Every endpoint of the workspace, in the list envelope every door sends (`{data}`). */
     async list(principal: Principal, workspaceId: string): Promise<WebhookList> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'webhooks.read');
       return { data: (await listWebhooks(db, workspaceId)).map(render) };
     },
 
@@ -164,7 +165,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
 
     /** @throws ServiceError `not_found`, `validation_failed`. */
     async update(principal: Principal, workspaceId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
-      await get(principal, workspaceId, id);
+      await get(principal, workspaceId, id, 'webhooks.manage');
       assertUrl(input.url);
       const changes = { url: input.url, description: input.description, enabledEvents: input.enabled_events, active: input.active };
       if (!(await updateWebhook(db, workspaceId, id, changes, clock.now()))) throw webhookNotFound(id);
@@ -173,7 +174,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
 
     /** Deletes an endpoint and frees its slot; its delivery records stay readable through their ids. */
     async remove(principal: Principal, workspaceId: string, id: string): Promise<void> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'webhooks.manage');
       await db.transaction().execute(async (tx) => {
         if (!(await deleteWebhook(tx, workspaceId, id, clock.now()))) throw webhookNotFound(id);
         await meters.release(tx, workspaceId, 'webhooks', 1);
@@ -209,7 +210,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
      * @throws ServiceError `not_found`.
      */
     async sendTest(principal: Principal, workspaceId: string, webhookId: string, input: SendTestEventInput = {}): Promise<Delivery> {
-      const hook = await get(principal, workspaceId, webhookId);
+      const hook = await get(principal, workspaceId, webhookId, 'webhooks.manage');
       const type = input.event_type ?? (hook.enabledEvents[0] as Delivery['event_type'] | undefined) ?? 'content.published';
       const now = clock.now();
       const payload = testEventPayload({ eventId: newId('evt_'), type, workspaceId, now });
@@ -220,7 +221,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
 
     /** @throws ServiceError `not_found`. */
     async delivery(principal: Principal, workspaceId: string, deliveryId: string): Promise<Delivery> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'webhooks.read');
       const row = await findDelivery(db, workspaceId, deliveryId);
       if (!row) throw new ServiceError('not_found', `Delivery ${deliveryId} was not found in this workspace.`);
       const [rendered] = await renderDeliveries(db, [row]);
@@ -233,7 +234,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
      * @throws ServiceError `not_found`.
      */
     async deliveryDetail(principal: Principal, workspaceId: string, deliveryId: string): Promise<DeliveryDetail> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'webhooks.read');
       const row = await findDelivery(db, workspaceId, deliveryId);
       if (!row) throw new ServiceError('not_found', `Delivery ${deliveryId} was not found in this workspace.`);
       const [rendered] = await renderDetails(db, [row]);
@@ -248,7 +249,7 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
      * @throws ServiceError `not_found`.
      */
     async redeliver(principal: Principal, workspaceId: string, deliveryId: string): Promise<Delivery> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'webhooks.manage');
       if (!(await requestRedelivery(db, workspaceId, deliveryId, clock.now()))) {
         throw new ServiceError('not_found', `Delivery ${deliveryId} was not found in this workspace.`);
       }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ROLES } from '../permissions/roles.js';
 
 export const createWorkspaceInputSchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
@@ -34,10 +35,29 @@ const oauthCredentialSchema = z
   })
   .meta({ id: 'OAuthCredential' });
 
+const userCredentialSchema = z
+  .object({
+    kind: z.literal('user').describe('A person signed in to the dashboard.'),
+    user_id: z.string().describe('The person.'),
+    email: z.string().describe('Their email address.'),
+  })
+  .meta({ id: 'UserCredential' });
+
+const actorSchema = z
+  .object({
+    role: z.enum(ROLES).describe('What this credential may do (see the role matrix in the README).'),
+    brand_ids: z.array(z.string()).nullable().describe('The brands it is limited to; null for every brand.'),
+    key_id: z.string().nullable().describe('The API key acting, or the key that approved the OAuth grant; null otherwise.'),
+    user_id: z.string().nullable().describe('The person acting, or who approved the OAuth grant; null otherwise.'),
+    email: z.string().nullable().describe('That person\'s email address; null when no person is behind the credential.'),
+  })
+  .meta({ id: 'Actor' });
+
 export const meSchema = z
   .object({
     workspace: workspaceSummarySchema.describe('The workspace this credential acts in: the only one it can reach.'),
-    credential: z.discriminatedUnion('kind', [apiKeyCredentialSchema, oauthCredentialSchema]).describe('The credential of this request.'),
+    credential: z.discriminatedUnion('kind', [apiKeyCredentialSchema, oauthCredentialSchema, userCredentialSchema]).describe('The credential of this request.'),
+    actor: actorSchema.describe('Who acts with this credential: its role and brands, and the key or person behind it.'),
   })
   .meta({ id: 'Me', description: 'Who a bearer credential is: its workspace and which key or OAuth client it is.' });
 

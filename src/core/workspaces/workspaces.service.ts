@@ -40,7 +40,7 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
      * @throws ServiceError `forbidden` for another workspace, `not_found` when it no longer exists.
      */
     async get(principal: Principal, workspaceId: string): Promise<{ id: string; name: string }> {
-      assertWorkspaceAccess(principal, workspaceId);
+      assertWorkspaceAccess(principal, workspaceId, 'workspace.read');
       const row = await findWorkspace(db, workspaceId);
       if (!row) throw new ServiceError('not_found', `Workspace ${workspaceId} was not found.`);
       return { id: row.id, name: row.name };

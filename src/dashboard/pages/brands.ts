@@ -13,6 +13,7 @@ import { actionButton, badge, csrfField, describedBy, errorBanner, field, number
 import { timeIn, zoneInput } from '../zone-field.js';
 import { brandZones } from '../brand-zones.js';
 import { queueInputSchema } from '../../core/scheduling/queue.schema.js';
+import { allows } from '../../core/permissions/authorize.js';
 import type { PageContext, PageResult, PageRouter } from '../page-router.js';
 
 /** The dashboard's form sends an empty server field for networks that have one server. */
@@ -104,7 +105,10 @@ export function brandPages(pages: PageRouter): void {
   ${meters.map((m) => html`<p>${meterLabel(m.meter)}: ${number(m.used)} of ${number(m.limit)} used</p>`)}
   <p class="muted">Deleting a brand or deactivating a connection frees its slot.</p>
 </section>
-<section class="card" aria-labelledby="create-brand-h">
+${
+  !allows(ctx.principal, 'brands.manage')
+    ? ''
+    : html`<section class="card" aria-labelledby="create-brand-h">
   <h2 id="create-brand-h">Create a brand</h2>
   <p>A brand groups the network accounts its posts go to.</p>
   ${errorBanner(extra.create?.errors._)}
@@ -125,7 +129,8 @@ export function brandPages(pages: PageRouter): void {
     })}
     <button type="submit" class="primary">Create brand</button>
   </form>
-</section>
+</section>`
+}
 ${
   brands.length === 0
     ? html`<p class="empty">No brands yet. Create one above, then add its connections.</p>`
@@ -146,6 +151,8 @@ ${
   }
 
   function brandCard(ctx: PageContext, brand: Brand, zone: string, connections: Connection[], live: readonly string[], state: BrandFormState | undefined, notice: string | undefined, rank: string | null): SafeHtml {
+    const manageConnections = allows(ctx.principal, 'connections.manage');
+    const manageBrands = allows(ctx.principal, 'brands.manage');
     const id = brand.id;
     const label = rank === null ? brand.name : `${brand.name} (${rank})`;
     const values = state?.values ?? {};
@@ -168,8 +175,9 @@ ${
     const selected = (form: BrandFormState['form'], slug: string) => (state?.form === form && values.platform_slug === slug ? html` selected` : '');
 
     const rows = connections.map((c) => {
-      const open = c.status !== 'inactive';
-      const reconnect = c.status === 'expired';
+      // Buttons the role cannot use are not shown; the core refuses them anyway.
+      const open = c.status !== 'inactive' && manageConnections;
+      const reconnect = c.status === 'expired' && manageConnections;
       const byPassword = PLATFORMS[c.platform_slug].connect === 'app_password';
       const board = choosesBoard(c) ? boardOf(c) : null;
       return html`<tr id="conn-${c.id}">
@@ -215,7 +223,10 @@ ${
   ${bannerFor('connection')}
   ${table({ caption: `Connections of ${label}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
 
-  <h3 id="sandbox-${id}-h">Add a sandbox connection</h3>
+  ${
+    !manageConnections
+      ? ''
+      : html`<h3 id="sandbox-${id}-h">Add a sandbox connection</h3>
   <p>A sandbox connection publishes to a simulated network, for trying things out: nothing reaches the real account.</p>
   ${bannerFor('sandbox')}
   <form method="post" action="${BRANDS_URL}/${id}/connections" aria-labelledby="sandbox-${id}-h brand-${id}-h">
@@ -311,9 +322,12 @@ ${
     })}
     <button type="submit">Connect with an app password</button>
   </form>`
+  }`
   }
-
-  <h3 id="manage-${id}-h">Rename or delete</h3>
+  ${
+    !manageBrands
+      ? ''
+      : html`<h3 id="manage-${id}-h">Rename or delete</h3>
   ${bannerFor('rename')}
   <form method="post" action="${BRANDS_URL}/${id}/rename" aria-labelledby="manage-${id}-h brand-${id}-h">
     ${csrfField(ctx.csrf)}
@@ -334,7 +348,8 @@ ${
     danger: true,
     describe: `Delete brand ${brand.name}`,
     confirm: `Delete ${brand.name}? Its connections are deactivated (freeing their slots); its contents stay readable.`,
-  })}</div>
+  })}</div>`
+  }
 </section>`;
   }
 

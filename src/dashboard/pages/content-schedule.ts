@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { allows } from '../../core/permissions/authorize.js';
 import { type Content, updateContentInputSchema } from '../../core/contents/contents.schema.js';
 import { ServiceError } from '../../core/errors.js';
 import { IDEMPOTENCY_KEY_RULE, idempotencyKeySchema } from '../../core/idempotency/idempotency.schema.js';
@@ -95,6 +96,9 @@ function keyOf(ctx: PageContext): string | undefined {
 
 /** The edit form, Publish now and Cancel of a draft or scheduled content; `zone` is where a new time is read. */
 export function scheduleSection(ctx: PageContext, content: Content, zone: string, choices: EditChoices, edit: EditState | undefined): SafeHtml {
+  // A role that can neither edit nor publish sees the content only; one that drafts but cannot publish has no buttons to.
+  if (!allows(ctx.principal, 'contents.draft', content.brand_id)) return html``;
+  const publishes = allows(ctx.principal, 'contents.publish', content.brand_id);
   const values: EditState = edit ?? { text: content.text ?? '', title: content.title ?? '', fields: storedContentFields(content), when: storedWhen(content), errors: {} };
   const errors = values.errors;
   const textError = errors.text;
@@ -141,7 +145,10 @@ ${values.text}</textarea>`,
     })}
     <button type="submit" class="primary">Save changes</button>
   </form>
-  <div class="actions">
+  ${
+    !publishes
+      ? ''
+      : html`<div class="actions">
     ${actionButton({
       action: `/dashboard/contents/${id}/publish`,
       csrf: ctx.csrf,
@@ -157,7 +164,8 @@ ${values.text}</textarea>`,
       fields: { idempotency_key: randomUUID() },
       confirm: 'Cancel this post? It will never publish, and its queue slot is freed.',
     })}
-  </div>
+  </div>`
+  }
 </section>`;
 }
 

@@ -1,4 +1,5 @@
 import { CONTENT_STATUSES, type Content, contentListQuerySchema, type Job, retryInputSchema } from '../../core/contents/contents.schema.js';
+import { allows } from '../../core/permissions/authorize.js';
 import { CONFIRMATION_ERROR_CODES, type JobErrorCode } from '../../vocabulary/job-errors.js';
 import { ServiceError } from '../../core/errors.js';
 import { explainJobError, explainServiceError, platformName } from '../explain.js';
@@ -210,7 +211,7 @@ ${waiting && zone !== null && choices !== null ? scheduleSection(ctx, content, z
   ${running ? html`<p class="muted">While networks are still publishing, this page updates every few seconds.</p>` : ''}
 </section>
 ${
-  failed.length > 0
+  failed.length > 0 && allows(ctx.principal, 'contents.publish')
     ? html`<section class="card" aria-labelledby="retry-h">
   <h2 id="retry-h">Retry</h2>
   ${blocked.length > 0 ? reconnectFirst(blocked, names) : ''}

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { allows } from '../../core/permissions/authorize.js';
 import { html } from '../../web/html.js';
 import { platformName } from '../explain.js';
 import { fieldErrorsOf, optional } from '../forms.js';
@@ -29,14 +30,14 @@ export function draftPages(pages: PageRouter): void {
   <th scope="row"><a href="/dashboard/contents/${c.content_id}">${label}</a>${names ? html`<span class="row-meta">${brandName(names, c.brand_id)}</span>` : ''}</th>
   <td>${isoDate(c.created_at)}</td>
   <td>${c.target_platforms.map(platformName).join(', ')}</td>
-  <td><div class="actions">${actionButton({
+  <td><div class="actions">${!allows(ctx.principal, 'contents.publish') ? '' : actionButton({
     action: `/dashboard/contents/${c.content_id}/publish`,
     csrf: ctx.csrf,
     label: 'Publish now',
     describe: `Publish now: ${label}`,
     fields: { idempotency_key: randomUUID() },
     confirm: 'Publish this draft now? It counts on your plan now.',
-  })}${actionButton({
+  })}${!allows(ctx.principal, 'contents.publish') ? '' : actionButton({
     action: `/dashboard/contents/${c.content_id}/cancel`,
     csrf: ctx.csrf,
     label: 'Cancel',

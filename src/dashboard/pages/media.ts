@@ -1,4 +1,5 @@
 import { ServiceError } from '../../core/errors.js';
+import { allows } from '../../core/permissions/authorize.js';
 import { MEDIA_NEEDED_BY, type MediaItem, mediaListQuerySchema, type UploadedMedia } from '../../core/media/media.schema.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { check, optional } from '../forms.js';
@@ -87,7 +88,9 @@ function card(ctx: PageContext, item: MediaItem, titles: ReadonlyMap<string, str
     ${
       needed.length > 0
         ? html`<span class="muted">Kept while a ${needed[0]!.status} content needs it.</span>`
-        : actionButton({ action: `${MEDIA}/${item.id}/delete`, csrf: ctx.csrf, label: 'Delete', danger: true, describe: `Delete ${name}`, confirm: `Delete ${name}? The file is removed and its space on your plan is freed.` })
+        : !allows(ctx.principal, 'media.delete')
+          ? ''
+          : actionButton({ action: `${MEDIA}/${item.id}/delete`, csrf: ctx.csrf, label: 'Delete', danger: true, describe: `Delete ${name}`, confirm: `Delete ${name}? The file is removed and its space on your plan is freed.` })
     }
   </p>
 </li>`;
@@ -115,7 +118,10 @@ export function mediaPages(pages: PageRouter): void {
       status: extra.status ?? 200,
       body: html`<h1>Media</h1>
 <p>Your uploaded photos and videos. Reuse one in a new post with <strong>Use in Compose</strong> instead of uploading it again.${usage ? html` Storage used: ${bytes(usage.used)} of ${bytes(usage.limit)}.` : ''}</p>
-<section class="card" aria-labelledby="upload-h">
+${
+  !allows(ctx.principal, 'media.upload')
+    ? ''
+    : html`<section class="card" aria-labelledby="upload-h">
   <h2 id="upload-h">Upload</h2>
   ${errorBanner(extra.error)}
   <form method="post" action="${MEDIA}" enctype="multipart/form-data" class="actions">
@@ -127,7 +133,8 @@ export function mediaPages(pages: PageRouter): void {
     </div>
     <button type="submit" class="primary">Upload</button>
   </form>
-</section>
+</section>`
+}
 <section class="card" aria-labelledby="library-h">
   <h2 id="library-h">Library</h2>
   ${stale ? html`<p class="warn" role="status">That page link is not valid any more, so the newest uploads are shown.</p>` : ''}

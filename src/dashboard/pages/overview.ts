@@ -6,6 +6,8 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { platformName } from '../explain.js';
 import { actionButton, badge, bytes, isoDate, number, table } from '../layout.js';
 import { contentTitle } from '../names.js';
+import { allows } from '../../core/permissions/authorize.js';
+import type { Permission } from '../../core/permissions/roles.js';
 import type { PageContext, PageRouter } from '../page-router.js';
 import { localInWords } from '../when-field.js';
 import { meterShown, meterWord } from '../words.js';
@@ -80,16 +82,18 @@ export function overviewPage(pages: PageRouter): void {
     const { services } = ctx.deps;
     const now = ctx.deps.clock.now();
     const since = new Date(now - ATTENTION_DAYS * 86_400_000).toISOString();
+    // What the role may see or do decides which cards and buttons the page shows (the core refuses the rest).
+    const can = (permission: Permission) => allows(ctx.principal, permission);
     const [usage, statement, recent, upcoming, failed, partial, { data: connections }, { data: brands }, { data: hooks }] = await Promise.all([
       services.meters.usage(ctx.workspaceId),
-      services.wallet.statement(ctx.principal, ctx.workspaceId, { limit: 1 }),
+      can('wallet.read') ? services.wallet.statement(ctx.principal, ctx.workspaceId, { limit: 1 }) : null,
       services.contents.list(ctx.principal, ctx.workspaceId, { limit: 5 }),
       services.contents.list(ctx.principal, ctx.workspaceId, { status: 'scheduled', from: new Date(now).toISOString(), limit: 5 }),
       services.contents.list(ctx.principal, ctx.workspaceId, { status: 'failed', created_after: since, limit: 5 }),
       services.contents.list(ctx.principal, ctx.workspaceId, { status: 'partial', created_after: since, limit: 5 }),
       services.connections.list(ctx.principal, ctx.workspaceId, {}),
       services.brands.list(ctx.principal, ctx.workspaceId),
-      services.webhooks.list(ctx.principal, ctx.workspaceId),
+      can('webhooks.read') ? services.webhooks.list(ctx.principal, ctx.workspaceId) : { data: [] },
     ]);
     const failing = await failingEndpoints(ctx, hooks);
     const zones = await brandZones(ctx, brands);
@@ -110,7 +114,7 @@ export function overviewPage(pages: PageRouter): void {
       { done: hooks.length > 0, label: 'Add a webhook', href: '/dashboard/webhooks', hint: 'Get told when a post is published or fails; send a test event to check your receiver.', optional: true },
     ];
     // The checklist is for the first steps; once a post exists, the webhook alone does not keep it on the page.
-    const onboarding = steps.slice(0, 3).some((s) => !s.done);
+    const onboarding = can('brands.manage') && steps.slice(0, 3).some((s) => !s.done);
 
     const attention: SafeHtml[] = [
       ...problems.map((c) => {
@@ -120,7 +124,9 @@ export function overviewPage(pages: PageRouter): void {
         const action =
           blocked !== undefined && failedJobs.every((j) => byId.get(j.connection_id)?.status !== 'active')
             ? html`<a class="button" href="${connectionHref(blocked)}">Reconnect first<span class="vh">: ${blocked.name} (${platformName(blocked.platform_slug)}) for ${contentTitle(c)}</span></a>`
-            : actionButton({ action: `/dashboard/contents/${c.content_id}/retry`, csrf: ctx.csrf, label: 'Retry', describe: `Retry ${contentTitle(c)}` });
+            : can('contents.publish')
+              ? actionButton({ action: `/dashboard/contents/${c.content_id}/retry`, csrf: ctx.csrf, label: 'Retry', describe: `Retry ${contentTitle(c)}` })
+              : undefined;
         return postItem(thumbs, c, html`${c.status === 'failed' ? 'Failed' : 'Partly published'} ${at(c, c.completed_at ?? c.updated_at)}`, action);
       }),
       ...expired.map(
@@ -129,7 +135,7 @@ export function overviewPage(pages: PageRouter): void {
     <p><strong>${c.name}</strong> on ${platformName(c.platform_slug)} ${badge('expired')}</p>
     <p class="muted">This connection can no longer post: the network asks for it to be authorised again.</p>
   </div>
-  ${actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` })}
+  ${can('connections.manage') ? actionButton({ action: `/dashboard/connections/${c.id}/reconnect`, csrf: ctx.csrf, label: 'Reconnect', describe: `Reconnect ${c.name} (${platformName(c.platform_slug)})` }) : ''}
 </li>`,
       ),
       ...failing.map(
@@ -181,12 +187,17 @@ ${onboarding ? checklist(steps) : ''}
       : html`<p class="muted">Nothing published yet.</p>`
   }
   <p class="actions">${
-    brands.length > 0
-      ? html`<a class="button primary" href="/dashboard/compose">Compose a post</a>`
-      : html`<a class="button primary" href="/dashboard/brands">Create a brand to start posting</a>`
+    !can('contents.draft')
+      ? ''
+      : brands.length > 0
+        ? html`<a class="button primary" href="/dashboard/compose">Compose a post</a>`
+        : html`<a class="button primary" href="/dashboard/brands">Create a brand to start posting</a>`
   } <a href="/dashboard/contents">All contents</a> <a href="/dashboard/media">Media</a></p>
 </section>
-<div class="grid">
+${
+  statement === null
+    ? ''
+    : html`<div class="grid">
   <section class="card" aria-labelledby="meters-h">
     <h2 id="meters-h">Plan <span class="muted">${usage.plan}</span></h2>
     <p>The current cycle ends ${isoDate(usage.cycle_end)}. ${active.length} active connection${active.length === 1 ? '' : 's'}.</p>
@@ -198,7 +209,8 @@ ${onboarding ? checklist(steps) : ''}
     <p class="muted">Credits pay for publications beyond your plan.</p>
     <p><a href="/dashboard/wallet">Buy credits, batches and ledger</a></p>
   </section>
-</div>`,
+</div>`
+}`,
     };
   });
 }

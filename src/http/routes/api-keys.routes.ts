@@ -10,7 +10,7 @@ import { workspaceParams } from './common.js';
 
 const keyParams = workspaceParams.extend({ keyId: z.string().describe('API key id (key_…).') });
 
-const exampleKey = { id: 'key_2x7c4v9b1n6m3q8w5e0r', name: 'zapier', prefix: 'svc_live', starts_with: 'svc_live_4f1c', created_at: '2026-02-20T10:20:00.000Z' };
+const exampleKey = { id: 'key_2x7c4v9b1n6m3q8w5e0r', name: 'zapier', prefix: 'svc_live', starts_with: 'svc_live_4f1c', created_at: '2026-02-20T10:20:00.000Z', role: 'admin' as const, brand_ids: null, created_by: 'key_9a8s7d6f5g4h3j2k1l0z' };
 
 export function apiKeyRoutes(apiKeys: ApiKeysService) {
   return [
@@ -21,7 +21,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService) {
       tag: 'API keys',
       summary: 'Create an API key',
       description:
-        'Creates a key for this workspace. The plaintext `api_key` is returned only in this response. With `revoke_others: true` every other key of the workspace is revoked in the same transaction (rotation).',
+        'Creates a key for this workspace. The plaintext `api_key` is returned only in this response. With `revoke_others: true` every other key of the workspace is revoked in the same transaction (rotation). `role` (default `admin`) and `brand_ids` narrow what the key may do; never above the creating credential (403 `forbidden` naming `api_keys.manage`).',
       auth: 'bearer',
       params: workspaceParams,
       body: createApiKeyInputSchema,

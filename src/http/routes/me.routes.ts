@@ -12,7 +12,7 @@ export function meRoutes(workspaces: WorkspacesService) {
       tag: 'API keys',
       summary: 'Who am I',
       description:
-        'The workspace this credential acts in (its id is the {wsId} of every workspace path) and which credential it is: an API key (id, name, prefix) or an OAuth access token (the client, and the key that approved it). Works with both kinds of bearer credential.',
+        'The workspace this credential acts in (its id is the {wsId} of every workspace path) and which credential it is: an API key (id, name, prefix) or an OAuth access token (the client, and the key that approved it). Works with both kinds of bearer credential. `actor` says who acts: the role and brands, and the key or person behind the credential (for an OAuth token, who approved the grant).',
       auth: 'bearer',
       success: { status: 200, description: 'The workspace and the credential.', schema: meSchema },
       errors: ['not_found'],

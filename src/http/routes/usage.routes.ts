@@ -17,7 +17,7 @@ export function usageRoutes(meters: MetersService) {
       params: workspaceParams,
       success: { status: 200, description: 'The meters.', schema: usageSchema },
       handle: ({ principal, params }) => {
-        assertWorkspaceAccess(principal, params.wsId);
+        assertWorkspaceAccess(principal, params.wsId, 'wallet.read');
         return meters.usage(params.wsId);
       },
     }),
