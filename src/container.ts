@@ -36,6 +36,7 @@ import { createWebhooksService } from './core/webhooks/webhooks.service.js';
 import { createSessionsService, type SessionsService } from './core/sessions/sessions.service.js';
 import { publicUrlProblem } from './outbound/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
+import { type AuditService, createAuditService } from './core/audit/audit.service.js';
 import { createPublisher } from './workers/publisher.js';
 import { createScheduler } from './workers/scheduler.js';
 import { createScheduledStart } from './core/scheduling/scheduled-start.js';
@@ -62,6 +63,7 @@ export interface Services {
   wallet: WalletService;
   networkConnect: NetworkConnectService;
   sessions: SessionsService;
+  audit: AuditService;
 }
 
 /** Everything a process needs, wired once. */
@@ -238,6 +240,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const rateLimiter = (name: string, perMinute: number) => createRateLimiter(rates.store, perMinute, name);
     const apiKeys = createApiKeysService(deps);
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
+    const audit = createAuditService(deps);
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
@@ -246,6 +249,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       sweepConnections: () => networkConnect.sweepExpiring(config.tokenExpiryWarningMs),
       sweepSessions: () => sessions.sweep(),
       sweepFiles: () => sweepStaleDownloads(downloadDir, 86_400_000),
+      sweepAudit: () => audit.sweep(config.auditRetentionMs),
     });
     return {
       config,
@@ -256,6 +260,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       services: {
         apiKeys,
         sessions,
+        audit,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,

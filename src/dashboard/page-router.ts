@@ -21,6 +21,7 @@ import { deriveKey, sign } from '../core/secret-box.js';
 import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
 import type { SandboxCheckout } from '../core/wallet/sandbox-checkout.js';
 import { locals, requestLog } from '../web/request-context.js';
+import { originOf } from '../web/bearer-auth.js';
 import { applyRateLimitHeaders, type RateLimiter } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from '../web/html.js';
@@ -253,7 +254,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
     return {
       req,
       res,
-      principal: session.principal,
+      principal: { ...session.principal, origin: originOf(req, res, 'dashboard') },
       workspaceId: session.principal.workspaceId,
       workspaceName: workspace?.name ?? session.principal.workspaceId,
       csrf: csrf.forSession(token),
