@@ -1,3 +1,5 @@
+import { allows } from '../core/permissions/authorize.js';
+import type { Access } from '../core/principal.js';
 import { escapeHtml, html, type Renderable, SafeHtml } from '../web/html.js';
 
 /** The sections of the dashboard, in navigation order. */
@@ -15,7 +17,13 @@ export const SECTIONS = [
   { id: 'connected-apps', href: '/dashboard/connected-apps', label: 'Connected apps' },
   { id: 'oauth-clients', href: '/dashboard/oauth-clients', label: 'OAuth clients' },
   { id: 'wallet', href: '/dashboard/wallet', label: 'Wallet' },
+  { id: 'audit-log', href: '/dashboard/audit-log', label: 'Audit log', permission: 'audit.read' },
 ] as const;
+
+/** The sections a signed-in actor may open: one that needs a permission shows only when its role holds it. */
+function sectionsFor(access: Access | undefined) {
+  return SECTIONS.filter((s) => !('permission' in s) || (access !== undefined && allows(access, s.permission)));
+}
 
 export type SectionId = (typeof SECTIONS)[number]['id'];
 
@@ -23,7 +31,14 @@ export interface ShellOptions {
   title: string;
   body: SafeHtml;
   /** The signed-in part: navigation and sign-out. Absent on the sign-in and error pages of a signed-out visitor. */
-  session?: { workspaceId: string; csrf: string; active?: SectionId | undefined; /** Shown instead of the id when known. */ workspaceName?: string | undefined };
+  session?: {
+    workspaceId: string;
+    csrf: string;
+    active?: SectionId | undefined;
+    /** Shown instead of the id when known. */ workspaceName?: string | undefined;
+    /** The actor's role and brands: sections it may not open are left out of the navigation. */
+    access?: Access | undefined;
+  };
   flash?: string | null | undefined;
 }
 
@@ -50,7 +65,7 @@ export function shell(options: ShellOptions): SafeHtml {
   <summary>Menu</summary>
   <div class="menu-body">
   <nav aria-label="Dashboard">
-    <ul>${SECTIONS.map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
+    <ul>${sectionsFor(session.access).map((s) => html`<li><a href="${s.href}"${s.id === session.active ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul>
   </nav>
   <form method="post" action="/dashboard/sign-out" class="sign-out">
     <input type="hidden" name="csrf" value="${session.csrf}">

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { ApiKeysService } from '../core/api-keys/api-keys.service.js';
+import type { AuditService } from '../core/audit/audit.service.js';
 import type { BrandsService } from '../core/brands/brands.service.js';
 import type { Clock } from '../core/clock.js';
 import type { ConnectedAppsService } from '../core/connected-apps/connected-apps.service.js';
@@ -34,6 +35,7 @@ export const FLASH_COOKIE = 'svc_flash';
 /** The core services the pages call; the container's set satisfies it (the dashboard declares its own needs). */
 export interface DashboardServices {
   apiKeys: ApiKeysService;
+  audit: AuditService;
   brands: BrandsService;
   connectedApps: ConnectedAppsService;
   connections: ConnectionsService;
@@ -276,7 +278,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       return;
     }
     htmlHeaders(res, deps);
-    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active } });
+    const page = shell({ title: result.title, body: result.body, flash: result.flashShown ? null : ctx.flash, session: { workspaceId: ctx.workspaceId, workspaceName: ctx.workspaceName, csrf: ctx.csrf, active: result.active, access: ctx.principal } });
     res.status(result.status ?? 200).type('html').send(page.text);
   }
 

@@ -4,6 +4,7 @@ import { locals, requestLog } from '../web/request-context.js';
 import { assetRoutes } from './assets.js';
 import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProblemPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
+import { auditLogPages } from './pages/audit-log.js';
 import { brandPages } from './pages/brands.js';
 import { calendarPages } from './pages/calendar.js';
 import { draftPages } from './pages/drafts.js';
@@ -48,6 +49,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   connectedAppPages(pages);
   oauthClientPages(pages);
   walletPages(pages);
+  auditLogPages(pages);
 
   // Signed in, a missing page keeps the navigation, so a wrong address is never a dead end; signed out, it offers the overview.
   router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {
