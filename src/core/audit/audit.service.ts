@@ -58,16 +58,16 @@ export function createAuditService(deps: { db: Kysely<Database>; clock: Clock })
     },
 
     /**
-     * Deletes entries older than `retentionMs` before now, in batches of `AUDIT_SWEEP_BATCH`, and returns how
-     * many went. The only way an entry ever leaves the log.
+     * Deletes entries older than `retentionMs` before now, in batches of `batch` (one statement each, so no
+     * transaction holds the table long), and returns how many went. The only way an entry ever leaves the log.
      */
-    async sweep(retentionMs: number): Promise<number> {
+    async sweep(retentionMs: number, batch = AUDIT_SWEEP_BATCH): Promise<number> {
       const before = clock.now() - retentionMs;
       let total = 0;
       for (;;) {
-        const deleted = await sweepAuditEvents(db, before, AUDIT_SWEEP_BATCH);
+        const deleted = await sweepAuditEvents(db, before, batch);
         total += deleted;
-        if (deleted < AUDIT_SWEEP_BATCH) return total;
+        if (deleted < batch) return total;
       }
     },
   };
