@@ -130,6 +130,25 @@ describeEachDb(
       expect(plan.data[0]).toMatchObject({ actor: { type: 'system', id: null, label: 'operator (command line)', role: null }, via: 'cli', details: { from: 'default', to: 'tiny' } });
     });
 
+    it('parallel cancels of one content and parallel deactivations of one connection record one entry each: only the change that happened', async () => {
+      const ws = await server().workspace();
+      const { brandId, connections } = await brandWithConnections(server(), ['threads'], ws);
+      const draft = await server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents`, {
+        key: ws.api_key,
+        body: { brand_id: brandId, target_platforms: ['threads'], content_type: 'text', text: 'Raced', draft: true },
+      });
+      const contentId = draft.body.content_id as string;
+      const cancels = await Promise.all(Array.from({ length: 6 }, () => server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/contents/${contentId}/cancel`, { key: ws.api_key })));
+      expect(cancels.map((r) => r.status)).toEqual(Array(6).fill(200));
+      const deactivations = await Promise.all(
+        Array.from({ length: 6 }, () => server().request('POST', `/api/v1/workspaces/${ws.workspace_id}/connections/${connections.threads!}/deactivate`, { key: ws.api_key })),
+      );
+      expect(deactivations.map((r) => r.status)).toEqual(Array(6).fill(200));
+
+      expect((await auditLog(server(), ws, { action: 'content.canceled' })).data).toHaveLength(1);
+      expect((await auditLog(server(), ws, { action: 'connection.deactivated' })).data).toHaveLength(1);
+    });
+
     it('filters by action, actor, target and time, and pages newest first with a cursor', async () => {
       const ws = await server().workspace();
       const brands: string[] = [];
