@@ -37,10 +37,22 @@ function actorCell(entry: AuditEntry): SafeHtml {
   return html`${actor.label ?? ACTOR_KIND[actor.type]}<span class="row-meta">${ACTOR_KIND[actor.type]}${actor.role ? ` · ${actor.role}` : ''}${actor.id ? html` · <code>${actor.id}</code>` : ''}</span>`;
 }
 
+const DETAILS_CHARS = 200;
+
+/** What changed, as `name: value` pairs on one line, cut short: the full details are in the API's entry. */
+function detailsText(details: Record<string, unknown> | null): string {
+  if (details === null) return '';
+  const text = Object.entries(details)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join('; ');
+  return text.length > DETAILS_CHARS ? `${text.slice(0, DETAILS_CHARS)}…` : text;
+}
+
 function targetCell(entry: AuditEntry): SafeHtml {
   const { target } = entry;
-  if (target === null) return html`—`;
-  return html`${target.label ?? target.id}<span class="row-meta">${target.type} · <code>${target.id}</code></span>`;
+  const details = detailsText(entry.details);
+  const what = target === null ? html`—` : html`${target.label ?? target.id}<span class="row-meta">${target.type} · <code>${target.id}</code></span>`;
+  return html`${what}${details ? html`<span class="row-meta">${details}</span>` : ''}`;
 }
 
 function originCell(entry: AuditEntry): SafeHtml {
