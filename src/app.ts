@@ -30,6 +30,7 @@ import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { hmacPaymentProvider } from './core/wallet/payment-provider.js';
 import { createSandboxCheckout, sandboxPaymentSecret } from './core/wallet/sandbox-checkout.js';
 import { systemRoutes } from './http/routes/system.routes.js';
+import { auditRoutes } from './http/routes/audit.routes.js';
 import { PLATFORM_SLUGS, type PlatformSlug } from './vocabulary/platforms.js';
 import { createMcpHandler } from './mcp/handler.js';
 import { dashboardRouter } from './dashboard/router.js';
@@ -55,6 +56,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...deliveryRoutes(services.webhooks),
     ...oauthClientRoutes(services.oauthClients),
     ...walletRoutes(services.wallet, paymentProvider(container)),
+    ...auditRoutes(services.audit),
   ];
 }
 

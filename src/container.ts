@@ -41,6 +41,7 @@ import { type AccountsService, createAccountsService } from './core/accounts/acc
 import type { Mailer } from './core/mail/mailer.js';
 import { publicUrlProblem } from './outbound/url-rule.js';
 import { createMaintenance } from './workers/maintenance.js';
+import { type AuditService, createAuditService } from './core/audit/audit.service.js';
 import { createPublisher } from './workers/publisher.js';
 import { createScheduler } from './workers/scheduler.js';
 import { createScheduledStart } from './core/scheduling/scheduled-start.js';
@@ -78,6 +79,7 @@ export interface Services {
   passkeys: PasskeysService;
   /** Single sign-on with the configured OpenID provider; null when SSO_ISSUER is unset. */
   sso: SsoService | null;
+  audit: AuditService;
 }
 
 /** Everything a process needs, wired once. */
@@ -286,6 +288,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
             ),
           });
     const passkeys = createPasskeysService({ ...deps, sessions, baseUrl: config.baseUrl ?? `http://localhost:${config.port}`, rpName: 'Multi-network publisher' });
+    const audit = createAuditService(deps);
     const maintenance = createMaintenance({
       db: db.kysely,
       clock,
@@ -294,6 +297,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       sweepConnections: () => networkConnect.sweepExpiring(config.tokenExpiryWarningMs),
       sweepSessions: async () => (await sessions.sweep()) + (await passkeys.sweepChallenges()),
       sweepFiles: () => sweepStaleDownloads(downloadDir, 86_400_000),
+      sweepAudit: () => audit.sweep(config.auditRetentionMs),
     });
     return {
       config,
@@ -310,6 +314,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         accounts,
         passkeys,
         sso,
+        audit,
         workspaces: createWorkspacesService({ ...deps, planNames: Object.keys(config.plans) }),
         health: createHealthService({ db: db.kysely, deadlineMs: config.readyTimeoutMs, recentWriteFailure: () => db.recentWriteFailure() }),
         meters,

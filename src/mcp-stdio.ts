@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     () =>
       buildMcpServer({
         // Checked on every call, so revoking the key takes effect at once, as it does over HTTP.
-        principal: () => apiKeys.authenticate(apiKey),
+        principal: async () => ({ ...(await apiKeys.authenticate(apiKey)), origin: { ip: null, userAgent: 'mcp-stdio', requestId: null, via: 'mcp' } }),
         services: container.services,
         log: logger,
         requestId: () => newId('req_'),

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AuditService } from '../src/core/audit/audit.service.js';
 import type { BrandsService } from '../src/core/brands/brands.service.js';
 import type { ConnectionsService } from '../src/core/connections/connections.service.js';
 import type { NetworkConnectService } from '../src/core/connections/network-connect.service.js';
@@ -22,6 +23,7 @@ export interface ToolServices {
   meters: MetersService;
   wallet: WalletService;
   networkConnect: NetworkConnectService;
+  audit: AuditService;
 }
 
 /**

@@ -22,6 +22,7 @@ import { listWalletOffersTool } from './list-wallet-offers.js';
 import { listWebhooksTool } from './list-webhooks.js';
 import { previewContentTool } from './preview-content.js';
 import { publishContentNowTool } from './publish-content-now.js';
+import { getAuditLogTool } from './get-audit-log.js';
 import { publishContentTool } from './publish-content.js';
 import { redeliverDeliveryTool } from './redeliver-delivery.js';
 import { retryFailedTargetsTool } from './retry-failed-targets.js';
@@ -71,4 +72,5 @@ export const tools: readonly AnyTool[] = [
   getWalletTool,
   getWalletPriceTool,
   listWalletOffersTool,
+  getAuditLogTool,
 ];

@@ -20,7 +20,8 @@ import { people } from './0019-people.js';
 import { accounts } from './0020-accounts.js';
 import { grantAccess } from './0025-grant-access.js';
 import { passkeysSso } from './0021-passkeys-sso.js';
+import { audit } from './0024-audit.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue, networkInstanceApps, tokenRefreshLease, deliveryDueIndexDropped, rateLimitProcesses, jobNotice, people, accounts, grantAccess, passkeysSso];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue, networkInstanceApps, tokenRefreshLease, deliveryDueIndexDropped, rateLimitProcesses, jobNotice, people, accounts, grantAccess, passkeysSso, audit];

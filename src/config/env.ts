@@ -117,6 +117,8 @@ const workers = z.object({
   WEBHOOK_CONCURRENCY: positiveInt(64),
   WEBHOOK_PER_ENDPOINT: positiveInt(16),
   TOKEN_EXPIRY_WARNING: duration('7d'),
+  // A shorter history than a month would not answer "who changed this last billing cycle".
+  AUDIT_RETENTION: duration('365d', { min: 30 * 86_400_000 }),
 });
 
 /** Uploads: local disk or an S3-compatible bucket. */

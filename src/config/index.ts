@@ -237,6 +237,7 @@ export function parseConfig(raw: Record<string, string | undefined>, overrides: 
     sandboxPayments: b.PAYMENT_URL_TEMPLATE === undefined,
     networks,
     tokenExpiryWarningMs: w.TOKEN_EXPIRY_WARNING,
+    auditRetentionMs: w.AUDIT_RETENTION,
     metricsToken: s.METRICS_TOKEN,
     role: s.SERVICE_ROLE,
     dashboardSession: { idleMs: sec.DASHBOARD_SESSION_IDLE, maxMs: sec.DASHBOARD_SESSION_MAX },

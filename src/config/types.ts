@@ -67,6 +67,8 @@ export interface Config {
   networks: Record<PlatformSlug, NetworkSettings>;
   /** How long before a token without a refresh path expires to warn with `connection.expired` (`expiring_soon`). */
   tokenExpiryWarningMs: number;
+  /** How long audit entries are kept; the maintenance sweep deletes older ones. */
+  auditRetentionMs: number;
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   /** all: HTTP and workers; api: HTTP only; worker: workers only (several processes on one PostgreSQL). */

@@ -16,6 +16,7 @@ export const SECTIONS = [
   { id: 'connected-apps', href: '/dashboard/connected-apps', label: 'Connected apps' },
   { id: 'oauth-clients', href: '/dashboard/oauth-clients', label: 'OAuth clients' },
   { id: 'wallet', href: '/dashboard/wallet', label: 'Wallet' },
+  { id: 'audit-log', href: '/dashboard/audit-log', label: 'Audit log' },
 ] as const;
 
 export type SectionId = (typeof SECTIONS)[number]['id'];

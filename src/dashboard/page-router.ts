@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AccountsService } from '../core/accounts/accounts.service.js';
 import type { ApiKeysService } from '../core/api-keys/api-keys.service.js';
+import type { AuditService } from '../core/audit/audit.service.js';
 import type { BrandsService } from '../core/brands/brands.service.js';
 import type { Clock } from '../core/clock.js';
 import type { ConnectedAppsService } from '../core/connected-apps/connected-apps.service.js';
@@ -26,6 +27,7 @@ import { deriveKey, sign } from '../core/secret-box.js';
 import type { SessionPrincipal } from '../core/sessions/sessions.service.js';
 import type { SandboxCheckout } from '../core/wallet/sandbox-checkout.js';
 import { locals, requestLog } from '../web/request-context.js';
+import { originOf } from '../web/bearer-auth.js';
 import { applyRateLimitHeaders, type RateLimiter } from '../web/rate-limit.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html, type SafeHtml } from '../web/html.js';
@@ -40,6 +42,7 @@ export const FLASH_COOKIE = 'svc_flash';
 export interface DashboardServices {
   accounts: AccountsService;
   apiKeys: ApiKeysService;
+  audit: AuditService;
   brands: BrandsService;
   connectedApps: ConnectedAppsService;
   connections: ConnectionsService;
@@ -279,7 +282,7 @@ export function createPageRouter(router: Router, deps: DashboardDeps): PageRoute
       person,
       req,
       res,
-      principal: session.principal,
+      principal: { ...session.principal, origin: originOf(req, res, 'dashboard') },
       workspaceId: session.principal.workspaceId,
       workspaceName: workspace?.name ?? session.principal.workspaceId,
       csrf: csrf.forSession(token),

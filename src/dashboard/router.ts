@@ -5,6 +5,7 @@ import { assetRoutes } from './assets.js';
 import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProblemPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
 import { authorizeAppPages } from './pages/authorize-app.js';
+import { auditLogPages } from './pages/audit-log.js';
 import { brandPages } from './pages/brands.js';
 import { calendarPages } from './pages/calendar.js';
 import { draftPages } from './pages/drafts.js';
@@ -62,6 +63,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   // Passkeys are managed on their own page; the account page points to it.
   accountPages(pages, [async () => html`<section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2><p>Sign in with your device's screen lock instead of a password.</p><p><a href="/dashboard/account/passkeys">Manage passkeys</a></p></section>`]);
   passkeyPages(pages);
+  auditLogPages(pages);
 
   // Signed in, a missing page keeps the navigation, so a wrong address is never a dead end; signed out, it offers the overview.
   router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {

@@ -22,6 +22,7 @@ const SECTION_PERMISSIONS: Record<SectionId, Permission> = {
   'connected-apps': 'oauth_clients.manage',
   'oauth-clients': 'oauth_clients.manage',
   wallet: 'wallet.read',
+  'audit-log': 'audit.read',
 };
 
 /** The sections a credential may use, in navigation order. */

@@ -46,6 +46,10 @@ export const TAGS = [
     description: 'Confidential clients this workspace registers for the MCP authorization server, with their redirect URIs and secrets.',
   },
   {
+    name: 'Audit log',
+    description: 'Who changed what in the workspace, when and from where: one entry per change, written with the change, kept for AUDIT_RETENTION (365 days by default). Owners and admins read it.',
+  },
+  {
     name: 'OAuth',
     description: 'The authorization server for MCP clients (OAuth 2.0 with PKCE, dynamic registration, RFC 8414 and RFC 9728 metadata).',
   },
@@ -73,6 +77,7 @@ export const TAG_GROUPS: { name: string; tags: TagName[] }[] = [
   { name: 'Publishing', tags: ['Brands', 'Connections', 'Contents', 'Media', 'Platforms'] },
   { name: 'Notifications', tags: ['Webhooks'] },
   { name: 'Access', tags: ['API keys', 'Members', 'OAuth clients', 'OAuth', 'MCP'] },
+  { name: 'Access', tags: ['API keys', 'OAuth clients', 'Audit log', 'OAuth', 'MCP'] },
   { name: 'Billing', tags: ['Wallet', 'Usage'] },
   { name: 'Service', tags: ['Operations'] },
 ];

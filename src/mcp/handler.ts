@@ -131,7 +131,7 @@ export function createMcpHandler(deps: McpHandlerDeps): Router {
 
   const guard = [hostOriginGuard(deps.baseUrl), mcpCors()];
   const router = express.Router();
-  router.post('/mcp', ...guard, authenticate(deps.auth), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter), serve);
+  router.post('/mcp', ...guard, authenticate(deps.auth, 'mcp'), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), requireBody, jsonRpcGuard(deps.limiter), serve);
   router.all('/mcp', ...guard, methodNotAllowed);
   // Decorates auth failures, then lets the app's error handler render the body (one renderer for both doors).
   router.use('/mcp', (err: unknown, req: Request, res: Response, next: NextFunction) => {

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
+import type { Origin, Principal } from '../core/principal.js';
+import { locals } from './request-context.js';
 
 /**
  * How a bearer credential becomes a Principal. API keys are recognised by their `svc_live_` shape; anything
@@ -40,10 +41,23 @@ export async function resolvePrincipal(authorization: string | undefined, auth: 
   return principalOfToken(bearerToken(authorization), auth);
 }
 
-/** Resolves the caller into `res.locals.principal`; the rate limit, the next step, counts it there. */
-export function authenticate(auth: Authenticators) {
+/**
+ * Where a request comes from, for the audit log: the client's address as Express reads it (`req.ip`, which
+ * believes `X-Forwarded-For` only from the proxies TRUST_PROXY names), its user agent and the request's id.
+ */
+export function originOf(req: Request, res: Response, via: Origin['via']): Origin {
+  return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null, requestId: locals(res).requestId ?? null, via };
+}
+
+/**
+ * Resolves the caller into `res.locals.principal`, with the request's origin (`via`: which door); the rate limit,
+ * the next step, counts it there. The principal is copied, so a resolved credential another request shares is
+ * never marked with this request's origin.
+ */
+export function authenticate(auth: Authenticators, via: Origin['via'] = 'rest') {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    res.locals.principal = await resolvePrincipal(req.get('authorization'), auth);
+    const principal = await resolvePrincipal(req.get('authorization'), auth);
+    res.locals.principal = { ...principal, origin: originOf(req, res, via) };
     next();
   };
 }

@@ -9,9 +9,9 @@ import type { Logger } from '../observability/logger.js';
 /**
  * Periodic sweeps of rows that only expire: idempotency keys past their day, and the authorization server's
  * expired codes, sessions, interactions and tokens (oidc-provider keeps wall-clock time, so those use it too);
- * dashboard sessions past their deadlines; temporary media downloads a killed process left; and live network tokens about to expire (refreshed, or warned about).
+ * dashboard sessions past their deadlines; audit entries past their retention (AUDIT_RETENTION); temporary media downloads a killed process left; and live network tokens about to expire (refreshed, or warned about).
  */
-export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; logger: Logger; everyMs: number; sweepConnections(): Promise<void>; sweepSessions(): Promise<number>; sweepFiles(): Promise<number> }) {
+export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; logger: Logger; everyMs: number; sweepConnections(): Promise<void>; sweepSessions(): Promise<number>; sweepFiles(): Promise<number>; sweepAudit(): Promise<number> }) {
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {
     try {
@@ -25,6 +25,7 @@ export function createMaintenance(deps: { db: Kysely<Database>; clock: Clock; lo
       await deps.sweepConnections();
       await deps.sweepSessions();
       await deps.sweepFiles();
+      await deps.sweepAudit();
     } catch (err) {
       deps.logger.warn({ err }, 'maintenance sweep failed');
     }

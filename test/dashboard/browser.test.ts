@@ -189,6 +189,16 @@ describe.runIf(chromiumPresent())('dashboard in a real browser', () => {
     await audit('wallet');
   });
 
+  it('audit log: the changes made above, filtered by action', async () => {
+    await page.goto(`${base()}/dashboard/audit-log`);
+    expect(await page.locator('main').textContent()).toContain('brand.created');
+    await page.getByLabel('Action').fill('wallet.topped_up');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/action=wallet\.topped_up/);
+    expect(await page.locator('#audit-entries').textContent()).toContain('250 credits');
+    await audit('audit-log');
+  });
+
   it('the other pages and states: form errors, preview, a failed job, an OAuth client, a price, not found', async () => {
     // Compose: a refusal shown next to its field, then a preview.
     await page.goto(`${base()}/dashboard/compose`);

@@ -72,6 +72,7 @@ describe.runIf(chromiumPresent())('dashboard at phone width', () => {
     ['api-keys', '/dashboard/api-keys'],
     ['oauth-clients', '/dashboard/oauth-clients'],
     ['wallet', '/dashboard/wallet'],
+    ['audit-log', '/dashboard/audit-log'],
     ['media', '/dashboard/media'],
     ['not-found', '/dashboard/no-such-page'],
   ];

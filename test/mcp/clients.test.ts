@@ -74,6 +74,7 @@ function failingCalls(brandId: string): Record<string, { args: Record<string, un
     get_wallet: { args: { limit: 0 }, error: 'validation_failed' },
     get_wallet_price: { args: { operacao: 'teleport' }, error: 'operacao_sem_preco' },
     list_wallet_offers: { args: { unexpected: true }, error: 'validation_failed' },
+    get_audit_log: { args: { cursor: 'garbage' }, error: 'validation_failed' },
     create_brand: { args: { name: ' ' }, error: 'validation_failed' },
     update_brand: { args: { brand_id: 'brand_unknown', name: 'Renamed' }, error: 'not_found' },
     add_sandbox_connection: { args: { brand_id: 'brand_unknown', platform_slug: 'threads', mode: 'sandbox', name: '@x' }, error: 'not_found' },

@@ -47,6 +47,7 @@ const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
   get_wallet: [true, false, true, false],
   get_wallet_price: [true, false, true, false],
   list_wallet_offers: [true, false, true, false],
+  get_audit_log: [true, false, true, false],
   // Publishing: to the networks, so open world; publish_content_now publishes once whatever the repeats, and gives
   // up the time the content was scheduled for (destructive); a retry only adds attempts.
   publish_content: [false, false, false, true],
@@ -211,6 +212,23 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   get_wallet: { saldo: 12, lotes: [{ id: 'lote_1', amount: 12, remaining: 12, source: 'grant', created_at: AT, expires_at: null, expired: false }], ledger: { data: [], next_cursor: null } },
   get_wallet_price: { operacao: 'publicacao', preco_unitario: 2, quantidade: 3, custo_estimado: 6, saldo_disponivel: 12, coberto_pelo_plano: false },
   list_wallet_offers: { data: [{ id: 'offer_1', credits: 100, price: 10, currency: 'BRL', payment_url: 'https://pay.example/checkout?o=offer_1' }] },
+  get_audit_log: {
+    data: [
+      {
+        id: 'aud_1',
+        occurred_at: AT,
+        action: 'brand.created',
+        actor: { type: 'api_key', id: 'key_1', label: 'first key (svc_live_abcd…)', role: 'owner' },
+        via: 'mcp',
+        target: { type: 'brand', id: 'brand_1', label: 'Bakery' },
+        details: null,
+        ip: '127.0.0.1',
+        user_agent: 'claude-ai',
+        request_id: 'req_1',
+      },
+    ],
+    next_cursor: null,
+  },
 };
 
 /** Dashboard paths the links may use (a route of src/dashboard/pages, `:x` for an id), plus an optional fragment. */

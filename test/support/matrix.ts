@@ -192,6 +192,7 @@ export const TOOL_ARGS: Record<string, ((ids: Ids) => Record<string, unknown>)[]
   get_wallet: [() => ({})],
   get_wallet_price: [() => ({ operacao: 'publicacao' })],
   list_wallet_offers: [() => ({})],
+  get_audit_log: [() => ({})],
   create_brand: [() => ({ name: 'Authorization matrix brand' })],
   update_brand: [(ids) => ({ brand_id: ids.brandId, name: 'Authorization matrix' })],
   add_sandbox_connection: [(ids) => ({ brand_id: ids.brandId, platform_slug: 'linkedin', mode: 'sandbox', name: '@matrix' })],

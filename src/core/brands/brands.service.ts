@@ -12,6 +12,7 @@ import { seesBrand } from '../permissions/authorize.js';
 import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
 import type { Brand, BrandInput, BrandList } from './brands.schema.js';
 
 export function renderBrand(row: BrandRow): Brand {
@@ -47,6 +48,7 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
       await db.transaction().execute(async (tx) => {
         await meters.consume(tx, workspaceId, [{ meter: 'brands', amount: 1 }]);
         await insertBrand(tx, row);
+        await recordAudit(tx, principal, 'brand.created', { type: 'brand', id: row.id, label: row.name }, now);
       });
       return renderBrand(row);
     },
@@ -62,8 +64,12 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
 
     /** @throws ServiceError `not_found`. */
     async update(principal: Principal, workspaceId: string, brandId: string, input: BrandInput): Promise<Brand> {
-      await get(principal, workspaceId, brandId, 'brands.manage');
-      await renameBrand(db, workspaceId, brandId, input.name, clock.now());
+      const before = await get(principal, workspaceId, brandId, 'brands.manage');
+      const now = clock.now();
+      await db.transaction().execute(async (tx) => {
+        await renameBrand(tx, workspaceId, brandId, input.name, now);
+        await recordAudit(tx, principal, 'brand.renamed', { type: 'brand', id: brandId, label: input.name }, now, { from: before.name, to: input.name });
+      });
       return get(principal, workspaceId, brandId);
     },
 
@@ -76,7 +82,9 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
       assertWorkspaceAccess(principal, workspaceId, 'brands.manage');
       const now = clock.now();
       await db.transaction().execute(async (tx) => {
+        const brand = await findBrand(tx, workspaceId, brandId);
         if (!(await deleteBrand(tx, workspaceId, brandId, now))) throw brandNotFound(brandId);
+        await recordAudit(tx, principal, 'brand.deleted', { type: 'brand', id: brandId, label: brand?.name ?? null }, now);
         await meters.release(tx, workspaceId, 'brands', 1);
         for (const contentId of await cancelBrandContents(tx, workspaceId, brandId, now)) await deleteScheduledJobs(tx, contentId);
         for (const conn of await listConnections(tx, workspaceId, { brandId, statuses: ['active', 'expired'] })) {

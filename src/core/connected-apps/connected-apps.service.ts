@@ -7,6 +7,7 @@ import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
 import type { ConnectedApp, ConnectedAppList } from './connected-apps.schema.js';
 
 /**
@@ -115,9 +116,17 @@ export function createConnectedAppsService(deps: { db: Kysely<Database>; clock: 
      */
     async revoke(principal: Principal, workspaceId: string, clientId: string): Promise<void> {
       assertWorkspaceAccess(principal, workspaceId, 'oauth_clients.manage');
-      const rows = await listIssuedToWorkspace(db, workspaceId, clock.now());
-      if (!rows.some((r) => r.clientId === clientId)) throw new ServiceError('not_found', 'This app is not connected to the workspace.');
-      await destroyIssuedFor(db, { accountPrefix: `${workspaceId}:`, clientId });
+      const now = clock.now();
+      const rows = await listIssuedToWorkspace(db, workspaceId, now);
+      const held = rows.filter((r) => r.clientId === clientId);
+      if (held.length === 0) throw new ServiceError('not_found', 'This app is not connected to the workspace.');
+      const named = held.map((r) => parsePayload(r).clientName).find((n) => n !== undefined);
+      const registered = isMetadataDocumentClientId(clientId) ? undefined : (await findRegisteredClients(db, [clientId]))[0]?.metadata.client_name;
+      const label = typeof registered === 'string' && registered !== '' ? registered : (named ?? clientId);
+      await db.transaction().execute(async (tx) => {
+        await destroyIssuedFor(tx, { accountPrefix: `${workspaceId}:`, clientId });
+        await recordAudit(tx, principal, 'connected_app.revoked', { type: 'connected_app', id: clientId, label }, now);
+      });
     },
   };
 }

@@ -16,6 +16,7 @@ import type { MetersService } from '../meters/meters.service.js';
 import { brandScope, seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { type AuditTarget, recordAudit } from '../audit/record.js';
 import type { Connection, ConnectionList, ConnectionListQuery, CreateSandboxConnectionInput } from './connections.schema.js';
 
 export function renderConnection(row: ConnectionRow): Connection {
@@ -37,6 +38,11 @@ function connectionNotFound(id: string): ServiceError {
 }
 
 export type ConnectionsService = ReturnType<typeof createConnectionsService>;
+
+/** A connection as the audit log names it: its network and its name. */
+export function connectionTarget(row: Pick<ConnectionRow, 'id' | 'platformSlug' | 'name'>): AuditTarget {
+  return { type: 'connection', id: row.id, label: `${row.platformSlug}: ${row.name}` };
+}
 
 export function createConnectionsService(deps: { db: Kysely<Database>; clock: Clock; meters: MetersService }) {
   const { db, clock, meters } = deps;
@@ -66,6 +72,7 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
         if (!(await findBrand(tx, workspaceId, brandId))) throw brandNotFound(brandId);
         await meters.consume(tx, workspaceId, [{ meter: 'connections', amount: 1 }]);
         await insertConnection(tx, row);
+        await recordAudit(tx, principal, 'connection.created', connectionTarget(row), now, { brand_id: brandId, platform: row.platformSlug, mode: 'sandbox' });
       });
       return renderConnection(row);
     },
@@ -100,7 +107,9 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
         if (!row || !seesBrand(principal, row.brandId)) throw connectionNotFound(connectionId);
         if (row.mode !== 'sandbox') throw new ServiceError('validation_failed', 'connection: a live connection reconnects through its network', { fields: [{ path: 'connection', message: 'is live' }] });
         if (row.status === 'inactive') throw new ServiceError('validation_failed', 'connection: it was deactivated; add a new connection instead', { fields: [{ path: 'connection', message: 'is inactive' }] });
-        await transitionConnection(tx, connectionId, ['expired'], 'active', null, now);
+        if (await transitionConnection(tx, connectionId, ['expired'], 'active', null, now)) {
+          await recordAudit(tx, principal, 'connection.reconnected', connectionTarget(row), now);
+        }
         return renderConnection((await findConnection(tx, workspaceId, connectionId)) ?? row);
       });
     },
@@ -118,6 +127,7 @@ export function createConnectionsService(deps: { db: Kysely<Database>; clock: Cl
         if (!row || !seesBrand(principal, row.brandId)) throw connectionNotFound(connectionId);
         if (await transitionConnection(tx, connectionId, ['active', 'expired'], 'inactive', 'deactivated', now)) {
           await meters.release(tx, workspaceId, 'connections', 1);
+          await recordAudit(tx, principal, 'connection.deactivated', connectionTarget(row), now);
         }
         return renderConnection((await findConnection(tx, workspaceId, connectionId)) ?? row);
       });

@@ -35,6 +35,8 @@ import type { Principal } from '../principal.js';
 import { listPlatforms, type PlatformList } from '../platforms.js';
 import { open, seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit, type SystemActor } from '../audit/record.js';
+import { connectionTarget } from './connections.service.js';
 import { renderConnection } from './connections.service.js';
 import { REFRESH_AHEAD_MS, REFRESH_BEFORE_PUBLISH_MS, refreshDue } from './token-refresh.js';
 import type { AppPasswordSignIn, Connection, PublishTargetList, StartedOAuth } from './connections.schema.js';
@@ -118,7 +120,12 @@ export function createNetworkConnectService(deps: {
    * Keeps the tokens a sign-in or a code exchange gave: a new connection (one slot of the connections meter), or
    * the reconnected one made active again. One transaction, so a refused meter leaves nothing behind.
    */
-  async function keepConnection(target: Pick<NetworkStateRow, 'workspaceId' | 'brandId' | 'connectionId'>, platform: PlatformSlug, tokens: NetworkTokens): Promise<Connection> {
+  async function keepConnection(
+    target: Pick<NetworkStateRow, 'workspaceId' | 'brandId' | 'connectionId'>,
+    platform: PlatformSlug,
+    tokens: NetworkTokens,
+    actor: Principal | SystemActor,
+  ): Promise<Connection> {
     const now = clock.now();
     const stored = { sealed: sealTokens(tokens), expiresAt: tokens.expiresAt, accountId: tokens.accountId };
     return db.transaction().execute(async (tx) => {
@@ -128,6 +135,7 @@ export function createNetworkConnectService(deps: {
         // A deactivated connection coming back takes its slot again.
         if (existing.status === 'inactive') await meters.consume(tx, target.workspaceId, [{ meter: 'connections', amount: 1 }]);
         await storeConnectionTokens(tx, existing.id, stored, now);
+        await recordAudit(tx, actor, 'connection.reconnected', connectionTarget(existing), now, { previous_status: existing.status });
         return renderConnection({ ...existing, status: 'active', statusReason: null, updatedAt: now });
       }
       const conn: ConnectionRow = {
@@ -145,6 +153,7 @@ export function createNetworkConnectService(deps: {
       await meters.consume(tx, target.workspaceId, [{ meter: 'connections', amount: 1 }]);
       await insertConnection(tx, conn);
       await storeConnectionTokens(tx, conn.id, stored, now);
+      await recordAudit(tx, actor, 'connection.created', connectionTarget(conn), now, { brand_id: conn.brandId, platform, mode: 'live' });
       return renderConnection(conn);
     });
   }
@@ -278,7 +287,7 @@ export function createNetworkConnectService(deps: {
         throw invalid(path, `could not reach ${server}: ${signed.message} Check the server address, or try again later.`);
       }
       if (!signed.ok) throw invalid('app_password', `${PLATFORMS[platform].name} refused the sign-in: ${signed.message}`);
-      return keepConnection({ workspaceId, brandId, connectionId }, platform, signed.tokens);
+      return keepConnection({ workspaceId, brandId, connectionId }, platform, signed.tokens, principal);
     },
 
     /**
@@ -307,7 +316,8 @@ export function createNetworkConnectService(deps: {
         if (app && exchanged.code === 'upstream_unknown' && !exchanged.retryable) await forgetInstanceApp(db, platform, app.origin, app.clientId);
         throw new ServiceError('validation_failed', `code: ${exchanged.message}`, { fields: [{ path: 'code', message: exchanged.code }] });
       }
-      return keepConnection(row, platform, exchanged.tokens);
+      // The network's redirect carries no credential of ours: the person who started it is known only by the state.
+      return keepConnection(row, platform, exchanged.tokens, { kind: 'system', workspaceId: row.workspaceId, label: `${PLATFORMS[platform].name} authorization` });
     },
 
     /**
@@ -338,6 +348,7 @@ export function createNetworkConnectService(deps: {
       const replaced = await db.transaction().execute(async (tx) => {
         if (!(await replaceConnectionTokens(tx, conn.id, sealed, stored, now))) return false;
         await renameConnection(tx, conn.id, moved.tokens.accountName, now);
+        await recordAudit(tx, principal, 'connection.target_changed', connectionTarget({ ...conn, name: moved.tokens.accountName }), now, { from: conn.name });
         return true;
       });
       if (!replaced) throw invalid('target_id', 'the connection was renewed at the same moment; choose the place again');

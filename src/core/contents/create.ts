@@ -13,6 +13,8 @@ import { seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
+import { contentTarget } from './audit-target.js';
 import { chargeStart } from './charging.js';
 import { type ContentPlan, planContent } from './content-plan.js';
 import type { ContentFields, CreateContentInput, CreatedContent } from './contents.schema.js';
@@ -36,7 +38,7 @@ export function contentCreation(deps: ContentsDeps) {
   const { db, clock, idempotency, wallet } = deps;
 
   /** Stores a checked content as its timing asks; charges only what starts publishing now. */
-  async function store(tx: Kysely<Database>, workspaceId: string, plan: ContentPlan, fields: ContentFields, timing: Timing): Promise<CreatedContent> {
+  async function store(tx: Kysely<Database>, principal: Principal, workspaceId: string, plan: ContentPlan, fields: ContentFields, timing: Timing): Promise<CreatedContent> {
     const now = clock.now();
     const contentId = newTimeOrderedUuid(now);
     const placement: Placement =
@@ -64,6 +66,12 @@ export function contentCreation(deps: ContentsDeps) {
       input: JSON.stringify(fields),
     };
     await insertContent(tx, row);
+    // Before the charge: a refused charge rolls the entry back with the content.
+    await recordAudit(tx, principal, 'content.created', contentTarget(contentId, fields, plan.contentType), now, {
+      brand_id: plan.brandId,
+      status: placement.status,
+      publish_at: row.publishAt === null ? null : toIso(row.publishAt),
+    });
     const jobs = placement.status === 'draft' ? [] : jobRowsFor(plan, contentId, workspaceId, now);
     await insertJobs(tx, jobs, placement.status === 'scheduled' ? placement.time!.instant : null);
     if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, mode: fields.modo ?? PAYMENT_MODE.plan, contentId, jobs, plan: plan.workspacePlan });
@@ -96,7 +104,7 @@ export function contentCreation(deps: ContentsDeps) {
         const timing = timingOf(input, input.publish_at !== undefined && input.time_zone === undefined ? await zoneOf(db, workspaceId, input.brand_id) : 'UTC', clock.now());
         const plan = await planContent(db, workspaceId, fields, deps.probeMedia);
         return db.transaction().execute(async (tx) => {
-          const created = await store(tx, workspaceId, plan, fields, timing);
+          const created = await store(tx, principal, workspaceId, plan, fields, timing);
           if (record) await record(tx, created);
           return created;
         });

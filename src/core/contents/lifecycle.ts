@@ -9,6 +9,8 @@ import { seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
+import { contentTarget } from './audit-target.js';
 import { CONFIRMATION_ERROR_CODES } from '../../vocabulary/job-errors.js';
 import { chargeStart } from './charging.js';
 import { contentNotFound, notEditable } from './content-errors.js';
@@ -44,6 +46,7 @@ export function contentLifecycle(deps: ContentsDeps) {
           });
           let content: Content;
           if (written) {
+            await recordAudit(tx, principal, 'content.canceled', contentTarget(contentId, written.input, written.contentType), now);
             await deleteScheduledJobs(tx, contentId);
             content = renderContent(written, []);
           } else {
@@ -85,6 +88,8 @@ export function contentLifecycle(deps: ContentsDeps) {
               set: { status: 'publishing', publishAt: now, timeZone: null, localPublishAt: null, queueSlot: null, ...(plan ? { request: storeRequest(plan) } : {}) },
             });
             if (!written) return null;
+            // Before the charge: a refused charge rolls the entry back with the change.
+            await recordAudit(tx, principal, 'content.published_now', contentTarget(contentId, fields, row.contentType), now, { previous_status: row.status });
             let jobs: { id: string; platformSlug: string }[];
             if (plan) {
               const rows = jobRowsFor(plan, contentId, workspaceId, now);
@@ -126,6 +131,12 @@ export function contentLifecycle(deps: ContentsDeps) {
         });
         const row = await findContent(tx, workspaceId, contentId);
         if (!row) throw contentNotFound(contentId);
+        if (requeued.length > 0) {
+          await recordAudit(tx, principal, 'content.retried', contentTarget(contentId, row.input, row.contentType), now, {
+            jobs: requeued.map((j) => ({ job_id: j.id, platform_slug: j.platformSlug })),
+            force: options.force === true,
+          });
+        }
         await meters.consume(tx, workspaceId, [{ meter: CYCLE_METER.publications, amount: requeued.length }]);
         await refreshContentOutcome(tx, contentId, now);
         const after = await findContent(tx, workspaceId, contentId);

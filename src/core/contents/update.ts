@@ -7,6 +7,9 @@ import { seesBrand } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { contentNotFound } from './content-errors.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { toIso } from '../clock.js';
+import { recordAudit } from '../audit/record.js';
+import { contentTarget } from './audit-target.js';
 import { planContent } from './content-plan.js';
 import type { UpdateContentInput, UpdatedContent } from './contents.schema.js';
 import { keptOverrides, mergeFields, storedFields } from './fields.js';
@@ -67,6 +70,11 @@ export function contentUpdate(deps: ContentsDeps) {
             };
             const written = await transitionContent(tx, { workspaceId, id: contentId, from: [row.status], version: row.version, now, set });
             if (!written) return null;
+            await recordAudit(tx, principal, 'content.updated', contentTarget(contentId, fields, plan.contentType), now, {
+              fields: Object.keys(patch).sort(),
+              status: placement.status,
+              publish_at: placement.time === null ? null : toIso(placement.time.instant),
+            });
             await deleteScheduledJobs(tx, contentId);
             const jobs = placement.status === 'scheduled' ? jobRowsFor(plan, contentId, workspaceId, now) : [];
             await insertJobs(tx, jobs, placement.time?.instant ?? null);

@@ -11,6 +11,7 @@ import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { ContentStatus } from '../../vocabulary/content-statuses.js';
 import { MEDIA_PROBE_DEADLINE_MS } from '../contents/content-plan.js';
@@ -37,6 +38,16 @@ function mediaIdsOf(json: string | null): string[] {
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;
+
+/** An address without its query and fragment, which may carry a signature or a token: what the audit log keeps. */
+function withoutQuery(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return null;
+  }
+}
 
 export function createMediaService(deps: {
   db: Kysely<Database>;
@@ -71,12 +82,13 @@ export function createMediaService(deps: {
    * Counts a stored file on the meter and records it, in one transaction; the file is removed when that fails
    * (the meter may have filled meanwhile: `limit_reached`).
    */
-  async function record(workspaceId: string, id: string, type: UploadType, saved: Extract<StoredFile, { ok: true }>): Promise<MediaRow> {
+  async function record(principal: Principal, workspaceId: string, id: string, type: UploadType, saved: Extract<StoredFile, { ok: true }>, source: string | null): Promise<MediaRow> {
     const row: MediaRow = { id, workspaceId, contentType: type, sizeBytes: saved.bytes, storagePath: saved.path, createdAt: clock.now() };
     try {
       await db.transaction().execute(async (tx) => {
         await meters.consume(tx, workspaceId, [{ meter: 'media_storage', amount: saved.bytes }]);
         await insertMedia(tx, row);
+        await recordAudit(tx, principal, 'media.uploaded', { type: 'media', id, label: type }, row.createdAt, { content_type: type, size_bytes: saved.bytes, ...(source === null ? {} : { source_url: source }) });
       });
     } catch (err) {
       await store.remove(saved.path);
@@ -173,6 +185,7 @@ export function createMediaService(deps: {
         const removed = await deleteMedia(tx, workspaceId, mediaId);
         if (!removed) throw gone();
         await meters.release(tx, workspaceId, 'media_storage', removed.sizeBytes);
+        await recordAudit(tx, principal, 'media.deleted', { type: 'media', id: mediaId, label: removed.contentType }, clock.now(), { size_bytes: removed.sizeBytes });
         return removed;
       });
       // After the commit: a failed delete never leaves a row without its file.
@@ -205,7 +218,7 @@ export function createMediaService(deps: {
           fields: [{ path: 'body', message: 'must not be empty' }],
         });
       }
-      const row = await record(workspaceId, id, type, saved);
+      const row = await record(principal, workspaceId, id, type, saved, null);
       return { id, content_type: type, size_bytes: saved.bytes, created_at: toIso(row.createdAt) };
     },
 
@@ -274,7 +287,7 @@ export function createMediaService(deps: {
           await store.remove(saved.path);
           throw type === undefined ? wrongType(served) : refused('served an empty file (0 bytes)');
         }
-        return item(await record(workspaceId, id, type, saved), []);
+        return item(await record(principal, workspaceId, id, type, saved, withoutQuery(url)), []);
       } finally {
         clearTimeout(timer);
         deadline.abort();

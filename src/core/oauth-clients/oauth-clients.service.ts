@@ -7,6 +7,7 @@ import { newId, newSecret, sha256Hex } from '../ids.js';
 import type { Principal } from '../principal.js';
 import type { GrantApprover } from '../connected-apps/grant-access.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
 import type { CreatedOAuthClient, CreateOAuthClientInput, OAuthClient, OAuthClientList, UpdateOAuthClientInput } from './oauth-clients.schema.js';
 
 export const MCP_SCOPE = 'mcp';
@@ -98,7 +99,11 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
         updatedAt: now,
       };
       row.metadata.client_id = row.id;
-      await upsertClient(db, row);
+      await db.transaction().execute(async (tx) => {
+        await upsertClient(tx, row);
+        // The client secret is never part of the entry.
+        await recordAudit(tx, principal, 'oauth_client.created', { type: 'oauth_client', id: row.id, label: input.client_name }, now, { redirect_uris: input.redirect_uris });
+      });
       return { ...render(row), client_secret: secret };
     },
 
@@ -121,16 +126,22 @@ export function createOAuthClientsService(deps: { db: Kysely<Database>; clock: C
         ...(input.redirect_uris === undefined ? {} : { redirect_uris: input.redirect_uris }),
       };
       const updated = { ...row, metadata, updatedAt: clock.now() };
-      await upsertClient(db, updated);
+      await db.transaction().execute(async (tx) => {
+        await upsertClient(tx, updated);
+        await recordAudit(tx, principal, 'oauth_client.updated', { type: 'oauth_client', id: clientId, label: String(metadata.client_name ?? clientId) }, updated.updatedAt, {
+          changes: Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
+        });
+      });
       return render(updated);
     },
 
     /** Deletes the client and everything issued to it: grants, codes and tokens stop working at once. */
     async remove(principal: Principal, workspaceId: string, clientId: string): Promise<void> {
-      await own(principal, workspaceId, clientId);
+      const row = await own(principal, workspaceId, clientId);
       await db.transaction().execute(async (tx) => {
         await deleteClient(tx, clientId);
         await destroyIssuedFor(tx, { clientId });
+        await recordAudit(tx, principal, 'oauth_client.deleted', { type: 'oauth_client', id: clientId, label: String(row.metadata.client_name ?? clientId) }, clock.now());
       });
     },
   };

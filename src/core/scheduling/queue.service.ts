@@ -9,6 +9,7 @@ import { seesBrand } from '../permissions/authorize.js';
 import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
 import { nextSlots, type QueueDefinition } from './queue-slots.js';
 import { NEXT_SLOTS_SHOWN, type Queue, type QueueInput, queueInputSchema } from './queue.schema.js';
 import { addDays, canonicalTimeZone, localOf } from './zoned-time.js';
@@ -53,9 +54,11 @@ function renderQueue(brandId: string, queue: QueueDefinition, now: number, held:
 export function createQueueService(deps: { db: Kysely<Database>; clock: Clock }) {
   const { db, clock } = deps;
 
-  async function requireBrand(principal: Principal, workspaceId: string, brandId: string, permission: Permission): Promise<void> {
+  async function requireBrand(principal: Principal, workspaceId: string, brandId: string, permission: Permission): Promise<{ name: string }> {
     assertWorkspaceAccess(principal, workspaceId, permission);
-    if (!seesBrand(principal, brandId) || !(await findBrand(db, workspaceId, brandId))) throw brandNotFound(brandId);
+    const brand = seesBrand(principal, brandId) ? await findBrand(db, workspaceId, brandId) : undefined;
+    if (!brand) throw brandNotFound(brandId);
+    return brand;
   }
 
   return {
@@ -65,12 +68,15 @@ export function createQueueService(deps: { db: Kysely<Database>; clock: Clock })
      * @throws ServiceError `forbidden` (another workspace), `not_found` (brand), `validation_failed` (zone, time, day).
      */
     async setQueue(principal: Principal, workspaceId: string, brandId: string, input: QueueInput): Promise<Queue> {
-      await requireBrand(principal, workspaceId, brandId, 'brands.manage');
+      const brand = await requireBrand(principal, workspaceId, brandId, 'brands.manage');
       const queue: QueueDefinition = { time_zone: canonicalTimeZone(input.time_zone), slots: input.slots };
       const now = clock.now();
       // Computing the next slots first checks every time and day again with the core's own rules.
       const answer = renderQueue(brandId, queue, now, await heldQueueSlots(db, brandId, now));
-      await upsertBrandQueue(db, { brandId, workspaceId, timeZone: queue.time_zone, slots: JSON.stringify(answer.slots), updatedAt: now });
+      await db.transaction().execute(async (tx) => {
+        await upsertBrandQueue(tx, { brandId, workspaceId, timeZone: queue.time_zone, slots: JSON.stringify(answer.slots), updatedAt: now });
+        await recordAudit(tx, principal, 'brand.queue_set', { type: 'brand', id: brandId, label: brand.name }, now, { time_zone: queue.time_zone, slots: answer.slots.length });
+      });
       return answer;
     },
 

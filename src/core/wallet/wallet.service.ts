@@ -23,6 +23,7 @@ import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
 import { CYCLE_METER } from '../meters/plans.js';
 import { type Offer, OPERATION, OPERATION_METER, type PriceTable, priceOf, publicationOperationOn } from './prices.js';
 import { PAYMENT_MODE, type PaymentMode, type Price, type PriceQuery, type Statement, type StatementQuery } from './wallet.schema.js';
@@ -254,6 +255,15 @@ export function createWalletService(deps: WalletDeps) {
         });
         if (!created) return null;
         await insertLedger(tx, { id: newId('led_'), workspaceId: args.workspaceId, batchId: id, kind: 'grant', amount: args.amount, operation: null, reference: args.externalRef ?? args.source, createdAt: now });
+        // Purchases arrive from the payment provider's callback; grants and promotions from an operator's command.
+        const actor = args.source === 'purchase' ? { kind: 'system' as const, workspaceId: args.workspaceId, label: 'payment provider' } : { kind: 'system' as const, workspaceId: args.workspaceId, label: 'operator (command line)', via: 'cli' as const };
+        await recordAudit(tx, actor, 'wallet.topped_up', { type: 'wallet', id: args.workspaceId, label: `${args.amount} credits` }, now, {
+          amount: args.amount,
+          source: args.source,
+          batch_id: id,
+          expires_at: args.expiresAt === null ? null : toIso(args.expiresAt),
+          ...(args.externalRef ? { reference: args.externalRef } : {}),
+        });
         return { batchId: id };
       });
     },

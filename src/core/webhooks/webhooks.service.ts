@@ -19,6 +19,7 @@ import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import { recordAudit } from '../audit/record.js';
 import { testEventPayload } from './test-event.js';
 import type {
   CreatedWebhook,
@@ -148,6 +149,8 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
       await db.transaction().execute(async (tx) => {
         await meters.consume(tx, workspaceId, [{ meter: 'webhooks', amount: 1 }]);
         await insertWebhook(tx, row);
+        // The signing secret is never part of the entry.
+        await recordAudit(tx, principal, 'webhook.created', { type: 'webhook', id: row.id, label: row.url }, now, { enabled_events: row.enabledEvents });
       });
       return { ...render(row), secret };
     },
@@ -165,19 +168,27 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
 
     /** @throws ServiceError `not_found`, `validation_failed`. */
     async update(principal: Principal, workspaceId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
-      await get(principal, workspaceId, id, 'webhooks.manage');
+      const before = await get(principal, workspaceId, id, 'webhooks.manage');
       assertUrl(input.url);
       const changes = { url: input.url, description: input.description, enabledEvents: input.enabled_events, active: input.active };
-      if (!(await updateWebhook(db, workspaceId, id, changes, clock.now()))) throw webhookNotFound(id);
+      const now = clock.now();
+      await db.transaction().execute(async (tx) => {
+        if (!(await updateWebhook(tx, workspaceId, id, changes, now))) throw webhookNotFound(id);
+        const changed = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+        await recordAudit(tx, principal, 'webhook.updated', { type: 'webhook', id, label: input.url ?? before.url }, now, { changes: changed, ...(input.url !== undefined && input.url !== before.url ? { previous_url: before.url } : {}) });
+      });
       return render(await get(principal, workspaceId, id));
     },
 
     /** Deletes an endpoint and frees its slot; its delivery records stay readable through their ids. */
     async remove(principal: Principal, workspaceId: string, id: string): Promise<void> {
       assertWorkspaceAccess(principal, workspaceId, 'webhooks.manage');
+      const now = clock.now();
       await db.transaction().execute(async (tx) => {
-        if (!(await deleteWebhook(tx, workspaceId, id, clock.now()))) throw webhookNotFound(id);
+        const before = await findWebhook(tx, workspaceId, id);
+        if (!(await deleteWebhook(tx, workspaceId, id, now))) throw webhookNotFound(id);
         await meters.release(tx, workspaceId, 'webhooks', 1);
+        await recordAudit(tx, principal, 'webhook.deleted', { type: 'webhook', id, label: before?.url ?? null }, now);
       });
     },
 

@@ -9,6 +9,7 @@ import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from './access.js';
+import { recordAudit } from '../audit/record.js';
 import { whoAmI } from './whoami.js';
 import type { CreateWorkspaceInput, Me, WorkspaceSummary } from './workspaces.schema.js';
 
@@ -88,7 +89,15 @@ export function createWorkspacesService(deps: { db: Kysely<Database>; clock: Clo
       if (!deps.planNames.includes(plan)) {
         throw new ServiceError('validation_failed', `plan: unknown plan ${plan}; known plans: ${deps.planNames.join(', ')}`);
       }
-      if (!(await setWorkspacePlan(db, workspaceId, plan))) throw new ServiceError('not_found', `Workspace ${workspaceId} was not found.`);
+      await db.transaction().execute(async (tx) => {
+        const before = await findWorkspace(tx, workspaceId);
+        if (!before || !(await setWorkspacePlan(tx, workspaceId, plan))) throw new ServiceError('not_found', `Workspace ${workspaceId} was not found.`);
+        // Only operators change plans, from the command line.
+        await recordAudit(tx, { kind: 'system', workspaceId, label: 'operator (command line)', via: 'cli' }, 'plan.changed', { type: 'workspace', id: workspaceId, label: before.name }, clock.now(), {
+          from: before.plan ?? null,
+          to: plan,
+        });
+      });
     },
 
     async bootstrapOnce(): Promise<NewWorkspace | null> {
