@@ -122,6 +122,7 @@ const OPERATION_PERMISSIONS: Record<string, readonly Permission[]> = {
   listInvitations: ['members.read'],
   createInvitation: ['members.manage'],
   revokeInvitation: ['members.manage'],
+  listAuditLog: ['audit.read'],
   mcp: [],
 };
 
