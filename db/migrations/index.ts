@@ -17,7 +17,8 @@ import { deliveryDueIndexDropped } from './0016-delivery-due-index-dropped.js';
 import { rateLimitProcesses } from './0017-rate-limit-processes.js';
 import { jobNotice } from './0018-job-notice.js';
 import { people } from './0019-people.js';
+import { approvals } from './0023-approvals.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue, networkInstanceApps, tokenRefreshLease, deliveryDueIndexDropped, rateLimitProcesses, jobNotice, people];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue, networkInstanceApps, tokenRefreshLease, deliveryDueIndexDropped, rateLimitProcesses, jobNotice, people, approvals];

@@ -10,10 +10,20 @@ import { newId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
-import type { Brand, BrandInput, BrandList } from './brands.schema.js';
+import type { Brand, BrandInput, BrandList, BrandUpdateInput } from './brands.schema.js';
+import { APPROVAL_ROLES, type ApprovalRole } from '../approvals/approval-roles.js';
+import { setBrandApprovalRoles } from '../../../db/repositories/approvals.repo.js';
+import { recordAudit } from '../audit/record.js';
+import { authorize } from '../permissions/authorize.js';
 
 export function renderBrand(row: BrandRow): Brand {
-  return { id: row.id, name: row.name, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
+  return { id: row.id, name: row.name, approval_roles: approvalRolesOf(row), created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
+}
+
+function approvalRolesOf(row: BrandRow): Brand['approval_roles'] {
+  if (row.approvalRoles === null || row.approvalRoles === undefined) return null;
+  const parsed: unknown = JSON.parse(row.approvalRoles);
+  return Array.isArray(parsed) ? parsed.filter((r): r is ApprovalRole => (APPROVAL_ROLES as readonly unknown[]).includes(r)) : null;
 }
 
 export function brandNotFound(id: string): ServiceError {
@@ -57,10 +67,22 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
     /** @throws ServiceError `not_found`. */
     get,
 
-    /** @throws ServiceError `not_found`. */
-    async update(principal: Principal, workspaceId: string, brandId: string, input: BrandInput): Promise<Brand> {
+    /**
+     * Renames a brand and/or sets its approval roles (README, Approvals; null: the workspace's default).
+     * @throws ServiceError `not_found`, `forbidden` (approval roles need `brands.manage`).
+     */
+    async update(principal: Principal, workspaceId: string, brandId: string, input: BrandUpdateInput): Promise<Brand> {
       await get(principal, workspaceId, brandId);
-      await renameBrand(db, workspaceId, brandId, input.name, clock.now());
+      const now = clock.now();
+      if (input.name !== undefined) await renameBrand(db, workspaceId, brandId, input.name, now);
+      const roles = input.approval_roles;
+      if (roles !== undefined) {
+        authorize(principal, workspaceId, 'brands.manage');
+        await db.transaction().execute(async (tx) => {
+          await setBrandApprovalRoles(tx, workspaceId, brandId, roles, now);
+          await recordAudit(tx, principal, 'brand.approval_roles_changed', { type: 'brand', id: brandId }, now, { approval_roles: roles });
+        });
+      }
       return get(principal, workspaceId, brandId);
     },
 

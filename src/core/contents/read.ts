@@ -10,14 +10,14 @@ import type { ContentsDeps } from './steps.js';
 
 /** Reading contents: `get`, `list`. */
 export function contentReads(deps: ContentsDeps) {
-  const { db } = deps;
+  const { db, clock } = deps;
   return {
     /** @throws ServiceError `not_found`. */
     async get(principal: Principal, workspaceId: string, contentId: string): Promise<Content> {
       assertWorkspaceAccess(principal, workspaceId);
       const found = await findContentWithJobs(db, workspaceId, contentId);
       if (!found) throw contentNotFound(contentId);
-      return renderContent(found.content, found.jobs);
+      return renderContent(found.content, found.jobs, clock.now());
     },
 
     /**
@@ -26,6 +26,7 @@ export function contentReads(deps: ContentsDeps) {
      */
     async list(principal: Principal, workspaceId: string, query: ContentListQuery): Promise<{ data: Content[]; next_cursor: string | null }> {
       assertWorkspaceAccess(principal, workspaceId);
+      const now = clock.now();
       if (query.from !== undefined || query.to !== undefined) {
         const from = query.from === undefined ? undefined : Date.parse(query.from);
         const to = query.to === undefined ? undefined : Date.parse(query.to);
@@ -41,7 +42,7 @@ export function contentReads(deps: ContentsDeps) {
         const jobs = await listJobsForContents(db, page.map((r) => r.id));
         const last = page[page.length - 1];
         return {
-          data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id))),
+          data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id), now)),
           next_cursor: rows.length > query.limit && last ? encodeWindowCursor({ at: last.publishAt ?? 0, id: last.id }) : null,
         };
       }
@@ -55,7 +56,7 @@ export function contentReads(deps: ContentsDeps) {
       const page = rows.slice(0, query.limit);
       const jobs = await listJobsForContents(db, page.map((r) => r.id));
       return {
-        data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id))),
+        data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id), now)),
         next_cursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null,
       };
     },
