@@ -4,6 +4,7 @@ import { locals, requestLog } from '../web/request-context.js';
 import { assetRoutes } from './assets.js';
 import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProblemPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
+import { approvalPages } from './pages/approvals.js';
 import { brandPages } from './pages/brands.js';
 import { calendarPages } from './pages/calendar.js';
 import { draftPages } from './pages/drafts.js';
@@ -37,6 +38,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   composePages(pages);
   calendarPages(pages);
   draftPages(pages);
+  approvalPages(pages);
   contentPages(pages);
   mediaPages(pages);
   brandPages(pages);

@@ -13,6 +13,7 @@ import { brandZones } from '../brand-zones.js';
 import { timeIn } from '../zone-field.js';
 import type { Connection } from '../../core/connections/connections.schema.js';
 import { mediaThumbnail } from './media.js';
+import { reviewSection } from './approvals.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
 import { editChoices } from './content-edit.js';
 
@@ -193,6 +194,7 @@ ${errorBanner(failedAgain.length > 0 ? `Failed again after the retry: ${failedAg
   }
 </section>
 ${waiting && zone !== null && choices !== null ? scheduleSection(ctx, content, zone, choices, failure?.edit) : ''}
+${await reviewSection(ctx, content)}
 <section class="card" aria-labelledby="jobs-h">
   <h2 id="jobs-h">Networks</h2>
   ${table({
