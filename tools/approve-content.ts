@@ -9,8 +9,8 @@ export const approveContentTool = defineTool({
   name: 'approve_content',
   title: 'Approve a post waiting for approval',
   description:
-    'Approves a post pending approval, as the person this credential acts for: it then publishes at its publish_at (or the publish_at given), or now with publish_now: true (or when it never had a time). ' +
-    'Charged like any post when it starts publishing: 1 on criacao_de_conteudos and 1 per platform on publicacoes. A post whose time passed (approval_overdue) needs publish_now or a new publish_at. ' +
+    'Approves a post pending approval, as the person this credential acts for. Publishes to the networks: at its publish_at (or the publish_at given), or now with publish_now: true (or when it never had a time). ' +
+    'Returns at once with the post (content_id; follow it with get_content). Spends like any post when it starts publishing: 1 on criacao_de_conteudos and 1 per platform on publicacoes. A post whose time passed (approval_overdue) needs publish_now or a new publish_at. ' +
     'Only for roles that may approve (owner, admin, editor, client); nobody approves a post they submitted unless they could publish it without approval. Approve only when the user asked you to. ' +
     'Errors: forbidden, content_not_editable (not pending, or changed meanwhile: read it again), validation_failed (publish_at), limit_reached, not_found.',
   // Open world: approving publishes to the networks. Not idempotent: a second call is refused (the post is no longer pending).

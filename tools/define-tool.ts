@@ -129,7 +129,7 @@ export const dashboardLink = {
 
 /** What a model tells the user when a content waits for a person: who acts, and where. */
 export const PENDING_APPROVAL_WORDS =
-  'It has NOT been published or scheduled: a person with approval rights (an owner, admin, editor or client of the workspace) must approve it first, on the dashboard\'s Approvals page (/dashboard/approvals) or with approve_content. Tell the user it is waiting for approval; do not try to publish it another way.';
+  "It is not published yet. A person who can approve must approve it on the dashboard's Approvals page (/dashboard/approvals); tell the user it waits for approval.";
 
 /** Lists link at most this many of their items: enough to open what was just shown, not a page of links. */
 export const MAX_LIST_LINKS = 10;

@@ -8,10 +8,10 @@ export const requestChangesTool = defineTool({
   title: 'Send a post back with requested changes',
   description:
     'Sends a post pending approval back to its author with a comment saying what to change: it becomes changes_requested (nothing publishes) and the comment joins its thread. ' +
-    'The author edits it (update_content) and submits it again (submit_for_approval). Only for roles that may approve. Free. ' +
+    'The author edits it (update_content) and submits it again (submit_for_approval). Only for roles that may approve. Free: no meter is used. ' +
     'Errors: forbidden, content_not_editable (not pending), validation_failed (comment empty), not_found.',
-  // Destructive: the approval request it answers is closed. Not idempotent: a second call is refused.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // Not destructive: it adds a comment and moves the post back to its author, every field kept. Not idempotent: a second call is refused.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   inputSchema: z.strictObject({ content_id: contentIdSchema, ...requestChangesInputSchema.shape }),
   outputSchema: contentSchema,
   summary: (c) => `Sent post ${c.content_id} back to its author with your comment (changes_requested).`,

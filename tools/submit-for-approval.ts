@@ -7,7 +7,7 @@ export const submitForApprovalTool = defineTool({
   title: 'Submit a draft for approval',
   description:
     'Submits a draft (or a post sent back with changes requested, after editing it with update_content) for a person to approve: it becomes pending_approval and keeps its publish_at. ' +
-    'Nothing is published or charged until someone approves it. Submitting a post already pending answers it unchanged. Free. ' +
+    'Nothing is published or charged until someone approves it. Submitting a post already pending answers it unchanged. Free: no meter is used. ' +
     'Errors: content_not_editable (the post is scheduled, publishing or finished), not_found, forbidden (the role may not draft on this brand).',
   // Not destructive: it moves the post into review and keeps every field; idempotent: submitting twice changes nothing more.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
