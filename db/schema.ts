@@ -12,6 +12,8 @@ export interface WorkspacesTable {
   name: string;
   created_at: Millis;
   plan: Generated<string>;
+  /** JSON array of the roles whose contents need approval besides contributors; null: none. */
+  approval_roles: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BrandsTable {
@@ -21,6 +23,8 @@ export interface BrandsTable {
   created_at: Millis;
   updated_at: Millis;
   deleted_at: NullableMillis;
+  /** JSON array of the roles whose contents need approval; null: the workspace's default. */
+  approval_roles: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ConnectionsTable {
@@ -64,6 +68,22 @@ export interface ContentsTable {
   /** JSON of the content fields as validated (what an edit merges into); null for rows older than drafts. */
   input: string | null;
   version: Generated<number>;
+  /** Who last submitted it for approval (`user:…`, `api_key:…`, `oauth:…`); null when never submitted. */
+  submitted_by: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A content's review thread: comments and approval steps, with the actor copied (as the audit log does). */
+export interface ContentReviewsTable {
+  id: string;
+  workspace_id: string;
+  content_id: string;
+  kind: string;
+  actor_type: string;
+  actor_id: string | null;
+  actor_label: string | null;
+  actor_role: string | null;
+  body: string | null;
+  created_at: Millis;
 }
 
 export interface JobsTable {
@@ -521,6 +541,7 @@ export interface Database {
   passkeys: PasskeysTable;
   auth_challenges: AuthChallengesTable;
   sso_identities: SsoIdentitiesTable;
+  content_reviews: ContentReviewsTable;
   rate_limits: RateLimitsTable;
   rate_limit_processes: RateLimitProcessesTable;
   service_meta: ServiceMetaTable;

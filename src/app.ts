@@ -14,6 +14,7 @@ import { docsRouter } from './http/docs.js';
 import { buildOpenApiDocument, renderOpenApiYaml } from './http/openapi.js';
 import type { AnyRoute } from './http/route.js';
 import { apiKeyRoutes } from './http/routes/api-keys.routes.js';
+import { approvalRoutes } from './http/routes/approvals.routes.js';
 import { brandRoutes } from './http/routes/brands.routes.js';
 import { connectionRoutes } from './http/routes/connections.routes.js';
 import { contentRoutes } from './http/routes/contents.routes.js';
@@ -50,6 +51,7 @@ export function restRoutes(container: Container): AnyRoute[] {
     ...connectionRoutes(services.connections, services.networkConnect),
     ...platformRoutes(() => services.networkConnect.platforms()),
     ...contentRoutes(services.contents),
+    ...approvalRoutes(services.contents),
     ...usageRoutes(services.meters),
     ...mediaRoutes(services.media),
     ...webhookRoutes(services.webhooks),

@@ -123,6 +123,14 @@ const OPERATION_PERMISSIONS: Record<string, readonly Permission[]> = {
   createInvitation: ['members.manage'],
   revokeInvitation: ['members.manage'],
   listAuditLog: ['audit.read'],
+  submitContent: ['contents.draft'],
+  approveContent: ['contents.approve'],
+  requestContentChanges: ['contents.approve'],
+  listContentComments: ['contents.read'],
+  addContentComment: ['contents.comment'],
+  listPendingApprovals: ['contents.read'],
+  getApprovalPolicy: ['workspace.read'],
+  setApprovalPolicy: ['brands.manage'],
   mcp: [],
 };
 

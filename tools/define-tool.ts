@@ -133,7 +133,12 @@ export const dashboardLink = {
   delivery: (id: string, eventType: string): ToolLink => ({ path: `/dashboard/deliveries/${encodeURIComponent(id)}`, name: id, title: `Delivery ${id} (${eventType})` }),
   media: (): ToolLink => ({ path: '/dashboard/media', name: 'media library', title: 'Media library' }),
   wallet: (): ToolLink => ({ path: '/dashboard/wallet', name: 'wallet', title: 'Credit wallet' }),
+  approvals: (): ToolLink => ({ path: '/dashboard/approvals', name: 'approvals', title: 'Contents waiting for approval' }),
 };
+
+/** What a model tells the user when a content waits for a person: who acts, and where. */
+export const PENDING_APPROVAL_WORDS =
+  "It is not published yet. A person who can approve must approve it on the dashboard's Approvals page (/dashboard/approvals); tell the user it waits for approval.";
 
 /** Lists link at most this many of their items: enough to open what was just shown, not a page of links. */
 export const MAX_LIST_LINKS = 10;

@@ -1,5 +1,6 @@
 import type { AnyTool } from './define-tool.js';
 import { addSandboxConnectionTool } from './add-sandbox-connection.js';
+import { approveContentTool } from './approve-content.js';
 import { cancelContentTool } from './cancel-content.js';
 import { choosePublishTargetTool } from './choose-publish-target.js';
 import { createBrandTool } from './create-brand.js';
@@ -16,6 +17,7 @@ import { listConnectionsTool } from './list-connections.js';
 import { listContentsTool } from './list-contents.js';
 import { listDeliveriesTool } from './list-deliveries.js';
 import { listMediaTool } from './list-media.js';
+import { listPendingApprovalsTool } from './list-pending-approvals.js';
 import { listPlatformsTool } from './list-platforms.js';
 import { listPublishTargetsTool } from './list-publish-targets.js';
 import { listWalletOffersTool } from './list-wallet-offers.js';
@@ -25,10 +27,12 @@ import { publishContentNowTool } from './publish-content-now.js';
 import { getAuditLogTool } from './get-audit-log.js';
 import { publishContentTool } from './publish-content.js';
 import { redeliverDeliveryTool } from './redeliver-delivery.js';
+import { requestChangesTool } from './request-changes.js';
 import { retryFailedTargetsTool } from './retry-failed-targets.js';
 import { sendWebhookTestTool } from './send-webhook-test.js';
 import { setQueueTool } from './set-queue.js';
 import { startConnectionOauthTool } from './start-connection-oauth.js';
+import { submitForApprovalTool } from './submit-for-approval.js';
 import { updateBrandTool } from './update-brand.js';
 import { updateContentTool } from './update-content.js';
 import { updateWebhookTool } from './update-webhook.js';
@@ -47,6 +51,10 @@ export const tools: readonly AnyTool[] = [
   retryFailedTargetsTool,
   getContentTool,
   listContentsTool,
+  submitForApprovalTool,
+  listPendingApprovalsTool,
+  approveContentTool,
+  requestChangesTool,
   listPlatformsTool,
   listBrandsTool,
   createBrandTool,

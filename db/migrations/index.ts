@@ -18,10 +18,11 @@ import { rateLimitProcesses } from './0017-rate-limit-processes.js';
 import { jobNotice } from './0018-job-notice.js';
 import { people } from './0019-people.js';
 import { accounts } from './0020-accounts.js';
-import { grantAccess } from './0025-grant-access.js';
 import { passkeysSso } from './0021-passkeys-sso.js';
+import { approvals } from './0023-approvals.js';
 import { audit } from './0024-audit.js';
+import { grantAccess } from './0025-grant-access.js';
 import type { FrozenMigration } from './types.js';
 
 /** Every migration, in the order it runs. Append only; never edit one that has shipped. */
-export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue, networkInstanceApps, tokenRefreshLease, deliveryDueIndexDropped, rateLimitProcesses, jobNotice, people, accounts, grantAccess, passkeysSso, audit];
+export const migrations: readonly FrozenMigration[] = [foundation, publishing, webhooks, oauth, wallet, liveNetworks, dashboard, redeliverRequested, idempotencyOwner, brandQueues, scheduledContents, attemptResponses, deliveryEndpointDue, networkInstanceApps, tokenRefreshLease, deliveryDueIndexDropped, rateLimitProcesses, jobNotice, people, accounts, passkeysSso, approvals, audit, grantAccess];

@@ -8,12 +8,14 @@ export interface BrandRow {
   name: string;
   createdAt: number;
   updatedAt: number;
+  /** JSON array of roles whose contents need approval; null: the workspace's default. */
+  approvalRoles?: string | null;
 }
 
-const COLUMNS = ['id', 'workspace_id', 'name', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'workspace_id', 'name', 'created_at', 'updated_at', 'approval_roles'] as const;
 
-function toRow(r: { id: string; workspace_id: string; name: string; created_at: number | string; updated_at: number | string }): BrandRow {
-  return { id: r.id, workspaceId: r.workspace_id, name: r.name, createdAt: toMillis(r.created_at), updatedAt: toMillis(r.updated_at) };
+function toRow(r: { id: string; workspace_id: string; name: string; created_at: number | string; updated_at: number | string; approval_roles: string | null }): BrandRow {
+  return { id: r.id, workspaceId: r.workspace_id, name: r.name, createdAt: toMillis(r.created_at), updatedAt: toMillis(r.updated_at), approvalRoles: r.approval_roles };
 }
 
 export async function insertBrand(db: Kysely<Database>, row: BrandRow): Promise<void> {

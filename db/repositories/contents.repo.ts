@@ -20,6 +20,8 @@ export interface ContentRow {
   /** JSON of the content fields as validated; null for contents stored before drafts existed. */
   input: string | null;
   version: number;
+  /** Who last submitted it for approval (`user:…`, `api_key:…`, `oauth:…`); null when never submitted. */
+  submittedBy?: string | null;
 }
 
 
@@ -40,6 +42,7 @@ function toRow(r: Selectable<ContentsTable>): ContentRow {
     queueSlot: toMillisOrNull(r.queue_slot),
     input: r.input,
     version: Number(r.version),
+    submittedBy: r.submitted_by ?? null,
   };
 }
 
@@ -61,6 +64,7 @@ export async function insertContent(db: Kysely<Database>, row: Omit<ContentRow, 
       local_publish_at: row.localPublishAt,
       queue_slot: row.queueSlot,
       input: row.input,
+      submitted_by: row.submittedBy ?? null,
     })
     .execute();
 }
@@ -147,8 +151,11 @@ export async function lockContent(db: Kysely<Database>, id: string): Promise<Con
   return r && toRow(r);
 }
 
-/** The statuses in which a content may still be edited, canceled or published now (README, Scheduling). */
-export const EDITABLE_STATUSES = ['draft', 'scheduled'] as const;
+/**
+ * The statuses in which a content may still be edited or canceled (README, Scheduling and Approvals); published
+ * now only from draft or scheduled.
+ */
+export const EDITABLE_STATUSES = ['draft', 'pending_approval', 'changes_requested', 'scheduled'] as const;
 
 /** The fields an edit or a transition of a waiting content may change. */
 export interface ContentChanges {
@@ -161,6 +168,7 @@ export interface ContentChanges {
   localPublishAt?: string | null;
   queueSlot?: number | null;
   completedAt?: number | null;
+  submittedBy?: string | null;
 }
 
 /**
@@ -186,6 +194,7 @@ export async function transitionContent(
       ...(c.localPublishAt !== undefined ? { local_publish_at: c.localPublishAt } : {}),
       ...(c.queueSlot !== undefined ? { queue_slot: c.queueSlot } : {}),
       ...(c.completedAt !== undefined ? { completed_at: c.completedAt } : {}),
+      ...(c.submittedBy !== undefined ? { submitted_by: c.submittedBy } : {}),
       version: sql<number>`version + 1`,
       updated_at: args.now,
     })

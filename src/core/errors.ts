@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { issuePredicate, possiblePredicates } from './validation-messages.js';
 import { PLATFORM_SLUGS } from '../vocabulary/platforms.js';
-import { CONTENT_STATUSES, SETTLED_STATUSES } from '../vocabulary/content-statuses.js';
+import { CONTENT_STATUSES } from '../vocabulary/content-statuses.js';
 import { METERS } from './meters/plans.js';
 import { PAYMENT_MODES } from './wallet/wallet.schema.js';
 
@@ -86,8 +86,9 @@ export const errorCatalogue = {
   idempotency_conflict: { status: 409, description: 'Idempotency-Key reused with a different body.', extra: none },
   content_not_editable: {
     status: 409,
-    description: 'The content is no longer a draft or scheduled (publishing started, it finished, or it was canceled): it cannot be edited, canceled or published now.',
-    extra: z.object({ status: z.enum(SETTLED_STATUSES).describe('The content status that refused the change.') }),
+    description:
+      'The content is no longer a draft or scheduled (publishing started, it finished, or it was canceled): it cannot be edited, canceled or published now. Also a review step asked of a content not waiting for it (approving one that is not pending_approval, or that changed meanwhile; publishing now one that waits for approval).',
+    extra: z.object({ status: z.enum(CONTENT_STATUSES).describe('The content status that refused the change (a review step also refuses a content that is not waiting for it).') }),
   },
   media_in_use: {
     status: 409,

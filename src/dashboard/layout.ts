@@ -6,6 +6,7 @@ export const SECTIONS = [
   { id: 'compose', href: '/dashboard/compose', label: 'Compose' },
   { id: 'calendar', href: '/dashboard/calendar', label: 'Calendar' },
   { id: 'drafts', href: '/dashboard/drafts', label: 'Drafts' },
+  { id: 'approvals', href: '/dashboard/approvals', label: 'Approvals' },
   { id: 'contents', href: '/dashboard/contents', label: 'Contents' },
   { id: 'media', href: '/dashboard/media', label: 'Media' },
   { id: 'brands', href: '/dashboard/brands', label: 'Brands & connections' },

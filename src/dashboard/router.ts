@@ -6,6 +6,7 @@ import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProble
 import { apiKeyPages } from './pages/api-keys.js';
 import { authorizeAppPages } from './pages/authorize-app.js';
 import { auditLogPages } from './pages/audit-log.js';
+import { approvalPages } from './pages/approvals.js';
 import { brandPages } from './pages/brands.js';
 import { calendarPages } from './pages/calendar.js';
 import { draftPages } from './pages/drafts.js';
@@ -47,6 +48,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   composePages(pages);
   calendarPages(pages);
   draftPages(pages);
+  approvalPages(pages);
   contentPages(pages);
   mediaPages(pages);
   brandPages(pages);

@@ -23,6 +23,7 @@ const SECTION_PERMISSIONS: Record<SectionId, Permission> = {
   'oauth-clients': 'oauth_clients.manage',
   wallet: 'wallet.read',
   'audit-log': 'audit.read',
+  approvals: 'contents.read',
 };
 
 /** The sections a credential may use, in navigation order. */

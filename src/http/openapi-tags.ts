@@ -20,6 +20,11 @@ export const TAGS = [
       'A post for one or more networks: publish now, schedule with `publish_at`, add to the brand’s queue or keep as a draft. Each target network gets a job; list with `from`/`to` for the calendar, edit, cancel or publish now while it waits, retry failed jobs.',
   },
   {
+    name: 'Approvals',
+    description:
+      'The assistant drafts, a person approves: contents by roles that need approval wait as pending_approval (nothing runs, nothing is charged) until an approver approves them or requests changes; each content keeps a thread of internal comments and approval steps.',
+  },
+  {
     name: 'Media',
     description: 'Upload an image or a video once and reference its `media_id` in contents. Networks that download media themselves get a signed, expiring address.',
   },
@@ -74,7 +79,7 @@ export const TAGS = [
 export type TagName = (typeof TAGS)[number]['name'];
 
 export const TAG_GROUPS: { name: string; tags: TagName[] }[] = [
-  { name: 'Publishing', tags: ['Brands', 'Connections', 'Contents', 'Media', 'Platforms'] },
+  { name: 'Publishing', tags: ['Brands', 'Connections', 'Contents', 'Approvals', 'Media', 'Platforms'] },
   { name: 'Notifications', tags: ['Webhooks'] },
   { name: 'Access', tags: ['API keys', 'Members', 'OAuth clients', 'OAuth', 'MCP'] },
   { name: 'Access', tags: ['API keys', 'OAuth clients', 'Audit log', 'OAuth', 'MCP'] },

@@ -48,6 +48,12 @@ const HINTS: Record<string, [boolean, boolean, boolean, boolean]> = {
   get_wallet_price: [true, false, true, false],
   list_wallet_offers: [true, false, true, false],
   get_audit_log: [true, false, true, false],
+  list_pending_approvals: [true, false, true, false],
+  // Approvals: submitting moves a draft into review and keeps every field (a second submit changes nothing);
+  // approving publishes (open world) and a second approval is refused; a request for changes adds a comment.
+  submit_for_approval: [false, false, true, false],
+  approve_content: [false, false, false, true],
+  request_changes: [false, false, false, false],
   // Publishing: to the networks, so open world; publish_content_now publishes once whatever the repeats, and gives
   // up the time the content was scheduled for (destructive); a retry only adds attempts.
   publish_content: [false, false, false, true],
@@ -92,6 +98,7 @@ const ACTS_OUTSIDE: Record<string, 'networks (publishing)' | 'a network, with th
   publish_content: 'networks (publishing)',
   publish_content_now: 'networks (publishing)',
   retry_failed_targets: 'networks (publishing)',
+  approve_content: 'networks (publishing)',
   update_content: 'networks (publishing)',
   list_publish_targets: "a network, with the user's connection",
   choose_publish_target: "a network, with the user's connection",
@@ -103,13 +110,14 @@ const ACTS_OUTSIDE: Record<string, 'networks (publishing)' | 'a network, with th
 };
 
 /** Tools that publish to the networks: their descriptions say "Publishes to the networks". */
-const PUBLISHES = new Set(['publish_content', 'publish_content_now', 'retry_failed_targets']);
+const PUBLISHES = new Set(['publish_content', 'publish_content_now', 'retry_failed_targets', 'approve_content']);
 
 /** Tools that spend credits or plan meters: their descriptions say "Spends"; every other tool says "Free:". */
 const SPENDS = new Set([
   'publish_content',
   'publish_content_now',
   'retry_failed_targets',
+  'approve_content',
   'create_brand',
   'add_sandbox_connection',
   'start_connection_oauth',
@@ -153,9 +161,10 @@ const CONTENT = {
   created_at: AT,
   updated_at: AT,
   completed_at: null,
+  approval_overdue: false,
   jobs: [FULL_JOB, { ...FULL_JOB, job_id: 'job_2', platform_slug: 'threads', status: 'published', error_code: null, error_message: null }],
 };
-const BRAND = { id: 'brand_1', name: 'Corner Bakery', created_at: AT, updated_at: AT };
+const BRAND = { id: 'brand_1', name: 'Corner Bakery', approval_roles: null, created_at: AT, updated_at: AT };
 const QUEUE = {
   brand_id: 'brand_1',
   time_zone: 'America/New_York',
@@ -186,6 +195,10 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
     skipped: [{ job_id: 'job_2', platform_slug: 'threads', connection_id: 'conn_2', connection_status: 'expired', reason: 'connection_not_active', message: 'The connection conn_2 has expired: reconnect it, then retry.' }],
   },
   get_content: CONTENT,
+  submit_for_approval: { ...CONTENT, status: 'pending_approval', jobs: [] },
+  list_pending_approvals: { data: [{ ...CONTENT, status: 'pending_approval', jobs: [], approval_overdue: true }] },
+  approve_content: CONTENT,
+  request_changes: { ...CONTENT, status: 'changes_requested', jobs: [] },
   list_contents: { data: [CONTENT, { ...CONTENT, status: 'draft' }], next_cursor: 'cursor_2' },
   list_platforms: listPlatforms((slug) => slug === 'threads'),
   list_brands: { data: [BRAND, { ...BRAND, id: 'brand_2', name: 'Harbour Café' }] },
@@ -232,7 +245,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
 };
 
 /** Dashboard paths the links may use (a route of src/dashboard/pages, `:x` for an id), plus an optional fragment. */
-const DASHBOARD_PAGES = [/^\/dashboard\/contents\/[^/#]+$/, /^\/dashboard\/brands(#brand-[^/#]+)?$/, /^\/dashboard\/brands\/[^/#]+\/queue$/, /^\/dashboard\/webhooks\/[^/#]+$/, /^\/dashboard\/deliveries\/[^/#]+$/, /^\/dashboard\/media$/, /^\/dashboard\/wallet$/];
+const DASHBOARD_PAGES = [/^\/dashboard\/contents\/[^/#]+$/, /^\/dashboard\/brands(#brand-[^/#]+)?$/, /^\/dashboard\/brands\/[^/#]+\/queue$/, /^\/dashboard\/webhooks\/[^/#]+$/, /^\/dashboard\/deliveries\/[^/#]+$/, /^\/dashboard\/media$/, /^\/dashboard\/wallet$/, /^\/dashboard\/approvals$/];
 
 /** The part of a tool's JSON Schema the description walk reads. */
 interface JsonSchemaNode {

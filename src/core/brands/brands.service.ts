@@ -12,11 +12,20 @@ import { seesBrand } from '../permissions/authorize.js';
 import type { Permission } from '../permissions/roles.js';
 import type { Principal } from '../principal.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
+import type { Brand, BrandInput, BrandList, BrandUpdateInput } from './brands.schema.js';
+import { APPROVAL_ROLES, type ApprovalRole } from '../approvals/approval-roles.js';
+import { setBrandApprovalRoles } from '../../../db/repositories/approvals.repo.js';
 import { recordAudit } from '../audit/record.js';
-import type { Brand, BrandInput, BrandList } from './brands.schema.js';
+import { authorize } from '../permissions/authorize.js';
 
 export function renderBrand(row: BrandRow): Brand {
-  return { id: row.id, name: row.name, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
+  return { id: row.id, name: row.name, approval_roles: approvalRolesOf(row), created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
+}
+
+function approvalRolesOf(row: BrandRow): Brand['approval_roles'] {
+  if (row.approvalRoles === null || row.approvalRoles === undefined) return null;
+  const parsed: unknown = JSON.parse(row.approvalRoles);
+  return Array.isArray(parsed) ? parsed.filter((r): r is ApprovalRole => (APPROVAL_ROLES as readonly unknown[]).includes(r)) : null;
 }
 
 export function brandNotFound(id: string): ServiceError {
@@ -62,13 +71,24 @@ export function createBrandsService(deps: { db: Kysely<Database>; clock: Clock; 
     /** @throws ServiceError `not_found`. */
     get: (principal: Principal, workspaceId: string, brandId: string) => get(principal, workspaceId, brandId),
 
-    /** @throws ServiceError `not_found`. */
-    async update(principal: Principal, workspaceId: string, brandId: string, input: BrandInput): Promise<Brand> {
+    /**
+     * Renames a brand and/or sets its approval roles (README, Approvals; null: the workspace's default), both in one
+     * transaction with their audit entries.
+     * @throws ServiceError `not_found`, `forbidden` (`brands.manage`).
+     */
+    async update(principal: Principal, workspaceId: string, brandId: string, input: BrandUpdateInput): Promise<Brand> {
       const before = await get(principal, workspaceId, brandId, 'brands.manage');
       const now = clock.now();
+      const roles = input.approval_roles;
       await db.transaction().execute(async (tx) => {
-        await renameBrand(tx, workspaceId, brandId, input.name, now);
-        await recordAudit(tx, principal, 'brand.renamed', { type: 'brand', id: brandId, label: input.name }, now, { from: before.name, to: input.name });
+        if (input.name !== undefined) {
+          await renameBrand(tx, workspaceId, brandId, input.name, now);
+          await recordAudit(tx, principal, 'brand.renamed', { type: 'brand', id: brandId, label: input.name }, now, { from: before.name, to: input.name });
+        }
+        if (roles !== undefined) {
+          await setBrandApprovalRoles(tx, workspaceId, brandId, roles, now);
+          await recordAudit(tx, principal, 'brand.approval_roles_changed', { type: 'brand', id: brandId, label: before.name }, now, { approval_roles: roles });
+        }
       });
       return get(principal, workspaceId, brandId);
     },

@@ -271,7 +271,7 @@ const whenFields = {
 export const createdContentSchema = z
   .object({
     content_id: z.uuid().describe('Identifier of the content.'),
-    status: z.enum(CONTENT_STATUSES).describe('publishing (now), scheduled (publish_at) or draft.'),
+    status: z.enum(CONTENT_STATUSES).describe('publishing (now), scheduled (publish_at) or draft; pending_approval when the caller\'s role needs a person\'s approval first (nothing runs, nothing is charged).'),
     ...whenFields,
     created_at: z.iso.datetime(),
     jobs: z.array(createdJobSchema),
@@ -324,7 +324,9 @@ export const contentSchema = z
     content_type: z.enum(CONTENT_TYPES),
     status: z
       .enum(CONTENT_STATUSES)
-      .describe('draft or scheduled while waiting (editable); publishing until every job is final, then published, partial or failed; canceled.'),
+      .describe(
+        'draft or scheduled while waiting (editable); pending_approval while a person must approve it (it never publishes by itself), changes_requested when sent back to its author; publishing until every job is final, then published, partial or failed; canceled.',
+      ),
     target_platforms: z.array(platformSlugSchema),
     ...whenFields,
     text: z.string().nullable(),
@@ -339,6 +341,9 @@ export const contentSchema = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     completed_at: z.iso.datetime().nullable(),
+    approval_overdue: z
+      .boolean()
+      .describe('true for a content pending approval whose publish_at has passed: it did not publish; the approver chooses publish now or a new time.'),
     jobs: z.array(jobSchema),
   })
   .meta({ id: 'Content' });

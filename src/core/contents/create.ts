@@ -15,6 +15,8 @@ import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { recordAudit } from '../audit/record.js';
 import { contentTarget } from './audit-target.js';
+import { authorize } from '../permissions/authorize.js';
+import { actorRef, recordReviewStep, releaseOrReview } from './approval.js';
 import { chargeStart } from './charging.js';
 import { type ContentPlan, planContent } from './content-plan.js';
 import type { ContentFields, CreateContentInput, CreatedContent } from './contents.schema.js';
@@ -30,18 +32,22 @@ import { type ContentsDeps, jobRowsFor, type Placement, type RecordOutcome, take
 function authorizeCreation(principal: Principal, workspaceId: string, input: CreateContentInput): void {
   assertWorkspaceAccess(principal, workspaceId, 'contents.draft');
   if (!seesBrand(principal, input.brand_id)) throw brandNotFound(input.brand_id);
-  if (input.draft !== true) assertWorkspaceAccess(principal, workspaceId, 'contents.publish', input.brand_id);
+  // Going out (now or at a time) is decided by `releaseOrReview` below: published, or held for a person's approval.
 }
 
 /** Creating a content: `create`. */
 export function contentCreation(deps: ContentsDeps) {
   const { db, clock, idempotency, wallet } = deps;
 
-  /** Stores a checked content as its timing asks; charges only what starts publishing now. */
-  async function store(tx: Kysely<Database>, principal: Principal, workspaceId: string, plan: ContentPlan, fields: ContentFields, timing: Timing): Promise<CreatedContent> {
+  /**
+   * Stores a checked content as its timing asks; charges only what starts publishing now. A content that needs
+   * approval (`review`) waits as pending_approval with the time it asked for (a queue slot's time, without holding
+   * the slot): no job, no charge.
+   */
+  async function store(tx: Kysely<Database>, principal: Principal, workspaceId: string, plan: ContentPlan, fields: ContentFields, timing: Timing, review: boolean): Promise<CreatedContent> {
     const now = clock.now();
     const contentId = newTimeOrderedUuid(now);
-    const placement: Placement =
+    const asked: Placement =
       timing.kind === 'now'
         ? { status: 'publishing', time: null, slot: null }
         : timing.kind === 'draft'
@@ -49,6 +55,7 @@ export function contentCreation(deps: ContentsDeps) {
           : timing.kind === 'at'
             ? { status: 'scheduled', time: timing.time, slot: null }
             : await takeQueueSlot(tx, workspaceId, plan.brandId, now);
+    const placement: Placement = review && asked.status !== 'draft' ? { status: 'pending_approval', time: asked.time, slot: null } : asked;
     const row: Omit<ContentRow, 'version'> = {
       id: contentId,
       workspaceId,
@@ -64,6 +71,7 @@ export function contentCreation(deps: ContentsDeps) {
       localPublishAt: placement.time?.local ?? null,
       queueSlot: placement.slot,
       input: JSON.stringify(fields),
+      submittedBy: placement.status === 'pending_approval' ? actorRef(principal) : null,
     };
     await insertContent(tx, row);
     // Before the charge: a refused charge rolls the entry back with the content.
@@ -72,7 +80,8 @@ export function contentCreation(deps: ContentsDeps) {
       status: placement.status,
       publish_at: row.publishAt === null ? null : toIso(row.publishAt),
     });
-    const jobs = placement.status === 'draft' ? [] : jobRowsFor(plan, contentId, workspaceId, now);
+    if (placement.status === 'pending_approval') await recordReviewStep(tx, principal, 'submitted', { ...row, version: 0 }, now);
+    const jobs = placement.status === 'draft' || placement.status === 'pending_approval' ? [] : jobRowsFor(plan, contentId, workspaceId, now);
     await insertJobs(tx, jobs, placement.status === 'scheduled' ? placement.time!.instant : null);
     if (placement.status === 'publishing') await chargeStart(tx, wallet, { workspaceId, mode: fields.modo ?? PAYMENT_MODE.plan, contentId, jobs, plan: plan.workspacePlan });
     return {
@@ -89,7 +98,9 @@ export function contentCreation(deps: ContentsDeps) {
      * Spec 4.3 with scheduling (README, Scheduling): checks everything, then in one transaction stores the content and, as its timing asks,
      * starts publishing (charging the meters and queueing one job per target), schedules it at `publish_at` or at
      * the brand's next free queue slot (jobs wait as `scheduled`, nothing is charged until they start), or saves
-     * a draft (no jobs). With an Idempotency-Key, the first outcome is replayed for the same request.
+     * a draft (no jobs). A caller whose role needs approval on the brand (README, Approvals) gets a content
+     * pending_approval instead of one that goes out: no job, no charge, until a person approves it. With an
+     * Idempotency-Key, the first outcome is replayed for the same request.
      * @throws ServiceError `validation_failed` (also for a malformed key, naming `idempotency_key`; a bad or past
      *   `publish_at`; a brand without queue), `not_found`, `platform_not_supported`, `connections_required`,
      *   `caption_too_long`, `media_too_large`, `limit_reached`, `idempotency_conflict`. A replayed error carries
@@ -102,9 +113,13 @@ export function contentCreation(deps: ContentsDeps) {
       const run = async (record?: RecordOutcome<CreatedContent>) => {
         const fields = fieldsOf(input);
         const timing = timingOf(input, input.publish_at !== undefined && input.time_zone === undefined ? await zoneOf(db, workspaceId, input.brand_id) : 'UTC', clock.now());
+        // Going out (now or at a time) needs approval for some roles: then it waits, pending_approval.
+        let review = false;
+        if (timing.kind === 'draft') authorize(principal, workspaceId, 'contents.draft', input.brand_id);
+        else review = (await releaseOrReview(db, principal, workspaceId, input.brand_id)) === 'review';
         const plan = await planContent(db, workspaceId, fields, deps.probeMedia);
         return db.transaction().execute(async (tx) => {
-          const created = await store(tx, principal, workspaceId, plan, fields, timing);
+          const created = await store(tx, principal, workspaceId, plan, fields, timing, review);
           if (record) await record(tx, created);
           return created;
         });

@@ -13,7 +13,9 @@ import { recordAudit } from '../audit/record.js';
 import { contentTarget } from './audit-target.js';
 import { CONFIRMATION_ERROR_CODES } from '../../vocabulary/job-errors.js';
 import { chargeStart } from './charging.js';
-import { contentNotFound, notEditable } from './content-errors.js';
+import { releaseOrReview } from './approval.js';
+import { awaitingReview, contentNotFound, notEditable } from './content-errors.js';
+import { ServiceError } from '../errors.js';
 import { planContent } from './content-plan.js';
 import type { Content, ContentStatus, Job } from './contents.schema.js';
 import { storedFields } from './fields.js';
@@ -48,12 +50,12 @@ export function contentLifecycle(deps: ContentsDeps) {
           if (written) {
             await recordAudit(tx, principal, 'content.canceled', contentTarget(contentId, written.input, written.contentType), now);
             await deleteScheduledJobs(tx, contentId);
-            content = renderContent(written, []);
+            content = renderContent(written, [], now);
           } else {
             const row = await findContent(tx, workspaceId, contentId);
             if (!row) throw contentNotFound(contentId);
             if (row.status !== 'canceled') throw notEditable(row);
-            content = renderContent(row, await listJobsForContent(tx, contentId));
+            content = renderContent(row, await listJobsForContent(tx, contentId), now);
           }
           if (record) await record(tx, content);
           return content;
@@ -74,6 +76,13 @@ export function contentLifecycle(deps: ContentsDeps) {
         withVersionRetry(async () => {
           const row = await editable(db, workspaceId, contentId);
           if (!seesBrand(principal, row.brandId)) throw contentNotFound(contentId);
+          if (row.status === 'pending_approval' || row.status === 'changes_requested') throw awaitingReview(row);
+          // Publishing now is going out: a caller whose contents need approval submits instead.
+          if ((await releaseOrReview(db, principal, workspaceId, row.brandId)) === 'review') {
+            throw new ServiceError('forbidden', 'Your contents on this brand need a person\'s approval: submit it for approval (POST …/contents/{contentId}/submit) instead of publishing it.', {
+              permission: 'contents.publish',
+            });
+          }
           const fields = storedFields(row);
           // A draft's connections and media may have changed since it was saved: it is checked again.
           const plan = row.status === 'draft' ? await planContent(db, workspaceId, fields, deps.probeMedia) : null;
@@ -99,7 +108,7 @@ export function contentLifecycle(deps: ContentsDeps) {
               jobs = await startScheduledJobs(tx, contentId, now);
             }
             await chargeStart(tx, wallet, { workspaceId, mode: fields.modo ?? PAYMENT_MODE.plan, contentId, jobs });
-            const content = renderContent(written, await listJobsForContent(tx, contentId));
+            const content = renderContent(written, await listJobsForContent(tx, contentId), now);
             if (record) await record(tx, content);
             return content;
           });

@@ -11,14 +11,14 @@ import type { ContentsDeps } from './steps.js';
 
 /** Reading contents: `get`, `list`. */
 export function contentReads(deps: ContentsDeps) {
-  const { db } = deps;
+  const { db, clock } = deps;
   return {
     /** @throws ServiceError `not_found`. */
     async get(principal: Principal, workspaceId: string, contentId: string): Promise<Content> {
       assertWorkspaceAccess(principal, workspaceId, 'contents.read');
       const found = await findContentWithJobs(db, workspaceId, contentId);
       if (!found || !seesBrand(principal, found.content.brandId)) throw contentNotFound(contentId);
-      return renderContent(found.content, found.jobs);
+      return renderContent(found.content, found.jobs, clock.now());
     },
 
     /**
@@ -28,6 +28,7 @@ export function contentReads(deps: ContentsDeps) {
     async list(principal: Principal, workspaceId: string, query: ContentListQuery): Promise<{ data: Content[]; next_cursor: string | null }> {
       assertWorkspaceAccess(principal, workspaceId, 'contents.read');
       const brandIds = brandScope(principal);
+      const now = clock.now();
       if (query.from !== undefined || query.to !== undefined) {
         const from = query.from === undefined ? undefined : Date.parse(query.from);
         const to = query.to === undefined ? undefined : Date.parse(query.to);
@@ -44,7 +45,7 @@ export function contentReads(deps: ContentsDeps) {
         const jobs = await listJobsForContents(db, page.map((r) => r.id));
         const last = page[page.length - 1];
         return {
-          data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id))),
+          data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id), now)),
           next_cursor: rows.length > query.limit && last ? encodeWindowCursor({ at: last.publishAt ?? 0, id: last.id }) : null,
         };
       }
@@ -59,7 +60,7 @@ export function contentReads(deps: ContentsDeps) {
       const page = rows.slice(0, query.limit);
       const jobs = await listJobsForContents(db, page.map((r) => r.id));
       return {
-        data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id))),
+        data: page.map((r) => renderContent(r, jobs.filter((j) => j.contentId === r.id), now)),
         next_cursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null,
       };
     },

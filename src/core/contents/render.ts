@@ -71,7 +71,8 @@ function overridesOf(row: ContentRow): Overrides | null {
   return fields.overrides === undefined || Object.keys(fields.overrides).length === 0 ? null : fields.overrides;
 }
 
-export function renderContent(row: ContentRow, jobs: JobRow[]): Content {
+/** `now` tells whether a content pending approval has let its time pass (`approval_overdue`). */
+export function renderContent(row: ContentRow, jobs: JobRow[], now: number): Content {
   const request = parseStoredRequest(row.request);
   const thread = request.targets.find((t) => t.thread !== null)?.thread ?? null;
   const overrides = overridesOf(row);
@@ -101,6 +102,7 @@ export function renderContent(row: ContentRow, jobs: JobRow[]): Content {
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
     completed_at: row.completedAt === null ? null : toIso(row.completedAt),
+    approval_overdue: row.status === 'pending_approval' && row.publishAt !== null && row.publishAt <= now,
     jobs: jobs.map(renderJob),
   };
 }

@@ -27,7 +27,7 @@ export interface ContentsDeps {
 
 /** Where a stored content's time stands, as columns. */
 export interface Placement {
-  status: 'draft' | 'scheduled' | 'publishing';
+  status: 'draft' | 'scheduled' | 'publishing' | 'pending_approval' | 'changes_requested';
   time: PublishTime | null;
   slot: number | null;
 }

@@ -10,6 +10,8 @@ import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { toIso } from '../clock.js';
 import { recordAudit } from '../audit/record.js';
 import { contentTarget } from './audit-target.js';
+import { authorize } from '../permissions/authorize.js';
+import { actorRef, approvalRequired, recordReviewStep } from './approval.js';
 import { planContent } from './content-plan.js';
 import type { UpdateContentInput, UpdatedContent } from './contents.schema.js';
 import { keptOverrides, mergeFields, storedFields } from './fields.js';
@@ -27,7 +29,10 @@ export function contentUpdate(deps: ContentsDeps) {
      * overwrites another and never touches a content the scheduler or a cancel took first. Charges nothing.
      * A platform with its own text or title in `overrides` keeps it when the shared one changes; the answer's
      * `kept_overrides` names those platforms.
-     * @throws ServiceError `not_found`, `content_not_editable`, and the checks' errors as `create`.
+     * Approvals: a content waiting on its review keeps its status (only `draft: true` withdraws it to a draft);
+     * an edit that leaves a content scheduled, by a caller whose contents need approval, sends it back to
+     * pending_approval (its jobs are removed; it waits for a person again).
+     * @throws ServiceError `not_found`, `content_not_editable`, `forbidden`, and the checks' errors as `create`.
      */
     async update(principal: Principal, workspaceId: string, contentId: string, patch: UpdateContentInput, idempotencyKey?: string): Promise<IdempotentResult<UpdatedContent>> {
       assertWorkspaceAccess(principal, workspaceId, 'contents.draft');
@@ -41,16 +46,16 @@ export function contentUpdate(deps: ContentsDeps) {
           // A new local time without a zone is read in the content's zone, else the brand's.
           const zone = patch.publish_at !== undefined && patch.time_zone === undefined ? (row.timeZone ?? (await zoneOf(db, workspaceId, row.brandId))) : 'UTC';
           const timing = timingOf(patch, zone, now);
-          // Editing what is scheduled, or scheduling a draft, decides when it goes out: that is publishing.
-          if (row.status === 'scheduled' || (timing.kind !== 'draft' && timing.kind !== 'now')) assertWorkspaceAccess(principal, workspaceId, 'contents.publish', row.brandId);
           const plan = await planContent(db, workspaceId, { ...fields, brand_id: row.brandId }, deps.probeMedia);
+          authorize(principal, workspaceId, 'contents.draft', row.brandId);
+          const review = await approvalRequired(db, principal, workspaceId, row.brandId);
           return db.transaction().execute(async (tx) => {
             const current: Placement = {
-              status: row.status as 'draft' | 'scheduled',
+              status: row.status as Placement['status'],
               time: row.publishAt === null ? null : { instant: row.publishAt, zone: row.timeZone ?? 'UTC', local: row.localPublishAt ?? '' },
               slot: row.queueSlot,
             };
-            const placement: Placement =
+            const asked: Placement =
               timing.kind === 'now'
                 ? current
                 : timing.kind === 'draft'
@@ -58,6 +63,7 @@ export function contentUpdate(deps: ContentsDeps) {
                   : timing.kind === 'at'
                     ? { status: 'scheduled', time: timing.time, slot: null }
                     : await takeQueueSlot(tx, workspaceId, row.brandId, now, row.queueSlot);
+            const placement = afterReview(row.status, asked, review);
             const set: ContentChanges = {
               status: placement.status,
               request: storeRequest(plan),
@@ -67,6 +73,7 @@ export function contentUpdate(deps: ContentsDeps) {
               timeZone: placement.time?.zone ?? null,
               localPublishAt: placement.time?.local ?? null,
               queueSlot: placement.slot,
+              ...(placement.status === 'pending_approval' && row.status !== 'pending_approval' ? { submittedBy: actorRef(principal) } : {}),
             };
             const written = await transitionContent(tx, { workspaceId, id: contentId, from: [row.status], version: row.version, now, set });
             if (!written) return null;
@@ -75,10 +82,12 @@ export function contentUpdate(deps: ContentsDeps) {
               status: placement.status,
               publish_at: placement.time === null ? null : toIso(placement.time.instant),
             });
+            // Sent back for approval by this edit (it was scheduled or a draft given a time by someone who needs approval).
+            if (placement.status === 'pending_approval' && row.status !== 'pending_approval') await recordReviewStep(tx, principal, 'submitted', written, now, null, { edited_from: row.status });
             await deleteScheduledJobs(tx, contentId);
             const jobs = placement.status === 'scheduled' ? jobRowsFor(plan, contentId, workspaceId, now) : [];
             await insertJobs(tx, jobs, placement.time?.instant ?? null);
-            const content = { ...renderContent(written, await listJobsForContent(tx, contentId)), kept_overrides: keptOverrides(stored, fields, patch) };
+            const content = { ...renderContent(written, await listJobsForContent(tx, contentId), now), kept_overrides: keptOverrides(stored, fields, patch) };
             if (record) await record(tx, content);
             return content;
           });
@@ -86,4 +95,17 @@ export function contentUpdate(deps: ContentsDeps) {
       );
     },
   };
+}
+
+/**
+ * Where an edit leaves a content once the review is counted: one waiting on its review stays there (its time
+ * updated, holding no queue slot) unless withdrawn to a draft; one that would be scheduled goes to
+ * pending_approval when its editor needs approval.
+ */
+function afterReview(from: string, asked: Placement, review: boolean): Placement {
+  if (from === 'pending_approval' || from === 'changes_requested') {
+    return asked.status === 'draft' ? asked : { status: from, time: asked.time, slot: null };
+  }
+  if (asked.status === 'scheduled' && review) return { status: 'pending_approval', time: asked.time, slot: null };
+  return asked;
 }

@@ -11,6 +11,17 @@ import { newId, newTimeOrderedId } from '../ids.js';
 export const EVENT_TYPES = ['content.published', 'content.partial', 'content.failed', 'connection.expired'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * The review's events (README, Approvals). Ours, not the spec's: an endpoint receives them only when its
+ * `enabled_events` names them, so an endpoint made for the spec's four never sees them.
+ */
+export const APPROVAL_EVENT_TYPES = ['content.approval_requested', 'content.approved', 'content.changes_requested'] as const;
+export type ApprovalEventType = (typeof APPROVAL_EVENT_TYPES)[number];
+
+/** Every type an endpoint may list in `enabled_events`. */
+export const WEBHOOK_EVENT_TYPES = [...EVENT_TYPES, ...APPROVAL_EVENT_TYPES] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
 export interface ContentEventPayload {
   id: string;
   type: Extract<EventType, `content.${string}`>;
@@ -30,7 +41,7 @@ export interface ContentEventPayload {
  */
 async function appendEvent(
   tx: Kysely<Database>,
-  args: { id: string; workspaceId: string; type: EventType; subjectId: string; payload: object; now: number },
+  args: { id: string; workspaceId: string; type: WebhookEventType; subjectId: string; payload: object; now: number },
 ): Promise<void> {
   const body = JSON.stringify(args.payload);
   await insertEvent(tx, { id: args.id, workspaceId: args.workspaceId, type: args.type, subjectId: args.subjectId, payload: body, createdAt: args.now });
@@ -82,4 +93,52 @@ export async function recordConnectionExpired(
     data: { workspace_id: args.workspaceId, connection_id: args.connectionId, brand_id: args.brandId, platform_slug: args.platformSlug, reason: args.reason },
   };
   await appendEvent(tx, { id: payload.id, workspaceId: args.workspaceId, type: payload.type, subjectId: args.connectionId, payload, now: args.now });
+}
+
+/** The body of a review event: the content as it stands after the step, and who took it. */
+export interface ApprovalEventPayload {
+  id: string;
+  type: ApprovalEventType;
+  created_at: string;
+  data: {
+    content_id: string;
+    workspace_id: string;
+    brand_id: string;
+    status: string;
+    publish_at: string | null;
+    actor: { type: string; id: string | null; label: string | null; role: string | null };
+    comment: string | null;
+  };
+}
+
+/**
+ * Records a review step (submitted, approved, changes requested) in the outbox, in the transaction of the step;
+ * delivered only to endpoints that list its type.
+ */
+export async function recordApprovalEvent(
+  tx: Kysely<Database>,
+  args: {
+    type: ApprovalEventType;
+    content: { id: string; workspaceId: string; brandId: string; status: string; publishAt: number | null };
+    actor: ApprovalEventPayload['data']['actor'];
+    comment: string | null;
+    now: number;
+  },
+): Promise<void> {
+  const c = args.content;
+  const payload: ApprovalEventPayload = {
+    id: newId('evt_'),
+    type: args.type,
+    created_at: toIso(args.now),
+    data: {
+      content_id: c.id,
+      workspace_id: c.workspaceId,
+      brand_id: c.brandId,
+      status: c.status,
+      publish_at: c.publishAt === null ? null : toIso(c.publishAt),
+      actor: args.actor,
+      comment: args.comment,
+    },
+  };
+  await appendEvent(tx, { id: payload.id, workspaceId: c.workspaceId, type: args.type, subjectId: c.id, payload, now: args.now });
 }

@@ -17,7 +17,7 @@ export const uploadedMediaSchema = z
 export type UploadedMedia = z.infer<typeof uploadedMediaSchema>;
 
 /** Content statuses in which a content still needs its media: deleting an upload they use is refused. */
-export const MEDIA_NEEDED_BY = ['draft', 'scheduled', 'publishing'] as const satisfies readonly (typeof CONTENT_STATUSES)[number][];
+export const MEDIA_NEEDED_BY = ['draft', 'pending_approval', 'changes_requested', 'scheduled', 'publishing'] as const satisfies readonly (typeof CONTENT_STATUSES)[number][];
 
 export const mediaItemSchema = uploadedMediaSchema
   .extend({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../events/events.js';
+import { EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../events/events.js';
 
 /** An endpoint's id, wherever a door takes one. */
 export const webhookIdSchema = z.string().describe('Webhook endpoint id (wh_…).');
@@ -11,11 +11,16 @@ export const deliveryIdSchema = z.string().describe('Delivery id (del_…).');
 
 export const eventTypeSchema = z.enum(EVENT_TYPES);
 
+/** What an endpoint may list: the spec's four, and the review's three, sent only to endpoints that list them. */
+export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
+
 const enabledEvents = z
-  .array(eventTypeSchema)
+  .array(webhookEventTypeSchema)
   .min(1)
   .refine((l) => new Set(l).size === l.length, { message: 'must not repeat an event type' })
-  .describe('Event types sent to this endpoint (spec 6.1).');
+  .describe(
+    'Event types sent to this endpoint (spec 6.1). Besides the spec\'s four, content.approval_requested, content.approved and content.changes_requested (approvals) are sent only to an endpoint that lists them.',
+  );
 
 export const createWebhookInputSchema = z
   .strictObject({
@@ -39,7 +44,7 @@ export const webhookSchema = z
     id: z.string().describe('wh_…'),
     url: z.string(),
     description: z.string(),
-    enabled_events: z.array(eventTypeSchema),
+    enabled_events: z.array(webhookEventTypeSchema),
     active: z.boolean(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
@@ -68,7 +73,7 @@ export const deliverySchema = z
     id: z.string().describe('del_… — stays the same across retries and redeliveries: receivers de-duplicate on it (or on event_id).'),
     webhook_id: z.string(),
     event_id: z.string(),
-    event_type: eventTypeSchema,
+    event_type: webhookEventTypeSchema,
     status: z
       .enum(DELIVERY_STATUSES)
       .describe('pending: an attempt is due or scheduled; delivered: a 2xx arrived; failed: stopped by a 4xx other than 408/429; dead: 6 attempts failed (dead letter).'),

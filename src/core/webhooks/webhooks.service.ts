@@ -16,6 +16,7 @@ import { ServiceError } from '../errors.js';
 import { newId, newSecret, newTimeOrderedId } from '../ids.js';
 import type { MetersService } from '../meters/meters.service.js';
 import type { Permission } from '../permissions/roles.js';
+import { EVENT_TYPES, type EventType } from '../events/events.js';
 import type { Principal } from '../principal.js';
 import { seal } from '../secret-box.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
@@ -222,7 +223,8 @@ export function createWebhooksService(deps: { db: Kysely<Database>; clock: Clock
      */
     async sendTest(principal: Principal, workspaceId: string, webhookId: string, input: SendTestEventInput = {}): Promise<Delivery> {
       const hook = await get(principal, workspaceId, webhookId, 'webhooks.manage');
-      const type = input.event_type ?? (hook.enabledEvents[0] as Delivery['event_type'] | undefined) ?? 'content.published';
+      // A test imitates one of the spec's events: the endpoint's first enabled one of those.
+      const type = input.event_type ?? (hook.enabledEvents.find((t): t is EventType => (EVENT_TYPES as readonly string[]).includes(t))) ?? 'content.published';
       const now = clock.now();
       const payload = testEventPayload({ eventId: newId('evt_'), type, workspaceId, now });
       const id = newTimeOrderedId('del_', now);

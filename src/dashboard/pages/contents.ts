@@ -14,6 +14,7 @@ import { brandZones } from '../brand-zones.js';
 import { timeIn } from '../zone-field.js';
 import type { Connection } from '../../core/connections/connections.schema.js';
 import { mediaThumbnail } from './media.js';
+import { reviewSection } from './approvals.js';
 import { type ContentFailure, contentScheduleActions, scheduleSection, WAITING_STATUSES } from './content-schedule.js';
 import { editChoices } from './content-edit.js';
 
@@ -134,6 +135,8 @@ ${
   async function renderContent(ctx: PageContext, contentId: string, failure?: ContentFailure) {
     const content = await ctx.deps.services.contents.get(ctx.principal, ctx.workspaceId, contentId);
     const waiting = WAITING_STATUSES.includes(content.status);
+    // Waiting on its review: nothing was published, and the time shown is the one it asks for.
+    const reviewing = content.status === 'pending_approval' || content.status === 'changes_requested';
     // A new local time is read in the content's zone, else the brand's (as the core reads it).
     const zone = waiting ? (content.time_zone ?? (await ctx.deps.services.queue.getQueue(ctx.principal, ctx.workspaceId, content.brand_id)).time_zone) : null;
     const running = isRunning(content);
@@ -174,13 +177,13 @@ ${errorBanner(failure?.message)}
 <div id="content-live"${running ? html` data-refresh-while` : ''}>
 ${errorBanner(failedAgain.length > 0 ? `Failed again after the retry: ${failedAgain.map((j) => platformName(j.platform_slug)).join(', ')}. The reason is under Networks.` : null)}
 <section class="card" aria-labelledby="content-h">
-  <h2 id="content-h">${waiting ? 'What will be published' : content.status === 'canceled' ? 'What was canceled' : 'What was published'}</h2>
+  <h2 id="content-h">${waiting || reviewing ? 'What will be published' : content.status === 'canceled' ? 'What was canceled' : 'What was published'}</h2>
   <dl>
     <dt>Brand</dt><dd><a href="/dashboard/brands#brand-${content.brand_id}">${brandName(names, content.brand_id)}</a></dd>
     <dt>Type</dt><dd>${content.content_type}</dd>
     <dt>Status</dt><dd>${badge(content.status)}</dd>
     ${whenRow(content, brandZone)}
-    ${waiting ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? at(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
+    ${waiting || reviewing ? '' : html`<dt>${content.status === 'canceled' ? 'Canceled' : 'Completed'}</dt><dd>${content.completed_at ? at(content.completed_at) : 'not yet: some networks are still working'}</dd>`}
     ${content.title !== null ? html`<dt>Title</dt><dd>${content.title}</dd>` : ''}
     ${content.text !== null ? html`<dt>Text</dt><dd class="content-text">${multiline(content.text)}</dd>` : ''}
     ${media.length > 0 ? html`<dt>Media</dt><dd class="content-media">${media.map((m) => html`<a href="/dashboard/media#${m.id}">${mediaThumbnail(m)}</a>`)}</dd>` : ''}
@@ -194,6 +197,7 @@ ${errorBanner(failedAgain.length > 0 ? `Failed again after the retry: ${failedAg
   }
 </section>
 ${waiting && zone !== null && choices !== null ? scheduleSection(ctx, content, zone, choices, failure?.edit) : ''}
+${await reviewSection(ctx, content)}
 <section class="card" aria-labelledby="jobs-h">
   <h2 id="jobs-h">Networks</h2>
   ${table({
@@ -269,7 +273,16 @@ ${
 function whenRow(content: Content, brandZone: string): SafeHtml {
   if (content.status === 'draft') return html`<dt>When</dt><dd>Not scheduled (draft)</dd>`;
   if (content.publish_at === null) return html``;
-  const label = content.status === 'scheduled' ? 'Publishes' : content.status === 'canceled' ? 'Was due' : 'Started';
+  const label =
+    content.status === 'scheduled'
+      ? 'Publishes'
+      : content.status === 'pending_approval' || content.status === 'changes_requested'
+        ? content.approval_overdue
+          ? 'Was meant for (overdue)'
+          : 'Meant for, once approved'
+        : content.status === 'canceled'
+          ? 'Was due'
+          : 'Started';
   // A scheduled time in the zone it was typed in; a publish-now one in the brand's zone; the instant in UTC beside.
   const local = content.local_publish_at ? localInWords(content.local_publish_at, content.time_zone) : timeIn(content.publish_at, brandZone);
   return html`<dt>${label}</dt><dd>${local}, ${isoDate(content.publish_at)}${content.queued ? ' · from the brand’s queue' : ''}</dd>`;

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../core/errors.js';
-import { EVENT_TYPES } from '../../core/events/events.js';
+import { EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../../core/events/events.js';
 import { durationWords } from '../../core/webhooks/retry-policy.js';
 import {
   createWebhookInputSchema,
@@ -77,7 +77,7 @@ ${field({
   <legend>Events</legend>
   <p class="hint" id="${prefix}-events-hint">Only the checked events are sent to this endpoint.</p>
   <div class="choices">
-    ${EVENT_TYPES.map((type) => {
+    ${WEBHOOK_EVENT_TYPES.map((type) => {
       const id = `${prefix}-event-${type.replace('.', '-')}`;
       return html`<label for="${id}"><input id="${id}" type="checkbox" name="enabled_events" value="${type}"${values.events.includes(type) ? html` checked` : ''}> ${type}</label>`;
     })}

@@ -1,4 +1,4 @@
-import { brandIdSchema, brandInputSchema, brandListSchema, brandSchema } from '../../core/brands/brands.schema.js';
+import { brandIdSchema, brandInputSchema, brandListSchema, brandSchema, brandUpdateInputSchema } from '../../core/brands/brands.schema.js';
 import type { BrandsService } from '../../core/brands/brands.service.js';
 import { defineRoute } from '../route.js';
 import { workspaceParams } from './common.js';
@@ -8,6 +8,7 @@ const brandParams = workspaceParams.extend({ brandId: brandIdSchema });
 const exampleBrand = {
   id: 'brand_4k8xq2m7tv9c1zb3nfa0',
   name: 'Corner Bakery',
+  approval_roles: null,
   created_at: '2026-02-20T10:04:31.000Z',
   updated_at: '2026-02-20T10:04:31.000Z',
 };
@@ -59,13 +60,15 @@ export function brandRoutes(brands: BrandsService) {
       method: 'patch',
       path: '/api/v1/workspaces/{wsId}/brands/{brandId}',
       tag: 'Brands',
-      summary: 'Rename a brand',
+      summary: 'Rename a brand or set its approval roles',
+      description:
+        "`approval_roles` lists the roles whose contents on this brand wait for a person's approval before they are scheduled or published (contributors always do); null returns the brand to the workspace's default (GET …/approval-policy). Setting it needs an owner or admin.",
       auth: 'bearer',
       params: brandParams,
-      body: brandInputSchema,
+      body: brandUpdateInputSchema,
       success: { status: 200, description: 'The brand.', schema: brandSchema },
       example: { request: { name: 'Corner Bakery & Café' }, response: { ...exampleBrand, name: 'Corner Bakery & Café', updated_at: '2026-02-21T08:12:00.000Z' } },
-      errors: ['not_found'],
+      errors: ['not_found', 'forbidden'],
       handle: ({ principal, params, body }) => brands.update(principal, params.wsId, params.brandId, body),
     }),
     defineRoute({

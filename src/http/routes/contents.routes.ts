@@ -65,6 +65,7 @@ const exampleContent: z.output<typeof contentSchema> = {
   created_at: '2026-02-27T16:20:05.000Z',
   updated_at: '2026-02-27T16:20:05.000Z',
   completed_at: null,
+  approval_overdue: false,
   jobs: exampleJobs.map((job) => ({
     ...job,
     error_code: null,

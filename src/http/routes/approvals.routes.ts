@@ -1,0 +1,136 @@
+import {
+  approvalPolicyInputSchema,
+  approvalPolicySchema,
+  approveInputSchema,
+  commentInputSchema,
+  pendingListQuerySchema,
+  pendingListSchema,
+  requestChangesInputSchema,
+  reviewEntrySchema,
+  reviewThreadSchema,
+  submitInputSchema,
+} from '../../core/approvals/approvals.schema.js';
+import { contentIdSchema, contentSchema } from '../../core/contents/contents.schema.js';
+import type { ContentsService } from '../../core/contents/contents.service.js';
+import { defineRoute } from '../route.js';
+import { workspaceParams } from './common.js';
+
+const contentParams = workspaceParams.extend({ contentId: contentIdSchema });
+
+/** Approvals (README, Approvals): each route parses, calls one core function of the contents service, answers. */
+export function approvalRoutes(contents: ContentsService) {
+  return [
+    defineRoute({
+      operationId: 'submitContent',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/submit',
+      tag: 'Approvals',
+      summary: 'Submit a draft for approval',
+      description:
+        'A draft, or a content sent back with changes requested, becomes pending_approval, keeping its publish_at; nothing runs until a person approves it. Submitting a pending content answers it as it is.',
+      auth: 'bearer',
+      params: contentParams,
+      body: submitInputSchema.optional(),
+      success: { status: 200, description: 'The content, pending approval.', schema: contentSchema },
+      errors: ['not_found', 'content_not_editable'],
+      handle: ({ principal, params }) => contents.submit(principal, params.wsId, params.contentId),
+    }),
+    defineRoute({
+      operationId: 'approveContent',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/approve',
+      tag: 'Approvals',
+      summary: 'Approve a content pending approval',
+      description:
+        'It then goes out as a creation that schedules or publishes: at its publish_at (or the `publish_at` sent) with jobs scheduled and nothing charged until they start, or now (`publish_now: true`, or a content without a time), charged as it starts. ' +
+        'A content whose time passed while it waited (approval_overdue) needs publish_now or a new publish_at. Needs contents.approve on the brand; nobody approves a content they submitted unless they could have published it without approval. ' +
+        'A content changed, canceled or approved meanwhile answers 409 content_not_editable.',
+      auth: 'bearer',
+      params: contentParams,
+      body: approveInputSchema.optional(),
+      success: { status: 200, description: 'The content, scheduled or publishing.', schema: contentSchema },
+      example: { request: { publish_now: true } },
+      errors: ['not_found', 'content_not_editable', 'limit_reached', 'saldo_insuficiente', 'saldo_fragmentado', 'lote_vencido', 'operacao_sem_preco', 'connections_required', 'platform_not_supported', 'media_too_large', 'media_unsupported_format', 'caption_too_long'],
+      handle: ({ principal, params, body }) => contents.approve(principal, params.wsId, params.contentId, body ?? {}),
+    }),
+    defineRoute({
+      operationId: 'requestContentChanges',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/request-changes',
+      tag: 'Approvals',
+      summary: 'Send a content pending approval back with a comment',
+      description: 'It becomes changes_requested; the comment joins its thread. The author edits it and submits it again. Needs contents.approve on the brand.',
+      auth: 'bearer',
+      params: contentParams,
+      body: requestChangesInputSchema,
+      success: { status: 200, description: 'The content, changes requested.', schema: contentSchema },
+      example: { request: { comment: 'Please use the spring photo and mention the Monday opening.' } },
+      errors: ['not_found', 'content_not_editable'],
+      handle: ({ principal, params, body }) => contents.requestChanges(principal, params.wsId, params.contentId, body),
+    }),
+    defineRoute({
+      operationId: 'listContentComments',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/comments',
+      tag: 'Approvals',
+      summary: "A content's comments and approval history",
+      auth: 'bearer',
+      params: contentParams,
+      success: { status: 200, description: 'The thread, oldest first.', schema: reviewThreadSchema },
+      errors: ['not_found'],
+      handle: ({ principal, params }) => contents.comments(principal, params.wsId, params.contentId),
+    }),
+    defineRoute({
+      operationId: 'addContentComment',
+      method: 'post',
+      path: '/api/v1/workspaces/{wsId}/contents/{contentId}/comments',
+      tag: 'Approvals',
+      summary: 'Comment on a content (internal, never published)',
+      auth: 'bearer',
+      params: contentParams,
+      body: commentInputSchema,
+      success: { status: 201, description: 'The comment.', schema: reviewEntrySchema },
+      example: { request: { body: 'Looks good; can we post it before noon?' } },
+      errors: ['not_found'],
+      handle: ({ principal, params, body }) => contents.comment(principal, params.wsId, params.contentId, body),
+    }),
+    defineRoute({
+      operationId: 'listPendingApprovals',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/approvals',
+      tag: 'Approvals',
+      summary: 'Contents waiting for approval',
+      description: 'In the brands the caller sees, earliest publish_at first (contents without a time last); approval_overdue marks those whose time has passed.',
+      auth: 'bearer',
+      params: workspaceParams,
+      query: pendingListQuerySchema,
+      success: { status: 200, description: 'The contents pending approval.', schema: pendingListSchema },
+      handle: ({ principal, params, query }) => contents.pending(principal, params.wsId, query),
+    }),
+    defineRoute({
+      operationId: 'getApprovalPolicy',
+      method: 'get',
+      path: '/api/v1/workspaces/{wsId}/approval-policy',
+      tag: 'Approvals',
+      summary: "The workspace's default approval roles",
+      auth: 'bearer',
+      params: workspaceParams,
+      success: { status: 200, description: 'The default.', schema: approvalPolicySchema },
+      handle: ({ principal, params }) => contents.approvalPolicy(principal, params.wsId),
+    }),
+    defineRoute({
+      operationId: 'setApprovalPolicy',
+      method: 'put',
+      path: '/api/v1/workspaces/{wsId}/approval-policy',
+      tag: 'Approvals',
+      summary: "Set the workspace's default approval roles",
+      description: 'Roles whose contents need approval on every brand that sets no list of its own (contributors always do). Owners and admins.',
+      auth: 'bearer',
+      params: workspaceParams,
+      body: approvalPolicyInputSchema,
+      success: { status: 200, description: 'The default as set.', schema: approvalPolicySchema },
+      example: { request: { approval_roles: ['editor'] } },
+      handle: ({ principal, params, body }) => contents.setApprovalPolicy(principal, params.wsId, body),
+    }),
+  ];
+}
