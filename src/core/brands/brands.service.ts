@@ -16,7 +16,6 @@ import type { Brand, BrandInput, BrandList, BrandUpdateInput } from './brands.sc
 import { APPROVAL_ROLES, type ApprovalRole } from '../approvals/approval-roles.js';
 import { setBrandApprovalRoles } from '../../../db/repositories/approvals.repo.js';
 import { recordAudit } from '../audit/record.js';
-import { authorize } from '../permissions/authorize.js';
 
 export function renderBrand(row: BrandRow): Brand {
   return { id: row.id, name: row.name, approval_roles: approvalRolesOf(row), created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
