@@ -35,6 +35,8 @@ interface Ids {
   contentId: string;
   draftId: string;
   otherDraftId: string;
+  reviewId: string;
+  otherReviewId: string;
   whId: string;
   delId: string;
 }
@@ -46,6 +48,10 @@ const LINKED: Record<string, (ids: Ids) => Record<string, unknown>> = {
   cancel_content: (ids) => ({ content_id: ids.otherDraftId }),
   publish_content_now: (ids) => ({ content_id: ids.draftId }),
   retry_failed_targets: (ids) => ({ content_id: ids.contentId }),
+  submit_for_approval: (ids) => ({ content_id: ids.reviewId }),
+  list_pending_approvals: () => ({}),
+  approve_content: (ids) => ({ content_id: ids.reviewId }),
+  request_changes: (ids) => ({ content_id: ids.otherReviewId, comment: 'Say which day.' }),
   get_content: (ids) => ({ content_id: ids.contentId }),
   list_contents: () => ({}),
   list_brands: () => ({}),
@@ -84,10 +90,14 @@ describeEachDb(
       const published = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'Out now.' });
       const draft = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'Draft.', draft: true });
       const otherDraft = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'Another draft.', draft: true });
+      // Drafts to review: one submitted by the loop below, one waiting already for request_changes.
+      const review = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'To approve.', draft: true });
+      const otherReview = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'To send back.', draft: true });
+      await call(client, 'submit_for_approval', { content_id: otherReview.content_id });
       await server().settle();
       await server().container.dispatcher.drain();
       const deliveries = await call<{ data: { id: string }[] }>(client, 'list_deliveries', { webhook_id: hook.id });
-      const ids: Ids = { brandId: brand.id, contentId: published.content_id, draftId: draft.content_id, otherDraftId: otherDraft.content_id, whId: hook.id, delId: deliveries.data[0]!.id };
+      const ids: Ids = { brandId: brand.id, contentId: published.content_id, draftId: draft.content_id, otherDraftId: otherDraft.content_id, reviewId: review.content_id, otherReviewId: otherReview.content_id, whId: hook.id, delId: deliveries.data[0]!.id };
 
       const dashboard = new DashboardClient(server().url);
       await dashboard.signIn(ws.api_key);
@@ -112,7 +122,7 @@ describeEachDb(
         expect((await dashboard.get(path)).status, path).toBe(404);
       }
       expect([...opened].sort()).toEqual(
-        ['/dashboard/brands', '/dashboard/brands/{id}/queue', '/dashboard/contents/{id}', '/dashboard/deliveries/{id}', '/dashboard/media', '/dashboard/wallet', '/dashboard/webhooks/{id}'].sort(),
+        ['/dashboard/approvals', '/dashboard/brands', '/dashboard/brands/{id}/queue', '/dashboard/contents/{id}', '/dashboard/deliveries/{id}', '/dashboard/media', '/dashboard/wallet', '/dashboard/webhooks/{id}'].sort(),
       );
     });
   },
