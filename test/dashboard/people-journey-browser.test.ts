@@ -173,6 +173,10 @@ describe.runIf(chromiumPresent())('people and approvals in a real browser', () =
     await expect.poll(main(page)).toContain('Sent back to its author with your comment.');
     expect(await main(page)()).toContain('Nothing is waiting for approval.');
     await audit(page, 'approvals-done');
+    // The approved post's page shows the client its history.
+    await page.goto(`${base()}/dashboard/contents/${composedId}`);
+    await expect.poll(main(page)).toMatch(/clara@example\.com\s*\(client\) approved it/);
+    await audit(page, 'content-approved');
     await page.close();
 
     expect(await stored(composedId)).toMatchObject({ status: 'scheduled', publish_at: '2026-11-23T09:30:00.000Z' });
