@@ -157,6 +157,9 @@ describe.runIf(chromiumPresent())('people and approvals in a real browser', () =
 
     const page = await open(PHONE);
     await signIn(page, 'clara@example.com', 'clara has a long password');
+    // The overview a client lands on opens, whatever it may not read (connections, the wallet).
+    expect(await page.getByRole('heading', { level: 1 }).first().textContent()).not.toBe('Not allowed');
+    await audit(page, 'client-overview');
     // On a phone the navigation is a menu to open first.
     await page.locator('.menu > summary').click();
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Approvals', exact: true }).click();
@@ -177,6 +180,10 @@ describe.runIf(chromiumPresent())('people and approvals in a real browser', () =
     await page.goto(`${base()}/dashboard/contents/${composedId}`);
     await expect.poll(main(page)).toMatch(/clara@example\.com\s*\(client\) approved it/);
     await audit(page, 'content-approved');
+    await page.getByRole('link', { name: 'Acme', exact: true }).click();
+    await page.waitForURL(/\/dashboard\/brands/);
+    await expect.poll(main(page)).toContain("Your role does not show this brand's connections.");
+    await audit(page, 'client-brands');
     await page.close();
 
     expect(await stored(composedId)).toMatchObject({ status: 'scheduled', publish_at: '2026-11-23T09:30:00.000Z' });
