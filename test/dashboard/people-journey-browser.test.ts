@@ -184,6 +184,13 @@ describe.runIf(chromiumPresent())('people and approvals in a real browser', () =
     await page.waitForURL(/\/dashboard\/brands/);
     await expect.poll(main(page)).toContain("Your role does not show this brand's connections.");
     await audit(page, 'client-brands');
+    // Every page in a client's menu opens: the menu offers nothing the role is refused.
+    const menu = await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+    expect(menu).toContain('/dashboard/approvals');
+    for (const href of menu) {
+      await page.goto(`${base()}${href}`);
+      expect(await page.getByRole('heading', { level: 1 }).first().textContent(), href).not.toBe('Not allowed');
+    }
     await page.close();
 
     expect(await stored(composedId)).toMatchObject({ status: 'scheduled', publish_at: '2026-11-23T09:30:00.000Z' });
