@@ -184,8 +184,8 @@ describe.runIf(chromiumPresent())('people and approvals in a real browser', () =
     await page.waitForURL(/\/dashboard\/brands/);
     await expect.poll(main(page)).toContain("Your role does not show this brand's connections.");
     await audit(page, 'client-brands');
-    // Every page in a client's menu opens: the menu offers nothing the role is refused.
-    // The phone's menu is folded: its links are read without opening it.
+    // Every page in a client's menu opens (the menu offers nothing the role is refused); the folded phone menu's
+    // links are read without opening it.
     const menu = await page.getByRole('navigation', { name: 'Dashboard', includeHidden: true }).getByRole('link', { includeHidden: true }).evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
     expect(menu).toContain('/dashboard/approvals');
     for (const href of menu) {
