@@ -158,6 +158,70 @@ async function dashboardPages(baseRps: number): Promise<void> {
   await done(svc.s, '(h)');
 }
 
+/** A person joins through an invitation (the join form opens their session) and returns its cookie. */
+async function personSession(url: string, ws: string, key: string): Promise<string> {
+  const invited = await api<{ token: string }>(url, key, 'POST', `/api/v1/workspaces/${ws}/invitations`, { email: 'bench-person@example.com', role: 'editor' });
+  const path = `/dashboard/join/${invited.token}`;
+  const form = await fetch(`${url}${path}`);
+  const csrfCookie = /svc_join_csrf=([^;]+)/.exec(form.headers.getSetCookie().join(';'))![1]!;
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const joined = await fetch(`${url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `svc_join_csrf=${csrfCookie}` },
+    body: new URLSearchParams({ csrf, as: 'new', name: 'Bench', password: 'a bench password of some length' }).toString(),
+  });
+  return `svc_session=${/svc_session=([^;]+)/.exec(joined.headers.getSetCookie().join(';'))![1]!}`;
+}
+
+/**
+ * (k) What roles cost on the read path: one content read by a key limited to an editor's role and one brand,
+ * against the same read by a full key; and the content's dashboard page for a signed-in person (whose membership is
+ * read on every request) against the same page for a session opened with a full key. Rounds alternate so drift
+ * affects both sides alike.
+ */
+async function accessCost(): Promise<void> {
+  const svc = await service(sqliteUrl(), { SERVICE_ROLE: 'api' });
+  const created = await api<{ content_id: string }>(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/contents`, svc.content);
+  const scoped = await api<{ api_key: string }>(svc.s.url, svc.key, 'POST', `/api/v1/workspaces/${svc.ws}/api-keys`, { name: 'bench scoped', role: 'editor', brand_ids: [svc.brandId] });
+  const keySession = await dashboardSession(svc.s.url, svc.key);
+  const person = await personSession(svc.s.url, svc.ws, svc.key);
+  const rest = `${svc.base}/contents/${created.content_id}`;
+  const page = `${svc.s.url}/dashboard/contents/${created.content_id}`;
+  const sides = {
+    full: { url: rest, headers: svc.auth },
+    scoped: { url: rest, headers: { authorization: `Bearer ${scoped.api_key}` } },
+    keySession: { url: page, headers: { cookie: keySession } },
+    person: { url: page, headers: { cookie: person } },
+  };
+  const rps: Record<keyof typeof sides, number[]> = { full: [], scoped: [], keySession: [], person: [] };
+  for (const side of Object.keys(sides) as (keyof typeof sides)[]) await load(sides[side].url, { seconds: 2, connections: CONNECTIONS, headers: sides[side].headers });
+  for (let round = 0; round < 3; round++) {
+    for (const side of Object.keys(sides) as (keyof typeof sides)[]) {
+      const r = await load(sides[side].url, { seconds: SECONDS, connections: CONNECTIONS, headers: sides[side].headers });
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`(k) ${side}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+      rps[side].push(r.rps);
+    }
+  }
+  await done(svc.s, '(k)');
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  // Cost is time per read: the full credential's rate over the scoped one's.
+  const keyCost = mean(rps.full) / mean(rps.scoped);
+  const personCost = mean(rps.keySession) / mean(rps.person);
+  rows.push({
+    name: '(k) GET content by a key limited to role editor and one brand, vs a full key (SQLite)',
+    figure: `${mean(rps.scoped).toFixed(0)} vs ${mean(rps.full).toFixed(0)} req/s: cost ${keyCost.toFixed(2)}× (3 alternating rounds)`,
+    target: '≤ 1.1×',
+    met: keyCost <= 1.1,
+  });
+  rows.push({
+    name: "(k) a content's dashboard page for a signed-in person, vs a session opened with a full key (SQLite)",
+    figure: `${mean(rps.person).toFixed(0)} vs ${mean(rps.keySession).toFixed(0)} req/s: cost ${personCost.toFixed(2)}× (3 alternating rounds)`,
+    target: '≤ 1.1×',
+    met: personCost <= 1.1,
+  });
+}
+
 async function creation(label: string, databaseUrl: string, baseRps: number): Promise<void> {
   const svc = await service(databaseUrl, { SERVICE_ROLE: 'api' });
   const body = JSON.stringify(svc.content);
@@ -499,13 +563,14 @@ function writeResults(general: string | null, schedulingSection: string | null):
 async function main(): Promise<void> {
   const started = Date.now();
   // `BENCH_ONLY=i,j npm run bench` runs the scheduling rows alone (the rest of RESULTS.md is kept).
-  const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,h,i,j').split(','));
-  const general = ['a', 'b', 'c', 'd', 'e', 'f', 'h'].some((l) => only.has(l));
+  const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,h,k,i,j').split(','));
+  const general = ['a', 'b', 'c', 'd', 'e', 'f', 'h', 'k'].some((l) => only.has(l));
   try {
     const base = ['a', 'b', 'c', 'd', 'h'].some((l) => only.has(l)) ? await baselineFigure() : { rps: 0, p99: 0 };
     const baseRps = base.rps;
     if (only.has('a')) await reads(base);
     if (only.has('h')) await dashboardPages(baseRps);
+    if (only.has('k')) await accessCost();
     if (only.has('b')) {
       await creation('SQLite', sqliteUrl(), baseRps);
       const pgdb = await pgUrl();

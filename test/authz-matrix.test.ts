@@ -61,7 +61,8 @@ const REFUSED = [401, 403, 404];
 /**
  * What each REST operation needs, in order: a role without one of them is refused with `forbidden` naming the
  * first it lacks. Empty: every role may (the credential's own `/me`, the public catalogue, `tools/list`). The
- * matrix's content is published at once, so creating it needs `contents.publish` beside `contents.draft`.
+ * matrix's content is published at once, yet creating it needs only `contents.draft`: a role without
+ * `contents.publish` is not refused, its content waits as pending_approval for a person (test/rest/approvals.test.ts).
  */
 const OPERATION_PERMISSIONS: Record<string, readonly Permission[]> = {
   createApiKey: ['api_keys.manage'],
@@ -108,7 +109,7 @@ const OPERATION_PERMISSIONS: Record<string, readonly Permission[]> = {
   getOAuthClient: ['oauth_clients.manage'],
   updateOAuthClient: ['oauth_clients.manage'],
   deleteOAuthClient: ['oauth_clients.manage'],
-  createContent: ['contents.draft', 'contents.publish'],
+  createContent: ['contents.draft'],
   listContents: ['contents.read'],
   getContent: ['contents.read'],
   updateContent: ['contents.draft'],
@@ -134,10 +135,8 @@ const OPERATION_PERMISSIONS: Record<string, readonly Permission[]> = {
   mcp: [],
 };
 
-/** A tool needs its declared permission; `publish_content` with a time (not a draft) needs publishing too. */
-const TOOL_PERMISSIONS: Record<string, readonly Permission[]> = Object.fromEntries(
-  tools.map((t) => [t.name, t.name === 'publish_content' ? [t.permission, 'contents.publish'] : [t.permission]]),
-);
+/** A tool needs its declared permission (`publish_content`: `contents.draft`; without publishing, it waits for approval). */
+const TOOL_PERMISSIONS: Record<string, readonly Permission[]> = Object.fromEntries(tools.map((t) => [t.name, [t.permission]]));
 
 /** The permission a role is refused for, or undefined when it may. */
 function lacking(role: Role, needs: readonly Permission[]): Permission | undefined {

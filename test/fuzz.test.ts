@@ -30,6 +30,7 @@ import { formatAnswers, formatFailures, fuzzOperation } from './support/fuzz/run
 import type { Answer } from './support/fuzz/send.js';
 import { slowCases } from './support/fuzz/slow-cases.js';
 import { type OpenApiDocument, parseOpenApi } from './support/openapi.js';
+import { addPerson } from './support/person.js';
 
 function count(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -99,7 +100,7 @@ const OPERATIONS = operationsTakingInput(served.doc, excluded);
 const IDEMPOTENT = ['createContent', 'updateContent', 'cancelContent', 'publishContentNow'];
 
 /** Every path parameter the fuzzer knows real ids for; an unknown one would only ever get random values. */
-const KNOWN_PATH_PARAMS = ['wsId', 'keyId', 'brandId', 'connId', 'contentId', 'whId', 'delId', 'clientId', 'platform', 'mediaId'];
+const KNOWN_PATH_PARAMS = ['wsId', 'keyId', 'brandId', 'connId', 'contentId', 'whId', 'delId', 'clientId', 'platform', 'mediaId', 'memberId', 'invitationId'];
 
 interface Fixtures {
   wsId: string;
@@ -130,6 +131,11 @@ interface Fixtures {
   delivery: string;
   client: string;
   doomedClient: string;
+  /** A member whose role and brands the fuzzer may change, and one it may remove. */
+  member: string;
+  doomedMember: string;
+  invitation: string;
+  doomedInvitation: string;
 }
 
 async function must(server: TestServer, method: string, path: string, key: string, body: unknown, status: number): Promise<Record<string, unknown>> {
@@ -182,7 +188,16 @@ async function makeFixtures(server: TestServer): Promise<Fixtures> {
   const delivery = ((deliveries.data as { id: string }[])[0] ?? { id: 'del_none' }).id;
   const client = (await must(server, 'POST', `${base}/oauth-clients`, k, { client_name: 'fuzz', redirect_uris: ['https://app.invalid/cb'] }, 201)).client_id as string;
   const doomedClient = (await must(server, 'POST', `${base}/oauth-clients`, k, { client_name: 'doomed', redirect_uris: ['https://app.invalid/cb'] }, 201)).client_id as string;
+  await addPerson(server, ws.workspace_id, 'fuzz-member@example.com', 'viewer');
+  await addPerson(server, ws.workspace_id, 'fuzz-doomed@example.com', 'viewer');
+  const members = (await must(server, 'GET', `${base}/members`, k, undefined, 200)).data as { id: string; email: string }[];
+  const memberOf = (email: string) => members.find((m) => m.email === email)!.id;
+  const invite = async (email: string) => (await must(server, 'POST', `${base}/invitations`, k, { email, role: 'viewer' }, 201)).id as string;
   return {
+    member: memberOf('fuzz-member@example.com'),
+    doomedMember: memberOf('fuzz-doomed@example.com'),
+    invitation: await invite('fuzz-invited@example.com'),
+    doomedInvitation: await invite('fuzz-uninvited@example.com'),
     wsId: ws.workspace_id,
     key: { id: ws.key_id, secret: k },
     otherKey: other.ws.api_key,
@@ -225,6 +240,8 @@ function idsFor(op: Operation, f: Fixtures): Record<string, readonly string[]> {
     clientId: op.method === 'DELETE' ? [f.doomedClient] : [f.client],
     platform: ALL_PLATFORMS,
     mediaId: op.method === 'DELETE' ? [f.doomedMedia] : [f.mediaId, f.videoId],
+    memberId: op.method === 'DELETE' ? [f.doomedMember] : [f.member],
+    invitationId: op.method === 'DELETE' ? [f.doomedInvitation] : [f.invitation],
   };
 }
 
@@ -233,7 +250,7 @@ function idsFor(op: Operation, f: Fixtures): Record<string, readonly string[]> {
  * destructive operation never gets this workspace's ids of its own kind, so it cannot delete the shared fixtures.
  */
 function foreignIdsFor(op: Operation, f: Fixtures): string[] {
-  const own = [f.brand, f.sideBrand, f.doomedBrand, ...Object.values(f.connections), f.sideConnection, ...f.contents, ...f.waiting, f.toCancel, f.toPublish, f.webhook, f.doomedWebhook, f.delivery, f.client, f.doomedClient, f.spareKey, f.mediaId, f.videoId, f.doomedMedia];
+  const own = [f.brand, f.sideBrand, f.doomedBrand, ...Object.values(f.connections), f.sideConnection, ...f.contents, ...f.waiting, f.toCancel, f.toPublish, f.webhook, f.doomedWebhook, f.delivery, f.client, f.doomedClient, f.spareKey, f.mediaId, f.videoId, f.doomedMedia, f.member, f.doomedMember, f.invitation, f.doomedInvitation];
   const target = op.pathParams.at(-1)?.name;
   const targetIds = target === undefined ? [] : (idsFor(op, f)[target] ?? []);
   // Content ids are UUIDs, without a kind prefix: they are all one kind.

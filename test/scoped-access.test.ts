@@ -87,17 +87,29 @@ describeEachDb(
       expect(hooks.body).toMatchObject({ error: 'forbidden', permission: 'webhooks.read' });
     });
 
-    it('a contributor drafts but is refused, naming contents.publish, when its content would go out', async () => {
+    it('a contributor drafts, and what it would send out waits for approval: nothing runs, nothing is charged', async () => {
       const made = await make(ws.api_key, { name: 'contributor', role: 'contributor' });
       const key = made.body.api_key as string;
       const body = { brand_id: brandA, target_platforms: ['linkedin'], content_type: 'text', text: 'From a contributor' };
-      expect((await server().request('POST', `${base}/contents`, { key, body: { ...body, draft: true } })).status).toBe(201);
+      const usage = async () => (await server().request<{ meters: { meter: string; used: number }[] }>('GET', `${base}/usage`, { key: ws.api_key })).body.meters;
+      const before = await usage();
+      const drafted = await server().request('POST', `${base}/contents`, { key, body: { ...body, draft: true } });
+      expect(drafted.status).toBe(201);
+      expect(drafted.body).toMatchObject({ status: 'draft' });
       const now = await server().request('POST', `${base}/contents`, { key, body });
-      expect(now.status).toBe(403);
-      expect(now.body).toMatchObject({ error: 'forbidden', permission: 'contents.publish' });
-      const later = await server().request('PATCH', `${base}/contents/${contentA}`, { key, body: { publish_at: '2026-12-01T09:00:00Z' } });
-      expect(later.status, later.text).toBe(403);
-      expect(later.body).toMatchObject({ error: 'forbidden', permission: 'contents.publish' });
+      expect(now.status, now.text).toBe(201);
+      expect(now.body).toMatchObject({ status: 'pending_approval', jobs: [] });
+      // Its own draft given a time waits too, with that time.
+      const later = await server().request('PATCH', `${base}/contents/${drafted.body.content_id as string}`, { key, body: { publish_at: '2026-12-01T09:00:00Z' } });
+      expect(later.status, later.text).toBe(200);
+      expect(later.body).toMatchObject({ status: 'pending_approval', publish_at: '2026-12-01T09:00:00.000Z', jobs: [] });
+      const jobs = await server()
+        .container.db.kysely.selectFrom('jobs')
+        .select('id')
+        .where('content_id', 'in', [now.body.content_id as string, drafted.body.content_id as string])
+        .execute();
+      expect(jobs).toEqual([]);
+      expect(await usage()).toEqual(before);
     });
 
     it('a key is never made above its maker: role and brands are capped, unknown brands named, the maker and the audit recorded', async () => {
@@ -194,13 +206,20 @@ describeEachDb(
       const text = refused.content[0];
       expect(JSON.parse(text?.type === 'text' ? text.text : '{}')).toMatchObject({ error: 'forbidden', permission: 'contents.draft' });
 
-      // A contributor's token sees publish_content (drafts) and is told what it lacks for publishing now.
+      // A contributor's token sees publish_content; what it asks to publish now waits for a person's approval,
+      // and publishing it now anyway is refused, naming what it lacks.
       const contributor = await make(ws.api_key, { name: 'assistant (contributor)', role: 'contributor' });
       const contributorClient = await mcpClient(server(), (await oauthAccessToken(server(), contributor.body.api_key as string)).token);
-      expect((await contributorClient.listTools()).tools.map((t) => t.name)).toContain('publish_content');
+      const contributorTools = (await contributorClient.listTools()).tools.map((t) => t.name);
+      expect(contributorTools).toContain('publish_content');
+      expect(contributorTools).not.toContain('publish_content_now');
       const publish = (await contributorClient.callTool({ name: 'publish_content', arguments: { brand_id: brandA, target_platforms: ['linkedin'], content_type: 'text', text: 'Now' } })) as CallToolResult;
-      expect(publish.isError).toBe(true);
-      const body = publish.content[0];
+      expect(publish.isError ?? false).toBe(false);
+      const created = publish.structuredContent as { content_id: string; status: string; jobs: unknown[] };
+      expect(created).toMatchObject({ status: 'pending_approval', jobs: [] });
+      const now = (await contributorClient.callTool({ name: 'publish_content_now', arguments: { content_id: created.content_id } })) as CallToolResult;
+      expect(now.isError).toBe(true);
+      const body = now.content[0];
       expect(JSON.parse(body?.type === 'text' ? body.text : '{}')).toMatchObject({ error: 'forbidden', permission: 'contents.publish' });
     });
   },

@@ -45,6 +45,24 @@ export function newTimeOrderedId(prefix: string, nowMs: number): string {
 }
 
 /**
+ * The id that sorts right after `previous` (one of `newTimeOrderedId`'s): its last character counted up by one,
+ * carrying leftwards through the random part only. Null when that part is all at its top, which never happens in
+ * practice; the caller then takes a fresh id.
+ */
+export function followingTimeOrderedId(previous: string, prefix: string): string | null {
+  const chars = [...previous];
+  for (let i = chars.length - 1; i >= prefix.length + 10; i--) {
+    const at = ID_ALPHABET.indexOf(chars[i]!);
+    if (at < ID_ALPHABET.length - 1) {
+      chars[i] = ID_ALPHABET[at + 1]!;
+      return chars.join('');
+    }
+    chars[i] = ID_ALPHABET[0]!;
+  }
+  return null;
+}
+
+/**
  * A version 7 UUID (RFC 9562): the millisecond `nowMs` in the first 48 bits, then 74 random bits. It sorts by
  * creation time, for the same reason as `newTimeOrderedId`.
  */

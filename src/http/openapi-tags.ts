@@ -81,8 +81,7 @@ export type TagName = (typeof TAGS)[number]['name'];
 export const TAG_GROUPS: { name: string; tags: TagName[] }[] = [
   { name: 'Publishing', tags: ['Brands', 'Connections', 'Contents', 'Approvals', 'Media', 'Platforms'] },
   { name: 'Notifications', tags: ['Webhooks'] },
-  { name: 'Access', tags: ['API keys', 'Members', 'OAuth clients', 'OAuth', 'MCP'] },
-  { name: 'Access', tags: ['API keys', 'OAuth clients', 'Audit log', 'OAuth', 'MCP'] },
+  { name: 'Access', tags: ['API keys', 'Members', 'OAuth clients', 'Audit log', 'OAuth', 'MCP'] },
   { name: 'Billing', tags: ['Wallet', 'Usage'] },
   { name: 'Service', tags: ['Operations'] },
 ];

@@ -35,10 +35,13 @@ describeEachDb('MCP approvals', (server) => {
     const jobs = await server().container.db.kysely.selectFrom('jobs').select('id').where('content_id', '=', created.content_id).execute();
     expect(jobs).toEqual([]);
 
-    // The assistant may not approve its own post, nor publish it now.
+    // The assistant may not approve its own post, nor publish it now: refused on the permission, before the
+    // content's state is looked at.
     const refused = await callFailing(assistant, 'approve_content', { content_id: created.content_id, publish_now: true });
     expect(refused).toMatchObject({ error: 'forbidden', permission: 'contents.approve' });
-    expect(await callFailing(assistant, 'publish_content_now', { content_id: created.content_id })).toMatchObject({ error: 'content_not_editable', status: 'pending_approval' });
+    const now = await callFailing(assistant, 'publish_content_now', { content_id: created.content_id });
+    expect(now).toMatchObject({ error: 'forbidden', permission: 'contents.publish' });
+    expect(now).not.toHaveProperty('status');
 
     // A draft it submits; the owner (a full key) lists, sends one back and approves the other.
     const draft = await call<CreatedContent>(assistant, 'publish_content', { brand_id: brandId, target_platforms: ['linkedin'], content_type: 'text', text: 'A draft', draft: true });

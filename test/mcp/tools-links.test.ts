@@ -37,6 +37,10 @@ interface Ids {
   otherDraftId: string;
   whId: string;
   delId: string;
+  /** A draft to submit, and two contents already waiting on their approval. */
+  toSubmitId: string;
+  pendingId: string;
+  otherPendingId: string;
 }
 
 /** Arguments, for the objects made below, of every tool whose results link to dashboard pages. */
@@ -64,6 +68,10 @@ const LINKED: Record<string, (ids: Ids) => Record<string, unknown>> = {
   list_media: () => ({}),
   import_media_from_url: () => ({ url: `${hostUrl}/bread.png` }),
   get_wallet: () => ({}),
+  submit_for_approval: (ids) => ({ content_id: ids.toSubmitId }),
+  list_pending_approvals: () => ({}),
+  approve_content: (ids) => ({ content_id: ids.pendingId }),
+  request_changes: (ids) => ({ content_id: ids.otherPendingId, comment: 'Warmer, please.' }),
 };
 
 describeEachDb(
@@ -84,10 +92,16 @@ describeEachDb(
       const published = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'Out now.' });
       const draft = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'Draft.', draft: true });
       const otherDraft = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: 'Another draft.', draft: true });
+      const review = async (words: string, submit: boolean) => {
+        const made = await call<{ content_id: string }>(client, 'publish_content', { ...text, text: words, draft: true });
+        if (submit) await call(client, 'submit_for_approval', { content_id: made.content_id });
+        return made.content_id;
+      };
+      const [toSubmitId, pendingId, otherPendingId] = [await review('To review.', false), await review('Approve me.', true), await review('Change me.', true)];
       await server().settle();
       await server().container.dispatcher.drain();
       const deliveries = await call<{ data: { id: string }[] }>(client, 'list_deliveries', { webhook_id: hook.id });
-      const ids: Ids = { brandId: brand.id, contentId: published.content_id, draftId: draft.content_id, otherDraftId: otherDraft.content_id, whId: hook.id, delId: deliveries.data[0]!.id };
+      const ids: Ids = { brandId: brand.id, contentId: published.content_id, draftId: draft.content_id, otherDraftId: otherDraft.content_id, whId: hook.id, delId: deliveries.data[0]!.id, toSubmitId, pendingId, otherPendingId };
 
       const dashboard = new DashboardClient(server().url);
       await dashboard.signIn(ws.api_key);
@@ -112,7 +126,7 @@ describeEachDb(
         expect((await dashboard.get(path)).status, path).toBe(404);
       }
       expect([...opened].sort()).toEqual(
-        ['/dashboard/brands', '/dashboard/brands/{id}/queue', '/dashboard/contents/{id}', '/dashboard/deliveries/{id}', '/dashboard/media', '/dashboard/wallet', '/dashboard/webhooks/{id}'].sort(),
+        ['/dashboard/approvals', '/dashboard/brands', '/dashboard/brands/{id}/queue', '/dashboard/contents/{id}', '/dashboard/deliveries/{id}', '/dashboard/media', '/dashboard/wallet', '/dashboard/webhooks/{id}'].sort(),
       );
     });
   },

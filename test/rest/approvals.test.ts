@@ -72,7 +72,8 @@ describeEachDb(
       expect(await t.jobCount(now.body.content_id)).toBe(0);
       expect(await t.jobCount(later.body.content_id)).toBe(0);
       expect(await t.usage()).toEqual({ contents: 0, publications: 0 });
-      expect(await t.audit(later.body.content_id)).toEqual(['content.submitted:contributor']);
+      // Created and submitted in one transaction: its two entries, in that order.
+      expect(await t.audit(later.body.content_id)).toEqual(['content.created:contributor', 'content.submitted:contributor']);
 
       // Its time passes: it is overdue and still pending, nothing published or charged.
       clock().set(Date.UTC(2026, 10, 24, 10));
@@ -126,7 +127,7 @@ describeEachDb(
       expect(await t.jobCount(c.content_id)).toBe(2);
       await server().settle();
       expect((await t.admin.get(c.content_id)).body.status).toBe('published');
-      expect(await t.audit(c.content_id)).toEqual(['content.submitted:contributor', 'content.approved:owner']);
+      expect(await t.audit(c.content_id)).toEqual(['content.created:contributor', 'content.submitted:contributor', 'content.approved:owner']);
     });
 
     it('submit, request changes with a comment, the thread, edit and submit again, approve', async () => {
@@ -180,9 +181,11 @@ describeEachDb(
       ]);
       expect(thread.body.data[0]!.author).toEqual({ type: 'api_key', id: expect.stringMatching(/^key_/), label: 'contributor key' });
       expect(await t.audit(draft.content_id)).toEqual([
+        'content.created:contributor',
         'content.submitted:contributor',
         'content.changes_requested:client',
         'content.commented:contributor',
+        'content.updated:contributor',
         'content.submitted:contributor',
         'content.approved:client',
       ]);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { insertAuditEvent } from '../../../db/repositories/audit.repo.js';
 import type { Database } from '../../../db/schema.js';
-import { newTimeOrderedId } from '../ids.js';
+import { followingTimeOrderedId, newTimeOrderedId } from '../ids.js';
 import type { Principal } from '../principal.js';
 
 /** What a change was done to. */
@@ -30,7 +30,7 @@ export async function recordAudit(
 ): Promise<void> {
   const origin = actor.kind === 'system' ? undefined : actor.origin;
   await insertAuditEvent(tx, {
-    id: newTimeOrderedId('aud_', occurredAt),
+    id: nextAuditId(occurredAt),
     workspaceId: actor.workspaceId,
     occurredAt,
     action,
@@ -44,6 +44,23 @@ export async function recordAudit(
     userAgent: origin?.userAgent?.slice(0, 300) ?? null,
     requestId: origin?.requestId ?? null,
   });
+}
+
+const AUDIT_ID_PREFIX = 'aud_';
+let lastAuditId = '';
+
+/**
+ * The log reads in (occurred_at, id) order. Entries of one change share their millisecond (a content created and
+ * submitted for approval in one transaction), and random tails would list them in any order; so an id made in the
+ * same millisecond as this process's previous one follows it. A transaction runs in one process, which is where
+ * the order matters.
+ */
+function nextAuditId(occurredAt: number): string {
+  const fresh = newTimeOrderedId(AUDIT_ID_PREFIX, occurredAt);
+  const sameTime = fresh.slice(0, AUDIT_ID_PREFIX.length + 10) === lastAuditId.slice(0, AUDIT_ID_PREFIX.length + 10);
+  const id = sameTime && fresh <= lastAuditId ? (followingTimeOrderedId(lastAuditId, AUDIT_ID_PREFIX) ?? fresh) : fresh;
+  lastAuditId = id;
+  return id;
 }
 
 function actorColumns(actor: Principal | SystemActor): { actorType: string; actorId: string | null; actorLabel: string | null; actorRole: string | null } {

@@ -79,10 +79,12 @@ export function contentReview(deps: ContentsDeps) {
      *   (`publish_at`), the checks' errors, `limit_reached` and the credit errors (nothing changes then).
      */
     async approve(principal: Principal, workspaceId: string, contentId: string, input: ApproveInput = {}): Promise<Content> {
-      authorize(principal, workspaceId, 'contents.read');
+      // The permission first, then on the content's brand, then its state: a caller who may not approve learns
+      // nothing of the content's status.
+      authorize(principal, workspaceId, 'contents.approve');
       const row = await found(workspaceId, contentId);
-      if (row.status !== 'pending_approval') throw wrongReviewStatus(row, 'pending_approval');
       await assertMayApprove(db, principal, row);
+      if (row.status !== 'pending_approval') throw wrongReviewStatus(row, 'pending_approval');
       const now = clock.now();
       let time: PublishTime | null;
       if (input.publish_now === true) time = null;
@@ -128,10 +130,11 @@ export function contentReview(deps: ContentsDeps) {
      * @throws ServiceError `not_found`, `forbidden`, `content_not_editable` (not pending).
      */
     async requestChanges(principal: Principal, workspaceId: string, contentId: string, input: RequestChangesInput): Promise<Content> {
-      authorize(principal, workspaceId, 'contents.read');
+      // As for an approval: the permission before the content's state.
+      authorize(principal, workspaceId, 'contents.approve');
       const row = await found(workspaceId, contentId);
-      if (row.status !== 'pending_approval') throw wrongReviewStatus(row, 'pending_approval');
       authorize(principal, workspaceId, 'contents.approve', row.brandId);
+      if (row.status !== 'pending_approval') throw wrongReviewStatus(row, 'pending_approval');
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
         const written = await transitionContent(tx, { workspaceId, id: contentId, from: ['pending_approval'], now, set: { status: 'changes_requested' } });
