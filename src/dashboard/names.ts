@@ -1,6 +1,7 @@
 import type { Brand } from '../core/brands/brands.schema.js';
 import type { Connection } from '../core/connections/connections.schema.js';
 import type { Content } from '../core/contents/contents.schema.js';
+import { allows } from '../core/permissions/authorize.js';
 import { html, type SafeHtml } from '../web/html.js';
 import type { PageContext } from './page-router.js';
 
@@ -46,8 +47,10 @@ export interface Names {
 
 export async function loadNames(ctx: PageContext): Promise<Names> {
   const { services } = ctx.deps;
-  // Every connection, inactive ones too: an old post still names the account it went out from.
-  const [{ data: brands }, { data: connections }] = await Promise.all([services.brands.list(ctx.principal, ctx.workspaceId), services.connections.list(ctx.principal, ctx.workspaceId, {})]);
+  // Every connection, inactive ones too: an old post still names the account it went out from. A role that may not
+  // read connections (a client reviewing posts) gets the brands' names only; its pages show networks without accounts.
+  const connectionList = allows(ctx.principal, 'connections.read') ? services.connections.list(ctx.principal, ctx.workspaceId, {}) : Promise.resolve({ data: [] as Connection[] });
+  const [{ data: brands }, { data: connections }] = await Promise.all([services.brands.list(ctx.principal, ctx.workspaceId), connectionList]);
   return { brands: new Map(brands.map((b) => [b.id, b])), connections: new Map(connections.map((c) => [c.id, c])) };
 }
 

@@ -11,6 +11,7 @@ import { newTimeOrderedId } from '../ids.js';
 import { authorize } from '../permissions/authorize.js';
 import { roleCan } from '../permissions/roles.js';
 import type { Access, Principal } from '../principal.js';
+import { contentTarget } from './audit-target.js';
 
 /**
  * Who needs a person's approval before a content goes out (README, Approvals): a role that may not publish
@@ -119,7 +120,8 @@ export async function recordReviewStep(
     body: comment,
     createdAt: now,
   });
-  await recordAudit(tx, principal, STEP[step].audit, { type: 'content', id: row.id }, now, { status: row.status, ...details });
+  // Named by its first words, as every other content entry is, so the log reads without looking ids up.
+  await recordAudit(tx, principal, STEP[step].audit, contentTarget(row.id, row.input, row.contentType), now, { status: row.status, ...details });
   await recordApprovalEvent(tx, {
     type: STEP[step].event,
     content: { id: row.id, workspaceId: row.workspaceId, brandId: row.brandId, status: row.status, publishAt: row.publishAt },

@@ -77,7 +77,8 @@ export function brandPages(pages: PageRouter): void {
     const { services } = ctx.deps;
     const [{ data: brands }, { data: connections }, usage] = await Promise.all([
       services.brands.list(ctx.principal, ctx.workspaceId),
-      services.connections.list(ctx.principal, ctx.workspaceId, {}),
+      // A client sees its brands but may not read their connections.
+      allows(ctx.principal, 'connections.read') ? services.connections.list(ctx.principal, ctx.workspaceId, {}) : { data: [] },
       services.meters.usage(ctx.workspaceId),
     ]);
     const zones = await brandZones(ctx, brands);
@@ -221,7 +222,11 @@ ${
   <p><a href="${BRANDS_URL}/${id}/queue">Publishing queue and time zone<span class="vh"> of ${brand.name}</span></a></p>
   ${notice !== undefined ? html`<p class="notice" role="status">${notice}</p>` : ''}
   ${bannerFor('connection')}
-  ${table({ caption: `Connections of ${label}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })}
+  ${
+    allows(ctx.principal, 'connections.read', id)
+      ? table({ caption: `Connections of ${label}`, head: ['Name', 'Network', 'Mode', 'Status', 'Why', 'Created', 'Actions'], rows, empty: 'No connections yet.' })
+      : html`<p class="muted">Your role does not show this brand's connections.</p>`
+  }
 
   ${
     !manageConnections

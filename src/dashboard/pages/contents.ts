@@ -153,7 +153,8 @@ ${
     const retried = new Set((ctx.query.retried ?? '').split(',').filter((id) => id !== ''));
     const failedAgain = failed.filter((j) => retried.has(j.job_id));
     const media = (await ctx.deps.services.media.ofContents(ctx.principal, ctx.workspaceId, [content.content_id])).get(content.content_id) ?? [];
-    const choices = waiting ? await editChoices(ctx, content) : null;
+    // The edit form's choices read connections; a role that may not edit (a client) gets no form and needs none.
+    const choices = waiting && allows(ctx.principal, 'contents.draft', content.brand_id) ? await editChoices(ctx, content) : null;
 
     const rows = content.jobs.map((j) => {
       const name = platformName(j.platform_slug);

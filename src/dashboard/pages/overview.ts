@@ -91,7 +91,8 @@ export function overviewPage(pages: PageRouter): void {
       services.contents.list(ctx.principal, ctx.workspaceId, { status: 'scheduled', from: new Date(now).toISOString(), limit: 5 }),
       services.contents.list(ctx.principal, ctx.workspaceId, { status: 'failed', created_after: since, limit: 5 }),
       services.contents.list(ctx.principal, ctx.workspaceId, { status: 'partial', created_after: since, limit: 5 }),
-      services.connections.list(ctx.principal, ctx.workspaceId, {}),
+      // A client reviews posts and may not read connections: its overview has none to show.
+      can('connections.read') ? services.connections.list(ctx.principal, ctx.workspaceId, {}) : { data: [] },
       services.brands.list(ctx.principal, ctx.workspaceId),
       can('webhooks.read') ? services.webhooks.list(ctx.principal, ctx.workspaceId) : { data: [] },
     ]);
