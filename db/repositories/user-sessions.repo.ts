@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { toMillis } from './rows.js';
+import { parseBrandIds, toMillis } from './rows.js';
 
 export interface UserSessionRow {
   id: string;
@@ -63,6 +63,24 @@ export async function insertUserSession(db: Kysely<Database>, row: UserSessionRo
 export async function findUserSessionByDigest(db: Kysely<Database>, tokenDigest: string): Promise<UserSessionRow | undefined> {
   const r = await db.selectFrom('user_sessions').select(COLUMNS).where('token_digest', '=', tokenDigest).executeTakeFirst();
   return r && toRow(r);
+}
+
+/**
+ * A session by its cookie's digest with the person's membership of the session's workspace, in one query (the
+ * dashboard resolves this on every request): `membership` is undefined when they are no longer a member there.
+ */
+export async function findUserSessionWithMembership(
+  db: Kysely<Database>,
+  tokenDigest: string,
+): Promise<(UserSessionRow & { membership: { role: string; brandIds: string[] | null } | undefined }) | undefined> {
+  const r = await db
+    .selectFrom('user_sessions as s')
+    .leftJoin('memberships as m', (join) => join.onRef('m.workspace_id', '=', 's.workspace_id').onRef('m.user_id', '=', 's.user_id'))
+    .select(['s.id', 's.user_id', 's.workspace_id', 's.auth_method', 's.ip', 's.user_agent', 's.created_at', 's.last_seen_at', 's.ends_at', 'm.role as member_role', 'm.brand_ids as member_brand_ids'])
+    .where('s.token_digest', '=', tokenDigest)
+    .executeTakeFirst();
+  if (!r) return undefined;
+  return { ...toRow(r), membership: r.member_role === null ? undefined : { role: r.member_role, brandIds: parseBrandIds(r.member_brand_ids) } };
 }
 
 export async function listUserSessions(db: Kysely<Database>, userId: string): Promise<UserSessionRow[]> {

@@ -19,7 +19,7 @@ import {
   deleteStaleUserSessions,
   deleteUserSession,
   deleteUserSessions,
-  findUserSessionByDigest,
+  findUserSessionWithMembership,
   insertUserSession,
   listUserSessions,
   setUserSessionWorkspace,
@@ -76,7 +76,7 @@ export function createSessionsService(deps: { db: Kysely<Database>; clock: Clock
    * or a removal takes effect on the next page.
    */
   async function resolveUser(token: string): Promise<ResolvedSession> {
-    const row = await findUserSessionByDigest(db, sha256Hex(token));
+    const row = await findUserSessionWithMembership(db, sha256Hex(token));
     if (!row) return { state: 'none' };
     const now = clock.now();
     if (now >= deadline(row.createdAt, row.lastSeenAt)) {
@@ -84,17 +84,19 @@ export function createSessionsService(deps: { db: Kysely<Database>; clock: Clock
       return { state: 'expired' };
     }
     if (now - row.lastSeenAt >= TOUCH_GRANULARITY_MS) await touchUserSession(db, row.id, now);
-    let membership = row.workspaceId === null ? undefined : await findMembership(db, row.workspaceId, row.userId);
-    if (!membership) {
+    let workspaceId = row.workspaceId;
+    let membership = workspaceId === null ? undefined : row.membership;
+    if (!membership || workspaceId === null) {
       // Removed from the workspace the session was in: carry on in another one they belong to, if any.
       const [other] = await listMembershipsOfUser(db, row.userId);
       if (!other) return { state: 'no_workspace', userId: row.userId, sessionId: row.id };
       await setUserSessionWorkspace(db, row.id, other.workspaceId);
       membership = other;
+      workspaceId = other.workspaceId;
     }
     return {
       state: 'active',
-      principal: { kind: 'user', workspaceId: membership.workspaceId, userId: row.userId, sessionId: row.id, keyId: null, role: roleOf(membership.role), brandIds: membership.brandIds },
+      principal: { kind: 'user', workspaceId, userId: row.userId, sessionId: row.id, keyId: null, role: roleOf(membership.role), brandIds: membership.brandIds },
       expiresAt: deadline(row.createdAt, now),
     };
   }
