@@ -263,6 +263,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const sessions = createSessionsService({ ...deps, apiKeys, ...config.dashboardSession });
     // Outgoing mail over SMTP when SMTP_URL is set; tests pass their own to capture it.
     const mailer: Mailer | null = options.mailer ?? smtp;
+    const onMailFailure = (err: unknown, what: string) => logger.warn({ err }, `mail: sending the ${what} failed`);
     // Password guessing: by default 5 failures per account and 20 per client address within 15 minutes (OWASP's
     // authentication cheat sheet), counted on the rate store the processes share.
     const accounts = createAccountsService({
@@ -270,6 +271,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       secretKey,
       sessions,
       mailer,
+      onMailFailure,
       baseUrl: config.baseUrl ?? '',
       perAccount: createFailureThrottle(rates.store, { failures: config.signInFailures.perAccount, windowSeconds: 15 * 60, name: 'signin-account' }),
       perAddress: createFailureThrottle(rates.store, { failures: config.signInFailures.perAddress, windowSeconds: 15 * 60, name: 'signin-address' }),
@@ -310,7 +312,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         apiKeys,
         sessions,
         members: createMembersService(deps),
-        invitations: createInvitationsService({ ...deps, baseUrl: config.baseUrl ?? '', mailer }),
+        invitations: createInvitationsService({ ...deps, baseUrl: config.baseUrl ?? '', mailer, onMailFailure }),
         accounts,
         passkeys,
         sso,

@@ -101,6 +101,11 @@ export async function listGrantAccessOfWorkspace(db: Kysely<Database>, workspace
   return rows.map(toRow);
 }
 
+/** What the grants one person or key approved in a workspace carried (their grants are being destroyed with them). */
+export async function deleteGrantAccessOfApprover(db: Kysely<Database>, workspaceId: string, approverType: GrantAccessRow['approverType'], approverId: string): Promise<void> {
+  await db.deleteFrom('oauth_grant_access').where('workspace_id', '=', workspaceId).where('approver_type', '=', approverType).where('approver_id', '=', approverId).execute();
+}
+
 /**
  * Rows whose grant was revoked, disconnected or has expired (the maintenance loop). Only rows last written before
  * `writtenBefore`: a row is written just before its grant is saved, and must not be taken for an orphan then.

@@ -383,4 +383,36 @@ describeEachDb('the consent page for a signed-in person', (server) => {
     expect((await server().request('DELETE', member, { key: ws.api_key })).status).toBe(204);
     expect((await server().request('GET', '/api/v1/me', { key: token })).status).toBe(401);
   });
+
+  it('removing a person through the members API takes the apps they approved in that workspace off Connected apps; their approval elsewhere stays', async () => {
+    const ws = await server().workspace('Left');
+    const other = await server().workspace('Stays');
+    const ida = await person(server(), [
+      { workspaceId: ws.workspace_id, role: 'admin' },
+      { workspaceId: other.workspace_id, role: 'admin' },
+    ]);
+    const client = await register(server().service.baseUrl);
+    const here = tokenOf(await approve(server(), await openConsent(server(), ida, client), { as: 'person', workspace: ws.workspace_id, role: 'editor' }));
+    const there = tokenOf(await approve(server(), await openConsent(server(), ida, client), { as: 'person', workspace: other.workspace_id, role: 'editor' }));
+    const appsPage = async (key: string) => {
+      const dashboard = new DashboardClient(server().service.baseUrl);
+      await dashboard.signIn(key);
+      return textOf((await dashboard.get('/dashboard/connected-apps')).html);
+    };
+    expect(await appsPage(ws.api_key)).toContain(`editor, by ${ida.email}`);
+
+    expect((await server().request('DELETE', `/api/v1/workspaces/${ws.workspace_id}/members/${ida.memberIds[0]}`, { key: ws.api_key })).status).toBe(204);
+    const owner = await server().container.services.apiKeys.authenticate(ws.api_key);
+    expect((await server().container.services.connectedApps.list(owner, ws.workspace_id)).data).toEqual([]);
+    expect(await appsPage(ws.api_key)).not.toContain('Drafting assistant');
+    expect((await server().request('GET', '/api/v1/me', { key: here })).status).toBe(401);
+    const db = server().container.db.kysely;
+    // Grants, codes and tokens go; the provider's sign-in session of the browser may stay (it grants nothing).
+    const issued = await db.selectFrom('oauth_store').select('model').where('account_id', '=', `${ws.workspace_id}:${ida.userId}`).where('model', '!=', 'Session').execute();
+    expect(issued).toEqual([]);
+    expect(await db.selectFrom('oauth_grant_access').select('grant_id').where('workspace_id', '=', ws.workspace_id).execute()).toEqual([]);
+
+    expect((await server().request('GET', '/api/v1/me', { key: there })).status).toBe(200);
+    expect(await appsPage(other.api_key)).toContain(`editor, by ${ida.email}`);
+  });
 });

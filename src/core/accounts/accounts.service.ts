@@ -49,6 +49,8 @@ export function createAccountsService(deps: {
   secretKey: Buffer;
   sessions: SessionsService;
   mailer: Mailer | null;
+  /** Told when the mail server refuses or fails a message (the person is answered as if it went). */
+  onMailFailure?: (err: unknown, what: string) => void;
   baseUrl: string;
   perAccount: FailureThrottle;
   perAddress: FailureThrottle;
@@ -119,18 +121,24 @@ export function createAccountsService(deps: {
 
     /**
      * "Forgot password": with mail configured, mails a one-time link when the email has an account and says the
-     * same either way. Without mail, nothing is sent and the page tells the person to ask an operator.
+     * same either way, even when the mail server fails. Without mail, nothing is sent and the page tells the person to ask an operator.
      */
     async requestReset(email: string): Promise<{ mailed: boolean }> {
       if (deps.mailer === null) return { mailed: false };
       const user = await findUserByEmail(db, email);
       if (user) {
         const link = await db.transaction().execute((tx) => issueReset(tx, user.id));
-        await deps.mailer.send({
-          to: user.email,
-          subject: 'Set a new password',
-          text: `Someone asked to set a new password for ${user.email}. If it was you, open this link within an hour:\n\n${link}\n\nIf not, ignore this message: your password stays as it is.`,
-        });
+        try {
+          await deps.mailer.send({
+            to: user.email,
+            subject: 'Set a new password',
+            text: `Someone asked to set a new password for ${user.email}. If it was you, open this link within an hour:\n\n${link}\n\nIf not, ignore this message: your password stays as it is.`,
+          });
+        } catch (err) {
+          // The answer must not differ from an unknown address's, or a failing mail server would reveal which
+          // addresses have accounts; the operator learns of it from the log.
+          deps.onMailFailure?.(err, 'password reset');
+        }
       }
       return { mailed: true };
     },

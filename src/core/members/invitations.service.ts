@@ -124,7 +124,14 @@ export type InvitationsService = ReturnType<typeof createInvitationsService>;
  * brands, valid 7 days by default. Accepting twice, even at once in two processes, makes one member: the
  * acceptance is a conditional update on `accepted_at is null`, and memberships are unique per person.
  */
-export function createInvitationsService(deps: { db: Kysely<Database>; clock: Clock; baseUrl: string; mailer: Mailer | null }) {
+export function createInvitationsService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  baseUrl: string;
+  mailer: Mailer | null;
+  /** Told when the mail server refuses or fails an invitation (the inviter then gets the link to pass on). */
+  onMailFailure?: (err: unknown, what: string) => void;
+}) {
   const { db, clock } = deps;
   const acceptUrl = (token: string) => `${deps.baseUrl}${JOIN_PATH}${token}`;
 
@@ -138,7 +145,8 @@ export function createInvitationsService(deps: { db: Kysely<Database>; clock: Cl
         text: `You are invited to join ${workspace?.name ?? 'a workspace'} as ${row.role}.\n\nOpen this link to accept (it works once, until ${toIso(row.expiresAt)}):\n${url}\n`,
       });
       return true;
-    } catch {
+    } catch (err) {
+      deps.onMailFailure?.(err, 'invitation');
       // The inviter has the link in the answer either way; a mail server's failure does not undo the invitation.
       return false;
     }

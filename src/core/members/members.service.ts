@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import { addMembership, countOwners, deleteMembership, findMember, listMembers, type MemberRow, updateMembership } from '../../../db/repositories/members.repo.js';
+import { destroyIssuedFor } from '../../../db/repositories/oauth.repo.js';
+import { deleteGrantAccessOfApprover } from '../../../db/repositories/oauth-grant-access.repo.js';
 import { findUserByEmail } from '../../../db/repositories/users.repo.js';
 import { lockWorkspace } from '../../../db/repositories/workspaces.repo.js';
 import type { Database } from '../../../db/schema.js';
@@ -8,6 +10,7 @@ import { recordAudit } from '../audit/record.js';
 import { type Clock, toIso } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
+import { accountIdFor } from '../oauth-clients/oauth-clients.service.js';
 import { authorize } from '../permissions/authorize.js';
 import type { Principal } from '../principal.js';
 import { assertBrandsExist, assertMayGrant, distinctBrands } from './grants.js';
@@ -135,6 +138,10 @@ export function createMembersService(deps: { db: Kysely<Database>; clock: Clock 
           await assertAnotherOwner(tx, workspaceId);
         }
         await deleteMembership(tx, workspaceId, memberId, member.userId);
+        // The apps the person approved here go with them: their tokens would be refused at the next call anyway
+        // (a grant acts with its approver's membership), but the apps would stay listed as connected.
+        await destroyIssuedFor(tx, { accountId: accountIdFor(workspaceId, { kind: 'user', userId: member.userId }) });
+        await deleteGrantAccessOfApprover(tx, workspaceId, 'user', member.userId);
         await recordAudit(tx, principal, 'member.removed', target(member), clock.now(), { role: member.role });
       });
     },
