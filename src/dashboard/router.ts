@@ -2,7 +2,7 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { SERVER_ERROR_MESSAGE } from '../core/errors.js';
 import { locals, requestLog } from '../web/request-context.js';
 import { assetRoutes } from './assets.js';
-import { backLink, createPageRouter, type DashboardDeps, problemPage, sendProblemPage } from './page-router.js';
+import { backLink, createPageRouter, type DashboardDeps, type PageRouter, problemPage, sendProblemPage } from './page-router.js';
 import { apiKeyPages } from './pages/api-keys.js';
 import { authorizeAppPages } from './pages/authorize-app.js';
 import { auditLogPages } from './pages/audit-log.js';
@@ -44,28 +44,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     res.redirect(303, `/dashboard/pay${req.originalUrl.slice('/pay'.length)}`);
   });
   const pages = createPageRouter(router, deps);
-  overviewPage(pages);
-  composePages(pages);
-  calendarPages(pages);
-  draftPages(pages);
-  approvalPages(pages);
-  contentPages(pages);
-  mediaPages(pages);
-  brandPages(pages);
-  connectionBoardPages(pages);
-  queuePages(pages);
-  webhookPages(pages);
-  apiKeyPages(pages);
-  memberPages(pages);
-  connectAssistantPages(pages);
-  connectedAppPages(pages);
-  authorizeAppPages(pages);
-  oauthClientPages(pages);
-  walletPages(pages);
-  // Passkeys are managed on their own page; the account page points to it.
-  accountPages(pages, [async () => html`<section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2><p>Sign in with your device's screen lock instead of a password.</p><p><a href="/dashboard/account/passkeys">Manage passkeys</a></p></section>`]);
-  passkeyPages(pages);
-  auditLogPages(pages);
+  registerPages(pages);
 
   // Signed in, a missing page keeps the navigation, so a wrong address is never a dead end; signed out, it offers the overview.
   router.use('/dashboard', (req: Request, res: Response, next: NextFunction) => {
@@ -93,4 +72,33 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     });
   });
   return router;
+}
+
+/**
+ * Every signed-in page and form action, registered on `pages`. Its own function so a test can hand it a recording
+ * page router and hold every form action against the role matrix (test/dashboard/roles-matrix.test.ts).
+ */
+export function registerPages(pages: PageRouter): void {
+  overviewPage(pages);
+  composePages(pages);
+  calendarPages(pages);
+  draftPages(pages);
+  approvalPages(pages);
+  contentPages(pages);
+  mediaPages(pages);
+  brandPages(pages);
+  connectionBoardPages(pages);
+  queuePages(pages);
+  webhookPages(pages);
+  apiKeyPages(pages);
+  memberPages(pages);
+  connectAssistantPages(pages);
+  connectedAppPages(pages);
+  authorizeAppPages(pages);
+  oauthClientPages(pages);
+  walletPages(pages);
+  // Passkeys are managed on their own page; the account page points to it.
+  accountPages(pages, [async () => html`<section class="card" aria-labelledby="passkeys-h"><h2 id="passkeys-h">Passkeys</h2><p>Sign in with your device's screen lock instead of a password.</p><p><a href="/dashboard/account/passkeys">Manage passkeys</a></p></section>`]);
+  passkeyPages(pages);
+  auditLogPages(pages);
 }

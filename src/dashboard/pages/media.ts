@@ -160,6 +160,9 @@ ${
     if (!file) return renderLibrary(ctx, { error: 'Choose a photo or a video to upload.', status: 400 });
     if (file.result.status === 'rejected') {
       const reason = file.result.reason as unknown;
+      // A role that may not upload is shown no upload form, so the message would have nowhere to appear: the
+      // refusal page names the permission instead, as for every other action.
+      if (reason instanceof ServiceError && reason.code === 'forbidden') throw reason;
       const failure = uploadError(reason, file.truncated || reason instanceof FileTooLarge);
       if (!failure) throw reason;
       return renderLibrary(ctx, { error: failure.message, status: failure.status });
