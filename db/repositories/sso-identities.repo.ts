@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import { parseBrandIds } from './rows.js';
 
 /** The person an OpenID provider's account is linked to, if any. */
 export async function findSsoIdentityUser(db: Kysely<Database>, issuer: string, subject: string): Promise<string | undefined> {
@@ -23,24 +24,9 @@ export async function touchSsoIdentity(db: Kysely<Database>, issuer: string, sub
   await db.updateTable('sso_identities').set({ last_used_at: now }).where('issuer', '=', issuer).where('subject', '=', subject).execute();
 }
 
-/**
- * Makes a person a member unless they are one already (the unique workspace+user index decides a race); true
- * when this call added the membership.
- */
-export async function insertMembershipIfAbsent(
-  db: Kysely<Database>,
-  row: { id: string; workspaceId: string; userId: string; role: string; brandIds: string | null; now: number },
-): Promise<boolean> {
-  const result = await db
-    .insertInto('memberships')
-    .values({ id: row.id, workspace_id: row.workspaceId, user_id: row.userId, role: row.role, brand_ids: row.brandIds, created_at: row.now, updated_at: row.now })
-    .onConflict((oc) => oc.columns(['workspace_id', 'user_id']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
-}
 
 /** Open invitations of an address (not accepted, not revoked, not expired), oldest first. */
-export async function openInvitationsFor(db: Kysely<Database>, email: string, now: number): Promise<{ id: string; workspaceId: string; role: string; brandIds: string | null }[]> {
+export async function openInvitationsFor(db: Kysely<Database>, email: string, now: number): Promise<{ id: string; workspaceId: string; role: string; brandIds: string[] | null }[]> {
   const rows = await db
     .selectFrom('invitations')
     .select(['id', 'workspace_id', 'role', 'brand_ids'])
@@ -50,18 +36,6 @@ export async function openInvitationsFor(db: Kysely<Database>, email: string, no
     .where('expires_at', '>', now)
     .orderBy('created_at')
     .execute();
-  return rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id, role: r.role, brandIds: r.brand_ids }));
+  return rows.map((r) => ({ id: r.id, workspaceId: r.workspace_id, role: r.role, brandIds: parseBrandIds(r.brand_ids) }));
 }
 
-/** Marks an invitation accepted, only if it still is open: of two acceptances, one wins. */
-export async function claimInvitation(db: Kysely<Database>, id: string, userId: string, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('invitations')
-    .set({ accepted_at: now, accepted_by: userId })
-    .where('id', '=', id)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { consumeAuthChallenge, insertAuthChallenge } from '../../../db/repositories/auth-challenges.repo.js';
 import { listMembershipsOfUser } from '../../../db/repositories/memberships.repo.js';
-import { claimInvitation, findSsoIdentityUser, insertMembershipIfAbsent, linkSsoIdentity, openInvitationsFor, touchSsoIdentity } from '../../../db/repositories/sso-identities.repo.js';
+import { findSsoIdentityUser, linkSsoIdentity, openInvitationsFor, touchSsoIdentity } from '../../../db/repositories/sso-identities.repo.js';
+import { claimInvitation } from '../../../db/repositories/invitations.repo.js';
+import { addMembership } from '../../../db/repositories/members.repo.js';
 import { findUserByEmail, insertUser, normalizeEmail } from '../../../db/repositories/users.repo.js';
 import type { Database } from '../../../db/schema.js';
 import { roleOf } from '../api-keys/api-keys.service.js';
@@ -68,7 +70,7 @@ export function createSsoService(deps: { db: Kysely<Database>; clock: Clock; ses
     for (const invitation of await openInvitationsFor(db, email, now)) {
       await db.transaction().execute(async (tx) => {
         if (!(await claimInvitation(tx, invitation.id, userId, now))) return;
-        await insertMembershipIfAbsent(tx, { id: newId('mem_'), workspaceId: invitation.workspaceId, userId, role: invitation.role, brandIds: invitation.brandIds, now });
+        await addMembership(tx, { id: newId('mem_'), workspaceId: invitation.workspaceId, userId, role: invitation.role, brandIds: invitation.brandIds, now });
         const actor: Principal = { kind: 'user', workspaceId: invitation.workspaceId, userId, sessionId: '', keyId: null, role: roleOf(invitation.role), brandIds: null, origin };
         await recordAudit(tx, actor, 'invitation.accepted', { type: 'invitation', id: invitation.id, label: email }, now, { method: 'sso' });
       });
@@ -76,7 +78,7 @@ export function createSsoService(deps: { db: Kysely<Database>; clock: Clock; ses
     if ((await listMembershipsOfUser(db, userId)).length > 0 || !domainAllowed(email)) return;
     const workspaceId = policy.defaultWorkspaceId!;
     await db.transaction().execute(async (tx) => {
-      if (!(await insertMembershipIfAbsent(tx, { id: newId('mem_'), workspaceId, userId, role: policy.defaultRole, brandIds: null, now }))) return;
+      if (!(await addMembership(tx, { id: newId('mem_'), workspaceId, userId, role: policy.defaultRole, brandIds: null, now }))) return;
       const actor: Principal = { kind: 'user', workspaceId, userId, sessionId: '', keyId: null, role: roleOf(policy.defaultRole), brandIds: null, origin };
       await recordAudit(tx, actor, 'member.joined', { type: 'user', id: userId, label: email }, now, { method: 'sso', role: policy.defaultRole });
     });
