@@ -1,58 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mailer } from '../../src/core/mail/mailer.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { startSmtpSink } from '../support/smtp-sink.js';
 
-interface Received {
-  to: string[];
-  subject: string;
-  /** The decoded text part. */
-  text: string;
-}
-
-/** The body of a single-part message, undone from the transfer encoding nodemailer chose for it. */
-function decodeBody(raw: string): { subject: string; text: string } {
-  const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
-  const body = raw.slice(split + 4);
-  const subject = /^Subject: (.*)$/m.exec(head)?.[1] ?? '';
-  const encoding = /^Content-Transfer-Encoding: (.*)$/im.exec(head)?.[1]?.trim().toLowerCase();
-  if (encoding === 'base64') return { subject, text: Buffer.from(body, 'base64').toString('utf8') };
-  if (encoding === 'quoted-printable') {
-    const bytes = body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    return { subject, text: Buffer.from(bytes, 'latin1').toString('utf8') };
-  }
-  return { subject, text: body };
-}
-
-/** An SMTP sink on a free port that keeps every message it receives. */
-async function startSink(): Promise<{ port: number; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'mailer' && auth.password === 's3cret') callback(null, { user: auth.username });
-      else callback(new Error('Invalid username or password'));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), ...decodeBody(Buffer.concat(chunks).toString('utf8')) });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 /** The path of the first link to `prefix` in a mail's text. */
 function linkIn(text: string, prefix: string): string {
@@ -70,11 +23,11 @@ async function signIn(server: TestServer, email: string, password: string): Prom
 
 for (const kind of testDatabaseKinds()) {
   describe(`mail end to end through an SMTP server [${kind.name}]`, () => {
-    let sink: Awaited<ReturnType<typeof startSink>>;
+    let sink: Awaited<ReturnType<typeof startSmtpSink>>;
     let server: TestServer;
 
     beforeAll(async () => {
-      sink = await startSink();
+      sink = await startSmtpSink();
       server = await startTestServer(kind, { SMTP_URL: `smtp://mailer:s3cret@127.0.0.1:${sink.port}`, MAIL_FROM: 'Publisher <no-reply@publisher.test>' }, { workers: false });
     });
 

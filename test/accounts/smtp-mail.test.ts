@@ -1,53 +1,16 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { testDatabaseKinds } from '../support/databases.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { startSmtpSink } from '../support/smtp-sink.js';
 
-interface Received {
-  from: string;
-  to: string[];
-  user: string | undefined;
-  raw: string;
-}
-
-/** An SMTP sink on a free port: it accepts one login and keeps every message it receives. */
-async function startSink(): Promise<{ port: number; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'mailer' && auth.password === 's3cret') callback(null, { user: auth.username });
-      else callback(new Error('Invalid username or password'));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          user: typeof session.user === 'string' ? session.user : undefined,
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 describe('mail over SMTP', () => {
-  let sink: Awaited<ReturnType<typeof startSink>>;
+  let sink: Awaited<ReturnType<typeof startSmtpSink>>;
   let server: TestServer;
 
   beforeAll(async () => {
-    sink = await startSink();
+    sink = await startSmtpSink();
     server = await startTestServer(testDatabaseKinds()[0]!, { SMTP_URL: `smtp://mailer:s3cret@127.0.0.1:${sink.port}`, MAIL_FROM: 'Publisher <no-reply@publisher.test>' }, { workers: false });
   });
 
