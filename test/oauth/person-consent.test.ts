@@ -7,7 +7,7 @@ import type { Role } from '../../src/core/permissions/roles.js';
 import { createProvider, mcpResourceOf } from '../../oauth/provider.js';
 import { createTokenVerifier } from '../../oauth/token-verifier.js';
 import { DashboardClient, textOf } from '../support/dashboard.js';
-import { pkcePair } from '../support/oauth-browser.js';
+import { Browser, pkcePair } from '../support/oauth-browser.js';
 import { describeEachDb, type TestServer } from '../support/server.js';
 import { randomLoopbackPort } from './support/document-host.js';
 
@@ -17,49 +17,6 @@ import { randomLoopbackPort } from './support/document-host.js';
  * person holds then. Everything goes over real HTTP: the dashboard session cookie, the hand-over to the consent
  * page, the form, the token endpoint, then the REST API with the token.
  */
-
-/** A browser's cookie jar that honours `Path`, so a cookie scoped to /dashboard never reaches the consent page. */
-class PathBrowser {
-  private readonly cookies = new Map<string, { value: string; path: string }>();
-
-  set(name: string, value: string, path: string): void {
-    this.cookies.set(name, { value, path });
-  }
-
-  cookieNames(path: string): string[] {
-    return [...this.cookies].filter(([, c]) => path === c.path || path.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)).map(([name]) => name);
-  }
-
-  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    const names = this.cookieNames(new URL(url).pathname);
-    if (names.length > 0) headers.set('cookie', names.map((n) => `${n}=${this.cookies.get(n)!.value}`).join('; '));
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';').map((p) => p.trim());
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = pair!.slice(eq + 1);
-      const path = attributes.find((a) => /^path=/i.test(a))?.slice(5) ?? '/';
-      if (value === '' || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.set(name, value, path);
-    }
-    return res;
-  }
-
-  /** Follows redirects on our origin; stops at the first that leaves it (the client's callback). */
-  async follow(start: string, origin: string, init: RequestInit = {}): Promise<{ res: Response; url: string }> {
-    let url = start;
-    let res = await this.fetch(url, init);
-    for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
-      const next = new URL(res.headers.get('location')!, url).toString();
-      if (!next.startsWith(origin)) return { res, url: next };
-      url = next;
-      res = await this.fetch(url);
-    }
-    return { res, url };
-  }
-}
 
 interface Person {
   userId: string;
@@ -94,7 +51,7 @@ async function register(base: string): Promise<{ clientId: string; redirect: str
 
 /** A consent page as a signed-in person sees it: the authorization, then sign-in's `next` through the hand-over. */
 interface ConsentPage {
-  browser: PathBrowser;
+  browser: Browser;
   uid: string;
   html: string;
   csrf: string;
@@ -106,7 +63,7 @@ interface ConsentPage {
 async function openConsent(server: TestServer, who: Person | null, client?: { clientId: string; redirect: string }): Promise<ConsentPage> {
   const base = server.service.baseUrl;
   const { clientId, redirect } = client ?? (await register(base));
-  const browser = new PathBrowser();
+  const browser = new Browser();
   if (who) browser.set('svc_session', who.session, '/dashboard');
   const { verifier, challenge } = pkcePair();
   const params = new URLSearchParams({ client_id: clientId, redirect_uri: redirect, response_type: 'code', scope: 'mcp', code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/mcp` });

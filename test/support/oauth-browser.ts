@@ -1,20 +1,34 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** A tiny cookie-keeping HTTP client that walks the authorization flow the way a browser would. */
+/**
+ * A tiny cookie-keeping HTTP client that walks the authorization flow the way a browser would, `Path` included:
+ * a cookie scoped to /dashboard never reaches the consent page.
+ */
 export class Browser {
-  private readonly cookies = new Map<string, string>();
+  private readonly cookies = new Map<string, { value: string; path: string }>();
+
+  set(name: string, value: string, path = '/'): void {
+    this.cookies.set(name, { value, path });
+  }
+
+  /** The cookies a request to `path` carries (RFC 6265 §5.1.4 path-match). */
+  cookieNames(path: string): string[] {
+    return [...this.cookies].filter(([, c]) => path === c.path || path.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)).map(([name]) => name);
+  }
 
   async fetch(url: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const names = this.cookieNames(new URL(url).pathname);
+    if (names.length > 0) headers.set('cookie', names.map((n) => `${n}=${this.cookies.get(n)!.value}`).join('; '));
     const res = await fetch(url, { ...init, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
+      const [pair, ...attributes] = line.split(';').map((p) => p.trim());
       const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      const path = attributes.find((a) => /^path=/i.test(a))?.slice(5) ?? '/';
+      if (value === '' || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.set(name, value, path);
     }
     return res;
   }
