@@ -60,10 +60,6 @@ export async function insertUserSession(db: Kysely<Database>, row: UserSessionRo
     .execute();
 }
 
-export async function findUserSessionByDigest(db: Kysely<Database>, tokenDigest: string): Promise<UserSessionRow | undefined> {
-  const r = await db.selectFrom('user_sessions').select(COLUMNS).where('token_digest', '=', tokenDigest).executeTakeFirst();
-  return r && toRow(r);
-}
 
 /**
  * A session by its cookie's digest with the person's membership of the session's workspace, in one query (the

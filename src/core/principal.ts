@@ -24,6 +24,3 @@ export type Principal = Access & { origin?: Origin } & (
     | { kind: 'oauth'; workspaceId: string; clientId: string; keyId: string | null; userId?: string | null }
     | { kind: 'user'; workspaceId: string; userId: string; sessionId: string; keyId: null }
   );
-
-/** Full access, as every API key had before roles: for credentials minted by the service itself. */
-export const FULL_ACCESS: Access = { role: 'admin', brandIds: null };

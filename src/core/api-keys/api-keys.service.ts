@@ -239,12 +239,6 @@ export function createApiKeysService(deps: { db: Kysely<Database>; clock: Clock 
       return row === undefined || row.revokedAt !== null ? undefined : { role: roleOf(row.role), brandIds: row.brandIds };
     },
 
-    /** Whether a key exists and is active (used to check OAuth grants approved with it). */
-    async isActive(workspaceId: string, keyId: string): Promise<boolean> {
-      const row = await findApiKey(db, workspaceId, keyId);
-      return row !== undefined && row.revokedAt === null;
-    },
-
     /**
      * Resolves a bearer credential that looks like an API key. Every failure is the same `invalid_api_key` so
      * the answer does not tell a prober whether a key exists or was revoked.
