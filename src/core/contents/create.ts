@@ -15,7 +15,6 @@ import { PAYMENT_MODE } from '../wallet/wallet.schema.js';
 import { assertWorkspaceAccess } from '../workspaces/access.js';
 import { recordAudit } from '../audit/record.js';
 import { contentTarget } from './audit-target.js';
-import { authorize } from '../permissions/authorize.js';
 import { actorRef, recordReviewStep, releaseOrReview } from './approval.js';
 import { chargeStart } from './charging.js';
 import { type ContentPlan, planContent } from './content-plan.js';
@@ -114,9 +113,8 @@ export function contentCreation(deps: ContentsDeps) {
         const fields = fieldsOf(input);
         const timing = timingOf(input, input.publish_at !== undefined && input.time_zone === undefined ? await zoneOf(db, workspaceId, input.brand_id) : 'UTC', clock.now());
         // Going out (now or at a time) needs approval for some roles: then it waits, pending_approval.
-        let review = false;
-        if (timing.kind === 'draft') authorize(principal, workspaceId, 'contents.draft', input.brand_id);
-        else review = (await releaseOrReview(db, principal, workspaceId, input.brand_id)) === 'review';
+        // A draft was authorized above (`authorizeCreation`); only going out asks whether a person must approve.
+        const review = timing.kind !== 'draft' && (await releaseOrReview(db, principal, workspaceId, input.brand_id)) === 'review';
         const plan = await planContent(db, workspaceId, fields, deps.probeMedia);
         return db.transaction().execute(async (tx) => {
           const created = await store(tx, principal, workspaceId, plan, fields, timing, review);
